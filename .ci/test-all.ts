@@ -1,0 +1,59 @@
+// The whole test suite in one command (the README's second command, and what .ci/run calls):
+// typecheck, lint, then `bun test`; prints a closing `N passed, N failed` line computed from the
+// real results. A failed typecheck or lint counts as one failed check each.
+
+import { spawnSync } from "node:child_process";
+
+type Step = { name: string; argv: string[] };
+
+const bin = (name: string) => `${import.meta.dir}/../node_modules/.bin/${name}`;
+const steps: Step[] = [
+  { name: "typecheck", argv: [bin("tsc"), "--noEmit", "-p", "."] },
+  { name: "lint", argv: [bin("biome"), "check", "."] },
+];
+
+let failedChecks = 0;
+for (const step of steps) {
+  const started = performance.now();
+  const r = spawnSync(step.argv[0] as string, step.argv.slice(1), {
+    stdio: "inherit",
+    cwd: `${import.meta.dir}/..`,
+  });
+  const secs = ((performance.now() - started) / 1000).toFixed(1);
+  if (r.status === 0) {
+    console.log(`${step.name}: ok (${secs}s)`);
+  } else {
+    failedChecks += 1;
+    console.log(`${step.name}: FAILED (exit ${r.status ?? r.signal}, ${secs}s)`);
+  }
+}
+
+const extra = process.argv.slice(2);
+const test = Bun.spawn([process.execPath, "test", ...extra], {
+  cwd: `${import.meta.dir}/..`,
+  stdout: "pipe",
+  stderr: "pipe",
+  env: { ...process.env, FORCE_COLOR: "0" },
+});
+let tail = "";
+const pump = async (stream: ReadableStream<Uint8Array>, out: NodeJS.WriteStream) => {
+  const decoder = new TextDecoder();
+  for await (const chunk of stream) {
+    const text = decoder.decode(chunk, { stream: true });
+    out.write(text);
+    tail = (tail + text).slice(-20000);
+  }
+};
+await Promise.all([pump(test.stdout, process.stdout), pump(test.stderr, process.stderr)]);
+const code = await test.exited;
+
+const count = (word: string) => {
+  const m = [...tail.matchAll(new RegExp(`^\\s*(\\d+) ${word}\\s*$`, "gm"))].pop();
+  return m ? Number.parseInt(m[1] as string, 10) : 0;
+};
+const passed = count("pass");
+let failed = count("fail") + failedChecks;
+if (code !== 0 && failed === 0) failed = 1; // the runner itself failed (no test files, crash)
+const skipped = count("skip");
+console.log(`${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ""}`);
+process.exit(failed === 0 && code === 0 ? 0 : 1);

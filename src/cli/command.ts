@@ -1,0 +1,140 @@
+// The shape of one harness2 subcommand and the strict argv parser every command goes through.
+// Parsing never prints: a bad command line becomes a UsageError that main turns into one line.
+
+import { parseArgs } from "node:util";
+
+export type OptionSpec = {
+  type: "string" | "boolean";
+  short?: string;
+  multiple?: boolean;
+  /** Shown in `harness2 help <cmd>`; name the value in CAPS, e.g. "--k N". */
+  description: string;
+  /** Value name for string options in help, e.g. "N" or "DIR". */
+  valueName?: string;
+};
+
+export type ParsedArgs = {
+  values: Record<string, string | boolean | (string | boolean)[] | undefined>;
+  positionals: string[];
+};
+
+export interface CliIO {
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
+  /** Whether stdout is an interactive terminal (the TUI is only ever used when it is). */
+  isTTY: boolean;
+  env: Record<string, string | undefined>;
+  cwd: string;
+}
+
+export interface Command {
+  name: string;
+  summary: string;
+  /** Positional part of the usage line, e.g. "[RUN] [TASK]". */
+  args?: string;
+  /** Longer help text printed under the usage line. */
+  help?: string;
+  options: Record<string, OptionSpec>;
+  /** Inclusive bounds on the number of positional arguments. */
+  positionals?: { min: number; max: number };
+  run(args: ParsedArgs, io: CliIO): Promise<number>;
+}
+
+/** A mistake in the command line. main prints its message on one line and exits 2. */
+export class UsageError extends Error {
+  constructor(
+    message: string,
+    readonly command?: string,
+  ) {
+    super(message);
+    this.name = "UsageError";
+  }
+}
+
+export function parseCommandArgs(cmd: Command, argv: string[]): ParsedArgs {
+  const options: Record<
+    string,
+    { type: "string" | "boolean"; short?: string; multiple?: boolean }
+  > = {};
+  for (const [name, spec] of Object.entries(cmd.options)) {
+    options[name] = { type: spec.type, short: spec.short, multiple: spec.multiple };
+  }
+  let parsed: ReturnType<typeof parseArgs>;
+  try {
+    parsed = parseArgs({ args: argv, options, strict: true, allowPositionals: true });
+  } catch (err) {
+    throw new UsageError(describeParseError(err), cmd.name);
+  }
+  const bounds = cmd.positionals ?? { min: 0, max: 0 };
+  const n = parsed.positionals.length;
+  if (n < bounds.min) {
+    throw new UsageError(`'${cmd.name}' needs ${cmd.args ?? "an argument"}`, cmd.name);
+  }
+  if (n > bounds.max) {
+    const extra = parsed.positionals[bounds.max];
+    throw new UsageError(`unexpected argument '${extra}' for '${cmd.name}'`, cmd.name);
+  }
+  return { values: parsed.values, positionals: parsed.positionals };
+}
+
+function describeParseError(err: unknown): string {
+  const raw = err instanceof Error ? err.message : String(err);
+  // node:util messages are multi-line and mention "strict"; keep the first sentence, reworded.
+  const unknown = raw.match(/Unknown option '([^']+)'/);
+  if (unknown) return `unknown option '${unknown[1]}'`;
+  const missing = raw.match(/Option '([^']+)' argument missing/);
+  if (missing) return `option '${missing[1]?.split(",").pop()?.trim()}' needs a value`;
+  const noValue = raw.match(/Option '([^']+)' does not take an argument/);
+  if (noValue) return `option '${noValue[1]}' does not take a value`;
+  return raw.split("\n")[0] ?? raw;
+}
+
+/** Reads a string option, or undefined. */
+export function stringOpt(args: ParsedArgs, name: string): string | undefined {
+  const v = args.values[name];
+  return typeof v === "string" ? v : undefined;
+}
+
+export function boolOpt(args: ParsedArgs, name: string): boolean {
+  return args.values[name] === true;
+}
+
+/** Reads a positive-or-zero integer option with bounds; a bad value is a UsageError. */
+export function intOpt(
+  args: ParsedArgs,
+  name: string,
+  bounds: { min: number; max?: number },
+  command: string,
+): number | undefined {
+  const raw = stringOpt(args, name);
+  if (raw === undefined) return undefined;
+  if (!/^-?\d+$/.test(raw.trim())) {
+    throw new UsageError(`--${name} takes a whole number, got '${raw}'`, command);
+  }
+  const n = Number.parseInt(raw, 10);
+  if (n < bounds.min || (bounds.max !== undefined && n > bounds.max)) {
+    const range =
+      bounds.max === undefined ? `at least ${bounds.min}` : `${bounds.min}..${bounds.max}`;
+    throw new UsageError(`--${name} must be ${range}, got ${n}`, command);
+  }
+  return n;
+}
+
+export function formatCommandHelp(cmd: Command): string {
+  const lines = [`Usage: harness2 ${cmd.name}${cmd.args ? ` ${cmd.args}` : ""} [options]`, ""];
+  lines.push(cmd.summary);
+  if (cmd.help) lines.push("", cmd.help.trimEnd());
+  const opts = Object.entries(cmd.options);
+  if (opts.length > 0) {
+    lines.push("", "Options:");
+    const rows = opts.map(([name, spec]) => {
+      const flag = `${spec.short ? `-${spec.short}, ` : ""}--${name}${
+        spec.type === "string" ? ` ${spec.valueName ?? "VALUE"}` : ""
+      }`;
+      return [flag, spec.description] as const;
+    });
+    const width = Math.max(...rows.map(([f]) => f.length));
+    for (const [flag, desc] of rows) lines.push(`  ${flag.padEnd(width)}  ${desc}`);
+  }
+  return `${lines.join("\n")}\n`;
+}

@@ -1,0 +1,87 @@
+#!/usr/bin/env bun
+// The one harness2 executable: resolves the subcommand, parses its flags strictly, runs it, and
+// turns every error into one line plus a documented exit code. No stack trace for a user mistake.
+
+import pkg from "../../package.json" with { type: "json" };
+import { type CliIO, formatCommandHelp, parseCommandArgs, UsageError } from "./command.ts";
+import { formatError } from "./errors.ts";
+import { EXIT } from "./exit-codes.ts";
+import { COMMANDS, findCommand } from "./registry.ts";
+
+export function mainHelp(): string {
+  const width = Math.max(4, ...COMMANDS.map((c) => c.name.length));
+  const lines = [
+    `harness2 ${pkg.version} — recursive agent harnessing (Harness²)`,
+    "",
+    "Usage: harness2 <command> [options]",
+    "",
+    "Commands:",
+    ...COMMANDS.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`),
+    `  ${"help".padEnd(width)}  Show help for a command: harness2 help <command>`,
+    "",
+    "Options:",
+    "  -h, --help     Show this help",
+    "  -V, --version  Print the version",
+  ];
+  return `${lines.join("\n")}\n`;
+}
+
+export async function main(argv: string[], io: CliIO): Promise<number> {
+  const [first, ...rest] = argv;
+  if (first === undefined || first === "--help" || first === "-h") {
+    io.stdout(mainHelp());
+    return EXIT.ok;
+  }
+  if (first === "--version" || first === "-V") {
+    io.stdout(`${pkg.version}\n`);
+    return EXIT.ok;
+  }
+  if (first === "help") {
+    const topic = rest[0];
+    if (topic === undefined) {
+      io.stdout(mainHelp());
+      return EXIT.ok;
+    }
+    const entry = findCommand(topic);
+    if (!entry) return usageFailure(io, new UsageError(`unknown command '${topic}'`));
+    io.stdout(formatCommandHelp(await entry.load()));
+    return EXIT.ok;
+  }
+  if (first.startsWith("-")) {
+    return usageFailure(io, new UsageError(`unknown option '${first}'`));
+  }
+  const entry = findCommand(first);
+  if (!entry) return usageFailure(io, new UsageError(`unknown command '${first}'`));
+  const cmd = await entry.load();
+  if (rest.includes("--help") || rest.includes("-h")) {
+    io.stdout(formatCommandHelp(cmd));
+    return EXIT.ok;
+  }
+  try {
+    const args = parseCommandArgs(cmd, rest);
+    return await cmd.run(args, io);
+  } catch (err) {
+    if (err instanceof UsageError) return usageFailure(io, err);
+    const { message, code } = formatError(err);
+    io.stderr(`harness2 ${cmd.name}: ${message}\n`);
+    return code;
+  }
+}
+
+function usageFailure(io: CliIO, err: UsageError): number {
+  const hint = err.command ? `harness2 help ${err.command}` : "harness2 --help";
+  io.stderr(`harness2: ${err.message} (see '${hint}')\n`);
+  return EXIT.usage;
+}
+
+if (import.meta.main) {
+  const io: CliIO = {
+    stdout: (t) => process.stdout.write(t),
+    stderr: (t) => process.stderr.write(t),
+    isTTY: Boolean(process.stdout.isTTY),
+    env: process.env,
+    cwd: process.cwd(),
+  };
+  const code = await main(process.argv.slice(2), io);
+  process.exitCode = code;
+}

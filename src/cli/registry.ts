@@ -1,0 +1,16 @@
+// The list of harness2 subcommands. Each lives in its own file under commands/ and is imported
+// only when it runs (or its help is asked for), so `harness2 --help` stays fast and never loads Ink.
+
+import type { Command } from "./command.ts";
+
+export type CommandEntry = {
+  name: string;
+  summary: string;
+  load: () => Promise<Command>;
+};
+
+export const COMMANDS: readonly CommandEntry[] = [];
+
+export function findCommand(name: string): CommandEntry | undefined {
+  return COMMANDS.find((c) => c.name === name);
+}

@@ -1,0 +1,25 @@
+// Runs the harness2 executable from outside, as a user would, and captures what it printed.
+
+const ROOT = `${import.meta.dir}/../..`;
+export const MAIN = `${ROOT}/src/cli/main.ts`;
+
+export type CliResult = { code: number; stdout: string; stderr: string };
+
+export async function runCli(
+  args: string[],
+  opts: { env?: Record<string, string | undefined>; cwd?: string; stdin?: string } = {},
+): Promise<CliResult> {
+  const proc = Bun.spawn([process.execPath, MAIN, ...args], {
+    cwd: opts.cwd ?? ROOT,
+    env: { ...process.env, NO_COLOR: "1", ...opts.env },
+    stdin: opts.stdin === undefined ? "ignore" : new Blob([opts.stdin]),
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const [stdout, stderr, code] = await Promise.all([
+    new Response(proc.stdout).text(),
+    new Response(proc.stderr).text(),
+    proc.exited,
+  ]);
+  return { code, stdout, stderr };
+}
