@@ -1,0 +1,94 @@
+// The seam between the method and an improver CLI (ARCHITECTURE §6). A Channel runs ONE model
+// session in a workspace the proposer prepared (it holds `context/`) and reports text, cost and
+// error; it never retries, caches, harvests or audits — the Proposer (proposer.ts) does that.
+
+/** What one channel session is asked to do. */
+export type ChannelRequest = {
+  /** Fresh temporary directory holding `context/` (a copy of the evidence). The session's cwd. */
+  workspace: string;
+  /** Scratch directory owned by this session for the CLI's own state (XDG dirs, HOME, …). */
+  sessionDir: string;
+  mission: string;
+  /** System text; empty when the prompt has none. */
+  system: string;
+  model: string;
+  effort: string;
+  steps: number;
+  /** Hard wall-clock limit for the session, in seconds. */
+  timeoutS: number;
+  /** Aborts the session (SIGTERM to its process group, SIGKILL after a grace). */
+  signal?: AbortSignal;
+};
+
+/** What one channel session produced. An empty `text` means the session failed; `error` says why. */
+export type ChannelResult = {
+  text: string;
+  /** USD spent by this session as reported by the CLI (0 when it reports nothing). */
+  usd: number;
+  error: string;
+  /** True when the session was killed at its timeout. */
+  timedOut: boolean;
+};
+
+export interface Channel {
+  /** "opencode", "claude_cli", or a scripted channel's own name. */
+  readonly kind: string;
+  run(request: ChannelRequest): Promise<ChannelResult>;
+}
+
+/** The answer of one proposer call (cached, fresh, or after retries). */
+export type Reply = {
+  label: string;
+  text: string;
+  usd: number;
+  wallS: number;
+  /** Transport attempts actually launched; 0 for a cache hit. */
+  attempts: number;
+  cached: boolean;
+  channel: string;
+  model: string;
+  /** Path of the audit response file, or "" when no audit directory is configured. */
+  audit: string;
+  /** The harvested subfolder (e.g. the edited `context/harness`), or null when none was asked or found. */
+  workspace: string | null;
+};
+
+export type CallOptions = {
+  system?: string;
+  /** Seconds per attempt; defaults to the channel spec's timeout. */
+  timeoutS?: number;
+  maxAttempts?: number;
+  /** Sub-path of the session workspace to copy out before it is deleted, e.g. "context/harness". */
+  harvest?: string;
+  /** What the call is for, carried into its `proposer.call` event. */
+  purpose?: "stage" | "selection" | "reflection" | "probe";
+};
+
+/** The narrow view of the Proposer that recursion, selection and reflection depend on. */
+export interface ProposerLike {
+  readonly channelKind: string;
+  readonly model: string;
+  /**
+   * Runs (or serves from cache) one improver session over `contextDir`. Never returns an empty
+   * text: every failure path throws a ProposerError carrying attempts and spent USD.
+   */
+  call(
+    mission: string,
+    contextDir: string | null,
+    label: string,
+    opts?: CallOptions,
+  ): Promise<Reply>;
+}
+
+/** Every failure of a proposer call. Never swallowed into an empty string. */
+export class ProposerError extends Error {
+  constructor(
+    message: string,
+    readonly attempts: number,
+    readonly usd: number,
+    readonly label: string,
+  ) {
+    super(message);
+    this.name = "ProposerError";
+  }
+}
