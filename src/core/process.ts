@@ -1,0 +1,426 @@
+// The one spawn module (ARCHITECTURE §7): every subprocess of the project starts here, from an argv
+// array with an explicit environment, bounded capture and a hard timeout that kills the whole process
+// group (SIGTERM, then SIGKILL after a grace). Never runs a shell string; a child never inherits the
+// parent's environment or stdin.
+
+import { type ChildProcess, spawn } from "node:child_process";
+import {
+  accessSync,
+  constants,
+  createWriteStream,
+  openSync,
+  statSync,
+  type WriteStream,
+} from "node:fs";
+import { isAbsolute, join, resolve } from "node:path";
+import type { Readable } from "node:stream";
+import { z } from "zod";
+
+const DEFAULT_GRACE_MS = 5000;
+const DEFAULT_MAX_CAPTURE_BYTES = 16 * 1024 * 1024;
+/** Bytes kept at the end of each stream for error messages, whatever else happens to the output. */
+const TAIL_BYTES = 8192;
+
+export const SpawnOptionsSchema = z.object({
+  argv: z
+    .array(z.string())
+    .min(1, "argv must name an executable: got an empty array")
+    .refine((a) => (a[0] ?? "").length > 0, "argv[0] must be a non-empty executable name"),
+  cwd: z.string().min(1).optional(),
+  env: z.record(z.string(), z.string()),
+  stdin: z.union([z.string(), z.instanceof(Uint8Array), z.literal("ignore")]).optional(),
+  timeoutMs: z.number().positive("timeoutMs must be > 0 (omit it for no timeout)").optional(),
+  graceMs: z.number().nonnegative().optional(),
+  stdoutFile: z.string().min(1).optional(),
+  stderrFile: z.string().min(1).optional(),
+  maxCaptureBytes: z.number().int().positive().optional(),
+  signal: z.instanceof(AbortSignal).optional(),
+});
+/**
+ * One subprocess to run. `stdin` defaults to "ignore" (never the parent's). With `stdoutFile` /
+ * `stderrFile` the stream goes to that file and only its tail is kept in memory; otherwise up to
+ * `maxCaptureBytes` (default 16 MiB) are kept — the last ones, when the output is longer.
+ */
+export type SpawnOptions = z.infer<typeof SpawnOptionsSchema>;
+
+export const ExitRecordSchema = z.object({
+  /** Exit code, or null when the process ended by a signal (or never started because aborted). */
+  code: z.number().int().nullable(),
+  signal: z.string().nullable(),
+  /** Killed because `timeoutMs` elapsed. */
+  timedOut: z.boolean(),
+  /** Killed (or never started) because `signal` aborted. */
+  aborted: z.boolean(),
+  durationMs: z.number().nonnegative(),
+  /** Captured stdout ("" when it went to `stdoutFile`). */
+  stdout: z.string(),
+  stderr: z.string(),
+  /** The last few KiB of each stream, always kept (also when streamed to a file). */
+  stdoutTail: z.string(),
+  stderrTail: z.string(),
+  /** Total bytes each stream produced. */
+  stdoutBytes: z.number().int().nonnegative(),
+  stderrBytes: z.number().int().nonnegative(),
+  /** True when the in-memory capture dropped the beginning of a stream (over `maxCaptureBytes`). */
+  truncated: z.boolean(),
+  /** The child's pid, which is also its process-group id; 0 when it was never started. */
+  pid: z.number().int().nonnegative(),
+});
+export type ExitRecord = z.infer<typeof ExitRecordSchema>;
+
+/** The executable could not be started (missing, not executable, bad cwd, invalid options). */
+export class SpawnError extends Error {
+  constructor(
+    readonly argv0: string,
+    readonly reason: string,
+  ) {
+    super(`cannot start ${JSON.stringify(argv0)}: ${reason}`);
+    this.name = "SpawnError";
+  }
+}
+
+/**
+ * The environment for a child: the variables in `names` that `source` defines, then `set` on top.
+ * A name ending in `*` copies every variable with that prefix (e.g. `LC_*`).
+ */
+export function pickEnv(
+  source: Record<string, string | undefined>,
+  names: readonly string[],
+  set: Record<string, string> = {},
+): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const name of names) {
+    if (name.endsWith("*")) {
+      const prefix = name.slice(0, -1);
+      for (const [key, value] of Object.entries(source)) {
+        if (key.startsWith(prefix) && value !== undefined) out[key] = value;
+      }
+    } else {
+      const value = source[name];
+      if (value !== undefined) out[name] = value;
+    }
+  }
+  return { ...out, ...set };
+}
+
+function isExecutableFile(path: string): boolean {
+  try {
+    if (!statSync(path).isFile()) return false;
+    accessSync(path, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Absolute path of `name` as `env.PATH` would resolve it (or `name` itself if it has a `/`), else null. */
+export function which(name: string, env: Record<string, string | undefined>): string | null {
+  if (name.length === 0) return null;
+  if (name.includes("/")) {
+    const path = resolve(name);
+    return isExecutableFile(path) ? path : null;
+  }
+  for (const dir of (env.PATH ?? "").split(":")) {
+    if (dir.length === 0 || !isAbsolute(dir)) continue;
+    const candidate = join(dir, name);
+    if (isExecutableFile(candidate)) return candidate;
+  }
+  return null;
+}
+
+// ── live process groups, killed when this process goes away ────────────────────────────────────
+const liveGroups = new Set<number>();
+let parentHooksInstalled = false;
+
+function signalGroup(pgid: number, sig: NodeJS.Signals): void {
+  try {
+    process.kill(-pgid, sig);
+  } catch {
+    // ESRCH: the group is already gone.
+  }
+}
+
+function installParentHooks(): void {
+  if (parentHooksInstalled) return;
+  parentHooksInstalled = true;
+  process.on("exit", () => {
+    for (const pgid of liveGroups) signalGroup(pgid, "SIGKILL");
+  });
+  const numbers: Record<string, number> = { SIGHUP: 1, SIGINT: 2, SIGTERM: 15 };
+  for (const sig of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
+    const onSignal = () => {
+      for (const pgid of liveGroups) signalGroup(pgid, "SIGTERM");
+      // Only we listen: do what the default action would have done (the exit hook SIGKILLs the rest).
+      if (process.listenerCount(sig) <= 1) process.exit(128 + (numbers[sig] ?? 0));
+    };
+    process.on(sig, onSignal);
+  }
+}
+
+/** Keeps a bounded copy of one output stream (and its tail), or writes it to a file. */
+class OutputCapture {
+  private chunks: Buffer[] = [];
+  private captured = 0;
+  private tail: Buffer = Buffer.alloc(0);
+  bytes = 0;
+  truncated = false;
+  readonly file: WriteStream | null;
+
+  constructor(
+    private readonly cap: number,
+    filePath: string | undefined,
+    argv0: string,
+  ) {
+    if (filePath === undefined) {
+      this.file = null;
+      return;
+    }
+    let fd: number;
+    try {
+      fd = openSync(filePath, "w");
+    } catch (err) {
+      throw new SpawnError(argv0, `cannot open output file ${filePath}: ${(err as Error).message}`);
+    }
+    this.file = createWriteStream("", { fd });
+    this.file.on("error", () => {
+      // A failed write (full disk) loses file output; it must not crash this process.
+    });
+  }
+
+  write(chunk: Buffer): void {
+    this.bytes += chunk.length;
+    this.tail =
+      chunk.length >= TAIL_BYTES
+        ? chunk.subarray(chunk.length - TAIL_BYTES)
+        : Buffer.concat([this.tail, chunk]).subarray(-TAIL_BYTES);
+    if (this.file) {
+      this.file.write(chunk);
+      return;
+    }
+    this.chunks.push(chunk);
+    this.captured += chunk.length;
+    while (this.captured - (this.chunks[0]?.length ?? 0) >= this.cap && this.chunks.length > 1) {
+      this.captured -= this.chunks.shift()?.length ?? 0;
+      this.truncated = true;
+    }
+  }
+
+  /** Resolves once the file (if any) is flushed and closed. */
+  async finish(): Promise<void> {
+    const file = this.file;
+    if (!file) return;
+    await new Promise<void>((done) => {
+      file.once("error", () => done());
+      file.end(() => done());
+    });
+  }
+
+  text(): string {
+    if (this.file) return "";
+    let all = Buffer.concat(this.chunks);
+    if (all.length > this.cap) {
+      all = all.subarray(all.length - this.cap);
+      this.truncated = true;
+    }
+    return decodeFrom(all);
+  }
+
+  tailText(): string {
+    return decodeFrom(this.tail);
+  }
+}
+
+/** UTF-8 decode, skipping continuation bytes a cut may have left at the start. */
+function decodeFrom(buf: Buffer): string {
+  let start = 0;
+  while (start < buf.length && start < 4 && ((buf[start] ?? 0) & 0xc0) === 0x80) start++;
+  return new TextDecoder("utf-8").decode(buf.subarray(start));
+}
+
+function checkCwd(argv0: string, cwd: string | undefined): void {
+  if (cwd === undefined) return;
+  let isDir = false;
+  try {
+    isDir = statSync(cwd).isDirectory();
+  } catch {
+    throw new SpawnError(argv0, `working directory ${cwd} does not exist`);
+  }
+  if (!isDir) throw new SpawnError(argv0, `working directory ${cwd} is not a directory`);
+}
+
+function emptyRecord(aborted: boolean): ExitRecord {
+  return {
+    code: null,
+    signal: null,
+    timedOut: false,
+    aborted,
+    durationMs: 0,
+    stdout: "",
+    stderr: "",
+    stdoutTail: "",
+    stderrTail: "",
+    stdoutBytes: 0,
+    stderrBytes: 0,
+    truncated: false,
+    pid: 0,
+  };
+}
+
+/**
+ * Runs one subprocess in its own process group and resolves with its exit record once it has exited
+ * and its output is drained. At the timeout (or abort) the whole group gets SIGTERM, then SIGKILL
+ * after `graceMs`; after a normal exit, members the leader left behind get the same treatment.
+ * Rejects only with SpawnError, when the executable cannot be started.
+ */
+export async function runProcess(opts: SpawnOptions): Promise<ExitRecord> {
+  const parsed = SpawnOptionsSchema.safeParse(opts);
+  if (!parsed.success) {
+    throw new SpawnError(
+      String(opts.argv?.[0] ?? ""),
+      `invalid options: ${parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`,
+    );
+  }
+  const o = parsed.data;
+  const argv0 = o.argv[0] as string;
+  if (o.signal?.aborted) return emptyRecord(true);
+  const exe = which(argv0, o.env);
+  if (exe === null) {
+    throw new SpawnError(
+      argv0,
+      argv0.includes("/")
+        ? "no executable file at that path"
+        : `not found on PATH (${o.env.PATH ?? "PATH unset"})`,
+    );
+  }
+  checkCwd(argv0, o.cwd);
+
+  const graceMs = o.graceMs ?? DEFAULT_GRACE_MS;
+  const cap = o.maxCaptureBytes ?? DEFAULT_MAX_CAPTURE_BYTES;
+  const stdinMode = o.stdin === undefined || o.stdin === "ignore" ? "ignore" : "pipe";
+  const out = new OutputCapture(cap, o.stdoutFile, argv0);
+  const errOut = new OutputCapture(cap, o.stderrFile, argv0);
+  const started = performance.now();
+  // Before the spawn: a signal that arrives while it is in flight is then handled, not fatal.
+  installParentHooks();
+
+  let child: ChildProcess;
+  try {
+    child = spawn(exe, o.argv.slice(1), {
+      argv0,
+      cwd: o.cwd,
+      env: o.env,
+      detached: true,
+      stdio: [stdinMode, "pipe", "pipe"],
+    });
+  } catch (err) {
+    await Promise.all([out.finish(), errOut.finish()]);
+    throw new SpawnError(argv0, err instanceof Error ? err.message : String(err));
+  }
+
+  return await new Promise<ExitRecord>((resolvePromise, rejectPromise) => {
+    let timedOut = false;
+    let aborted = false;
+    let exitCode: number | null = null;
+    let exitSignal: string | null = null;
+    let settled = false;
+    const timers: ReturnType<typeof setTimeout>[] = [];
+    const pid = child.pid ?? 0;
+
+    const terminate = () => {
+      if (pid === 0) return;
+      signalGroup(pid, "SIGTERM");
+      timers.push(setTimeout(() => signalGroup(pid, "SIGKILL"), graceMs));
+    };
+    const onAbort = () => {
+      if (exitCode !== null || exitSignal !== null) return;
+      aborted = true;
+      terminate();
+    };
+
+    const cleanup = () => {
+      for (const t of timers) clearTimeout(t);
+      o.signal?.removeEventListener("abort", onAbort);
+      liveGroups.delete(pid);
+    };
+
+    child.once("error", (err) => {
+      if (settled) return;
+      settled = true;
+      cleanup();
+      void Promise.all([out.finish(), errOut.finish()]).then(() =>
+        rejectPromise(new SpawnError(argv0, err.message)),
+      );
+    });
+
+    if (pid === 0) return; // the "error" event follows
+    liveGroups.add(pid);
+
+    child.stdout?.on("data", (c: Buffer) => out.write(c));
+    child.stderr?.on("data", (c: Buffer) => errOut.write(c));
+    if (stdinMode === "pipe" && child.stdin) {
+      child.stdin.on("error", () => {
+        // EPIPE: the child exited without reading all of its input.
+      });
+      child.stdin.end(o.stdin);
+    }
+
+    if (o.timeoutMs !== undefined) {
+      timers.push(
+        setTimeout(() => {
+          if (exitCode !== null || exitSignal !== null) return;
+          timedOut = true;
+          terminate();
+        }, o.timeoutMs),
+      );
+    }
+    o.signal?.addEventListener("abort", onAbort, { once: true });
+
+    child.once("exit", (code, sig) => {
+      exitCode = code;
+      exitSignal = sig;
+      // Whatever the leader left in its group dies with it; this also closes pipes they hold open.
+      signalGroup(pid, "SIGTERM");
+      timers.push(setTimeout(() => signalGroup(pid, "SIGKILL"), graceMs));
+      // A member that escaped the group (setsid) may hold a pipe open: stop waiting for it.
+      timers.push(
+        setTimeout(() => {
+          for (const s of [child.stdout, child.stderr] as (Readable | null)[]) s?.destroy();
+          finish();
+        }, graceMs + 1000),
+      );
+    });
+    child.once("close", (code, sig) => {
+      if (exitCode === null && exitSignal === null) {
+        exitCode = code;
+        exitSignal = sig;
+      }
+      finish();
+    });
+
+    const finish = () => {
+      if (settled) return;
+      settled = true;
+      cleanup();
+      const durationMs = performance.now() - started;
+      void Promise.all([out.finish(), errOut.finish()]).then(() => {
+        const stdout = out.text();
+        const stderr = errOut.text();
+        resolvePromise({
+          code: exitCode,
+          signal: exitSignal,
+          timedOut,
+          aborted,
+          durationMs,
+          stdout,
+          stderr,
+          stdoutTail: out.tailText(),
+          stderrTail: errOut.tailText(),
+          stdoutBytes: out.bytes,
+          stderrBytes: errOut.bytes,
+          truncated: out.truncated || errOut.truncated,
+          pid,
+        });
+      });
+    };
+  });
+}
