@@ -1,0 +1,255 @@
+// File operations that stay inside a root: every tree read, write, copy and walk in harness2 goes
+// through here. Nothing in this module ever follows a symlink or resolves `..` to a place outside
+// the root it was given; a path that tries is refused with a PathEscapeError, never clamped.
+
+import {
+  copyFileSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  statSync,
+  unlinkSync,
+  writeFileSync,
+} from "node:fs";
+import { dirname, join, resolve, sep } from "node:path";
+
+/** A relative path that would leave its root (absolute, `..`, or through a symlinked parent). */
+export class PathEscapeError extends Error {
+  constructor(
+    readonly path: string,
+    readonly reason: string,
+    readonly root?: string,
+  ) {
+    super(`path '${path}' escapes ${root === undefined ? "its root" : `'${root}'`}: ${reason}`);
+    this.name = "PathEscapeError";
+  }
+}
+
+/** An operation met a symlink where it needs a real file or directory. */
+export class SymlinkRefusedError extends Error {
+  constructor(
+    readonly path: string,
+    readonly root: string,
+  ) {
+    super(`'${path}' under '${root}' is a symlink; harness2 never follows symlinks in a tree`);
+    this.name = "SymlinkRefusedError";
+  }
+}
+
+/**
+ * Splits a relative path into its segments, treating `\` as a separator and dropping empty and
+ * `.` segments. Refuses absolute paths (`/x`, `C:/x`), any `..` segment and NUL bytes.
+ */
+export function relSegments(rel: string): string[] {
+  const slashed = rel.replaceAll("\\", "/");
+  if (slashed.includes("\0")) throw new PathEscapeError(rel, "it contains a NUL byte");
+  if (slashed.startsWith("/")) throw new PathEscapeError(rel, "it is absolute");
+  if (/^[A-Za-z]:/.test(slashed)) throw new PathEscapeError(rel, "it names a drive");
+  const out: string[] = [];
+  for (const seg of slashed.split("/")) {
+    if (seg === "" || seg === ".") continue;
+    if (seg === "..") throw new PathEscapeError(rel, "it has a '..' segment");
+    out.push(seg);
+  }
+  return out;
+}
+
+/** Orders two strings by Unicode code point (Python's str order), not by UTF-16 code unit. */
+export function compareCodePoints(a: string, b: string): number {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    const ca = a.charCodeAt(i);
+    const cb = b.charCodeAt(i);
+    if (ca === cb) continue;
+    // Only surrogates (astral code points) sort differently by unit and by code point.
+    const sa = ca >= 0xd800 && ca <= 0xdfff;
+    const sb = cb >= 0xd800 && cb <= 0xdfff;
+    if (sa !== sb) return sa ? 1 : -1;
+    return ca - cb;
+  }
+  return a.length - b.length;
+}
+
+/** Orders `/`-separated paths segment by segment (`a/b` < `a-b/x` < `a.b`), like Python's Path. */
+export function comparePathSegments(a: string, b: string): number {
+  const sa = a.split("/");
+  const sb = b.split("/");
+  const n = Math.min(sa.length, sb.length);
+  for (let i = 0; i < n; i++) {
+    const c = compareCodePoints(sa[i] as string, sb[i] as string);
+    if (c !== 0) return c;
+  }
+  return sa.length - sb.length;
+}
+
+export function sortPaths(paths: Iterable<string>): string[] {
+  return [...paths].sort(comparePathSegments);
+}
+
+/** The real path of `p`: its deepest existing ancestor resolved through symlinks, plus the rest. */
+function realish(p: string): string {
+  let head = resolve(p);
+  const tail: string[] = [];
+  for (;;) {
+    try {
+      return join(realpathSync(head), ...tail);
+    } catch {
+      const parent = dirname(head);
+      if (parent === head) return join(head, ...tail);
+      tail.unshift(head.slice(parent.length).replace(/^[/\\]+/, ""));
+      head = parent;
+    }
+  }
+}
+
+function within(child: string, root: string): boolean {
+  return child === root || child.startsWith(root.endsWith(sep) ? root : root + sep);
+}
+
+/**
+ * Joins `rel` under `root`, refusing `..`, absolute paths, and any path whose real parent
+ * directory (after resolving existing symlinks) lies outside the real root.
+ */
+export function safeJoin(root: string, rel: string): string {
+  const segs = relSegments(rel);
+  if (segs.length === 0) throw new PathEscapeError(rel, "it names the root itself", root);
+  const target = join(root, ...segs);
+  const realRoot = realish(root);
+  if (!within(realish(dirname(target)), realRoot)) {
+    throw new PathEscapeError(rel, "a parent directory is a symlink leading outside", root);
+  }
+  return target;
+}
+
+export type WalkOptions = {
+  /** Directory names never descended into (e.g. `__pycache__`). */
+  skipDirs?: ReadonlySet<string>;
+  /** Called with the relative path of every symlink met (files and directories alike). */
+  onSymlink?: (rel: string) => void;
+};
+
+/**
+ * Every regular file under `root` as a `/`-separated relative path, sorted by path segments.
+ * Symlinks are never followed (reported through `onSymlink`); other special files are ignored.
+ * A missing root yields no files.
+ */
+export function walkFiles(root: string, opts: WalkOptions = {}): string[] {
+  const out: string[] = [];
+  // The root itself was chosen by the caller and may be reached through a symlink; only what
+  // lies inside it is guarded.
+  if (!dirExists(root)) return out;
+  walkInto(root, "", opts, out);
+  return out;
+}
+
+function walkInto(abs: string, prefix: string, opts: WalkOptions, out: string[]): void {
+  const entries = readdirSync(abs, { withFileTypes: true });
+  entries.sort((x, y) => compareCodePoints(x.name, y.name));
+  for (const e of entries) {
+    const rel = prefix === "" ? e.name : `${prefix}/${e.name}`;
+    if (e.isSymbolicLink()) opts.onSymlink?.(rel);
+    else if (e.isDirectory()) {
+      if (!opts.skipDirs?.has(e.name)) walkInto(join(abs, e.name), rel, opts, out);
+    } else if (e.isFile()) out.push(rel);
+  }
+}
+
+/** Reads `root/rel` as bytes; refuses escapes and a symlink at the path itself. */
+export function readFileBytes(root: string, rel: string): Uint8Array {
+  const path = safeJoin(root, rel);
+  if (lstatSync(path).isSymbolicLink()) throw new SymlinkRefusedError(rel, root);
+  return new Uint8Array(readFileSync(path));
+}
+
+/**
+ * Writes `data` (a string is written as UTF-8) to `root/rel`, creating parent directories.
+ * A symlink already at the path is replaced by a regular file, never written through.
+ */
+export function writeFileSafe(root: string, rel: string, data: string | Uint8Array): string {
+  const path = safeJoin(root, rel);
+  mkdirSync(dirname(path), { recursive: true });
+  removeIfSymlink(path);
+  writeFileSync(path, data);
+  return path;
+}
+
+function removeIfSymlink(path: string): void {
+  try {
+    if (lstatSync(path).isSymbolicLink()) unlinkSync(path);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
+  }
+}
+
+export type CopyOptions = {
+  /** Keep only the files for which this returns true (given the `/`-separated relative path). */
+  filter?: (rel: string) => boolean;
+  skipDirs?: ReadonlySet<string>;
+};
+
+export type CopyResult = {
+  files: number;
+  bytes: number;
+  /** Relative paths of symlinks in the source that were skipped, never followed. */
+  skippedSymlinks: string[];
+};
+
+/**
+ * Copies every regular file under `src` to the same relative path under `dst` (creating `dst`).
+ * Symlinks in `src` are skipped and reported; nothing is ever written outside `dst`.
+ */
+export function copyTreeSafe(src: string, dst: string, opts: CopyOptions = {}): CopyResult {
+  const skippedSymlinks: string[] = [];
+  const files = walkFiles(src, {
+    skipDirs: opts.skipDirs,
+    onSymlink: (rel) => skippedSymlinks.push(rel),
+  });
+  mkdirSync(dst, { recursive: true });
+  let count = 0;
+  let bytes = 0;
+  for (const rel of files) {
+    if (opts.filter && !opts.filter(rel)) continue;
+    const from = safeJoin(src, rel);
+    if (lstatSync(from).isSymbolicLink()) {
+      skippedSymlinks.push(rel); // swapped in after the walk: still never followed
+      continue;
+    }
+    const to = safeJoin(dst, rel);
+    mkdirSync(dirname(to), { recursive: true });
+    removeIfSymlink(to);
+    copyFileSync(from, to);
+    bytes += lstatSync(to).size;
+    count++;
+  }
+  return { files: count, bytes, skippedSymlinks };
+}
+
+/** lstat that answers null for a missing path (a dangling symlink still counts as present). */
+export function lstatOrNull(path: string): ReturnType<typeof lstatSync> | null {
+  try {
+    return lstatSync(path);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ENOENT") return null;
+    throw err;
+  }
+}
+
+/** True iff `path` exists as a regular file (a symlink does not count). */
+export function isRegularFile(path: string): boolean {
+  try {
+    return lstatSync(path).isFile();
+  } catch {
+    return false;
+  }
+}
+
+/** True iff `path` is a directory (following a symlink at `path` itself, as for a root). */
+export function dirExists(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,198 @@
+import { afterEach, describe, expect, test } from "bun:test";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import {
+  comparePathSegments,
+  copyTreeSafe,
+  PathEscapeError,
+  readFileBytes,
+  relSegments,
+  SymlinkRefusedError,
+  safeJoin,
+  sortPaths,
+  walkFiles,
+  writeFileSafe,
+} from "../../src/core/safe-fs.ts";
+
+const made: string[] = [];
+function tmp(): string {
+  const d = mkdtempSync(join(tmpdir(), "h2-safefs-"));
+  made.push(d);
+  return d;
+}
+afterEach(() => {
+  for (const d of made.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+function put(root: string, rel: string, text: string): void {
+  const p = join(root, rel);
+  mkdirSync(join(p, ".."), { recursive: true });
+  writeFileSync(p, text);
+}
+
+describe("relSegments", () => {
+  test("collapses empty and '.' segments and treats backslashes as separators", () => {
+    expect(relSegments("a//b/./c")).toEqual(["a", "b", "c"]);
+    expect(relSegments("a\\b\\c.md")).toEqual(["a", "b", "c.md"]);
+    expect(relSegments("./a/")).toEqual(["a"]);
+  });
+
+  test.each([
+    ["../x", "'..'"],
+    ["a/../../x", "'..'"],
+    ["a\\..\\x", "'..'"],
+    ["/etc/passwd", "absolute"],
+    ["\\etc\\passwd", "absolute"],
+    ["C:/x", "drive"],
+    ["a\0b", "NUL"],
+  ])("refuses %p", (rel, why) => {
+    expect(() => relSegments(rel)).toThrow(PathEscapeError);
+    expect(() => relSegments(rel)).toThrow(why);
+  });
+});
+
+describe("path ordering", () => {
+  test("sorts by segments like Python's Path, not by plain string order", () => {
+    expect(sortPaths(["a.b", "a-b/x", "a/b"])).toEqual(["a/b", "a-b/x", "a.b"]);
+    expect(["a/b", "a-b/x"].sort()).toEqual(["a-b/x", "a/b"]); // the plain order differs
+  });
+
+  test("orders astral characters after every BMP character (code point order)", () => {
+    expect(comparePathSegments("\u{1F600}", "\uFFFF")).toBeGreaterThan(0);
+    expect(comparePathSegments("a", "a/b")).toBeLessThan(0);
+  });
+});
+
+describe("safeJoin", () => {
+  test("joins a plain relative path under the root", () => {
+    const root = tmp();
+    expect(safeJoin(root, "x/y.md")).toBe(join(root, "x", "y.md"));
+  });
+
+  test("refuses '..', absolute paths and the root itself", () => {
+    const root = tmp();
+    expect(() => safeJoin(root, "../x")).toThrow(PathEscapeError);
+    expect(() => safeJoin(root, "/tmp/x")).toThrow(PathEscapeError);
+    expect(() => safeJoin(root, "./")).toThrow(PathEscapeError);
+  });
+
+  test("refuses a path whose parent is a symlink leading outside the root", () => {
+    const root = tmp();
+    const outside = tmp();
+    symlinkSync(outside, join(root, "link"));
+    expect(() => safeJoin(root, "link/x.md")).toThrow(PathEscapeError);
+    expect(() => safeJoin(root, "link/deeper/x.md")).toThrow(PathEscapeError);
+  });
+
+  test("allows a parent symlink that stays inside the root", () => {
+    const root = tmp();
+    mkdirSync(join(root, "real"));
+    symlinkSync(join(root, "real"), join(root, "alias"));
+    expect(safeJoin(root, "alias/x.md")).toBe(join(root, "alias", "x.md"));
+  });
+});
+
+describe("walkFiles", () => {
+  test("lists regular files sorted by segments and reports symlinks without following them", () => {
+    const root = tmp();
+    const outside = tmp();
+    put(outside, "secret.txt", "s");
+    put(root, "a.b", "1");
+    put(root, "a/b", "2");
+    put(root, "a-b/x", "3");
+    put(root, "__pycache__/c.pyc", "4");
+    symlinkSync(outside, join(root, "dirlink"));
+    symlinkSync(join(outside, "secret.txt"), join(root, "filelink"));
+    const links: string[] = [];
+    const files = walkFiles(root, {
+      skipDirs: new Set(["__pycache__"]),
+      onSymlink: (r) => links.push(r),
+    });
+    expect(files).toEqual(["a/b", "a-b/x", "a.b"]);
+    expect(links.sort()).toEqual(["dirlink", "filelink"]);
+  });
+
+  test("a missing root has no files", () => {
+    expect(walkFiles(join(tmp(), "nope"))).toEqual([]);
+  });
+});
+
+describe("readFileBytes / writeFileSafe", () => {
+  test("round-trips bytes and refuses a symlink at the path", () => {
+    const root = tmp();
+    const outside = tmp();
+    const bytes = new Uint8Array([0, 255, 10, 128]);
+    writeFileSafe(root, "d/e/f.bin", bytes);
+    expect(readFileBytes(root, "d/e/f.bin")).toEqual(bytes);
+    put(outside, "secret.txt", "top secret");
+    symlinkSync(join(outside, "secret.txt"), join(root, "leak.txt"));
+    expect(() => readFileBytes(root, "leak.txt")).toThrow(SymlinkRefusedError);
+  });
+
+  test("replaces a symlink at the target instead of writing through it", () => {
+    const root = tmp();
+    const outside = tmp();
+    put(outside, "victim.txt", "original");
+    symlinkSync(join(outside, "victim.txt"), join(root, "x.txt"));
+    writeFileSafe(root, "x.txt", "new");
+    expect(readFileSync(join(outside, "victim.txt"), "utf8")).toBe("original");
+    expect(readFileSync(join(root, "x.txt"), "utf8")).toBe("new");
+  });
+
+  test("refuses to write through a symlinked directory leading outside", () => {
+    const root = tmp();
+    const outside = tmp();
+    symlinkSync(outside, join(root, "out"));
+    expect(() => writeFileSafe(root, "out/x.txt", "no")).toThrow(PathEscapeError);
+    expect(existsSync(join(outside, "x.txt"))).toBe(false);
+  });
+});
+
+describe("copyTreeSafe", () => {
+  test("copies regular files, skips and reports symlinks, never reaches outside", () => {
+    const src = tmp();
+    const dst = join(tmp(), "copy");
+    const outside = tmp();
+    put(outside, "secret.txt", "top secret");
+    put(src, "a.txt", "aa");
+    put(src, "sub/b.txt", "bbb");
+    symlinkSync(outside, join(src, "sub", "escape"));
+    symlinkSync(join(outside, "secret.txt"), join(src, "leak.txt"));
+    const r = copyTreeSafe(src, dst);
+    expect(r.files).toBe(2);
+    expect(r.bytes).toBe(5);
+    expect(r.skippedSymlinks.sort()).toEqual(["leak.txt", "sub/escape"]);
+    expect(walkFiles(dst)).toEqual(["a.txt", "sub/b.txt"]);
+    expect(existsSync(join(dst, "leak.txt"))).toBe(false);
+    expect(existsSync(join(dst, "sub", "escape"))).toBe(false);
+  });
+
+  test("applies the filter to relative paths", () => {
+    const src = tmp();
+    const dst = tmp();
+    put(src, "keep/x.md", "1");
+    put(src, "drop/y.md", "2");
+    const r = copyTreeSafe(src, dst, { filter: (rel) => rel.startsWith("keep/") });
+    expect(r.files).toBe(1);
+    expect(walkFiles(dst)).toEqual(["keep/x.md"]);
+  });
+
+  test("never writes through a symlink already in the destination", () => {
+    const src = tmp();
+    const dst = tmp();
+    const outside = tmp();
+    put(src, "sub/x.txt", "payload");
+    symlinkSync(outside, join(dst, "sub"));
+    expect(() => copyTreeSafe(src, dst)).toThrow(PathEscapeError);
+    expect(existsSync(join(outside, "x.txt"))).toBe(false);
+  });
+});
