@@ -62,6 +62,8 @@ export type CallOptions = {
   harvest?: string;
   /** What the call is for, carried into its `proposer.call` event. */
   purpose?: "stage" | "selection" | "reflection" | "probe";
+  /** Where the call happens, carried into its `proposer.call` event. */
+  where?: { domain?: string; task?: string; mode?: "agg" | "seq" };
 };
 
 /** The narrow view of the Proposer that recursion, selection and reflection depend on. */
@@ -90,5 +92,19 @@ export class ProposerError extends Error {
   ) {
     super(message);
     this.name = "ProposerError";
+  }
+}
+
+/**
+ * A channel that cannot run at all (binary missing, bad configuration). Permanent: the proposer
+ * does not retry it with back-off (the original retried a missing checkout pointlessly).
+ */
+export class ChannelSetupError extends Error {
+  constructor(
+    message: string,
+    readonly channel: string,
+  ) {
+    super(message);
+    this.name = "ChannelSetupError";
   }
 }
