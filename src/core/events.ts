@@ -159,6 +159,8 @@ export const ProposerCall = z.object({
   domain: z.string().optional(),
   task: z.string().optional(),
   mode: ModeToken.optional(),
+  /** Which of the sweep's k values this belongs to (absent in emitters that predate the field). */
+  k: z.number().int().positive().optional(),
   label: z.string(),
   /** "stage", "selection" or "reflection". */
   purpose: z.enum(["stage", "selection", "reflection", "probe"]),
@@ -176,6 +178,8 @@ export const ProposerCall = z.object({
 export const RolloutStarted = z.object({
   type: z.literal("rollout.started"),
   ...inTask,
+  /** Which of the sweep's k values this belongs to (absent in emitters that predate the field). */
+  k: z.number().int().positive().optional(),
   label: z.string(),
   runId: z.string(),
 });
@@ -183,6 +187,8 @@ export const RolloutStarted = z.object({
 export const RolloutFinished = z.object({
   type: z.literal("rollout.finished"),
   ...inTask,
+  /** Which of the sweep's k values this belongs to (absent in emitters that predate the field). */
+  k: z.number().int().positive().optional(),
   label: z.string(),
   runId: z.string(),
   runDir: z.string(),
@@ -218,6 +224,8 @@ export const TripwireFired = z.object({
   domain: z.string().optional(),
   task: z.string().optional(),
   mode: ModeToken.optional(),
+  /** Which of the sweep's k values this belongs to (absent in emitters that predate the field). */
+  k: z.number().int().positive().optional(),
   kind: TripwireKind,
   path: z.string(),
   marker: z.string(),
@@ -241,6 +249,11 @@ export const SelectionMade = z.object({
   dropped: z.array(z.string()),
   usd: z.number().nonnegative(),
   error: z.string(),
+  /** What resume re-checks (spec/03 §4.8): the adopted run, its harness fingerprint, the evidence kind. */
+  chosenRunId: z.string().optional(),
+  chosenRunDir: z.string().optional(),
+  harnessFingerprint: z.string().optional(),
+  evidence: z.enum(["deliverable", "trajectory"]).optional(),
 });
 
 export const ReflectionFinished = z.object({
