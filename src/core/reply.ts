@@ -1,0 +1,362 @@
+// The reply protocol of every improver, selector and reflection session: the tokens the prompts
+// ask for (shared with src/core/prompts so they cannot drift) and tolerant parsers that turn a
+// model's reply into typed values or an error string. Parsers never throw on model text.
+
+import { z } from "zod";
+
+/** Said in the notes when the harness should stay as it is. */
+export const KEEP_BASE = "KEEP_BASE";
+/** Written in place of the `<experience>` block when no lesson transfers. */
+export const NO_ENTRY = "NO_ENTRY";
+/** Info string of the fenced block that carries the selector's chosen id. */
+export const CHOICE_INFO = "choice";
+/** The selector's `<why>` text is kept up to this many characters. */
+export const WHY_MAX = 2000;
+
+/** Tags of the reply blocks, without angle brackets. */
+export const TAG = {
+  notes: "notes",
+  why: "why",
+  edits: "edits",
+  experience: "experience",
+} as const;
+export type TagName = (typeof TAG)[keyof typeof TAG];
+
+/** Decisions a composer writes at the head of each notes line (`restored`: seq composers only). */
+export const NOTE_DECISIONS = ["kept", "revised", "dropped", "restored"] as const;
+export type NoteDecision = (typeof NOTE_DECISIONS)[number];
+
+/** The four verdicts of an `<edits>` row, exactly as the prompt spells them. */
+export const EDIT_VERDICTS = ["helped", "hurt", "no observed effect", "confounded"] as const;
+export type EditVerdict = (typeof EDIT_VERDICTS)[number];
+
+/** Keys of one `<edits>` row, in the order the prompt asks for them. */
+export const EDIT_KEYS = ["component", "candidates", "change", "observed", "verdict"] as const;
+/** Keys of the `<experience>` block, in the order the prompt asks for them. */
+export const EXPERIENCE_KEYS = ["cue", "lesson", "evidence", "confidence"] as const;
+
+// ---------------------------------------------------------------------------------------------
+// Tagged blocks
+
+export type TagBlock = {
+  /** The block's content, trimmed. */
+  body: string;
+  /** False when the opening tag was never closed and the body runs to the end of the reply. */
+  closed: boolean;
+};
+
+function tagRegex(tag: string, closing: boolean): RegExp {
+  return new RegExp(`<\\s*${closing ? "\\/\\s*" : ""}${tag}\\s*>`, "gi");
+}
+
+/**
+ * The first complete `<tag>…</tag>` block: the one whose closing tag comes first, opened by the
+ * nearest opening tag before it (so a stray earlier `<tag>` mention does not swallow the block).
+ * Tags match case-insensitively and tolerate inner spaces (`< notes >`). With no closing tag,
+ * the text after the first opening tag is returned as an unclosed block; with no opening tag,
+ * null.
+ */
+export function firstTagBlock(text: string, tag: TagName): TagBlock | null {
+  const close = tagRegex(tag, true).exec(text);
+  const opens = [...text.matchAll(tagRegex(tag, false))];
+  if (close) {
+    let open: RegExpExecArray | RegExpMatchArray | undefined;
+    for (const m of opens) {
+      if ((m.index ?? 0) < close.index) open = m;
+    }
+    if (open) {
+      const start = (open.index ?? 0) + open[0].length;
+      return { body: text.slice(start, close.index).trim(), closed: true };
+    }
+  }
+  const first = opens[0];
+  if (!first) return null;
+  const rest = text.slice((first.index ?? 0) + first[0].length);
+  return { body: rest.trim(), closed: false };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Notes (every authoring stage)
+
+export type Notes = {
+  /** The notes text, trimmed: the first `<notes>` block, or the whole reply when there is none. */
+  notes: string;
+  /** Whether a `<notes>` block was found. */
+  tagged: boolean;
+};
+
+/** The stage's notes (spec/03 §3.1): first `<notes>` block, else the whole reply, trimmed. */
+export function extractNotes(reply: string): Notes {
+  const block = firstTagBlock(reply, TAG.notes);
+  if (block) return { notes: block.body, tagged: true };
+  return { notes: reply.trim(), tagged: false };
+}
+
+const KEEP_BASE_RE = /(?<![A-Za-z0-9_])keep[_ -]base(?![A-Za-z0-9_])/i;
+
+/**
+ * Whether the text says KEEP_BASE (any case; `_`, `-` or a space between the words). A signal
+ * for reports only: whether a stage kept its base is decided by comparing trees, never by text.
+ */
+export function saysKeepBase(text: string): boolean {
+  return KEEP_BASE_RE.test(text);
+}
+
+export const DecisionLine = z.object({
+  decision: z.enum(NOTE_DECISIONS),
+  edit: z.string().min(1),
+  evidence: z.string().min(1),
+});
+export type DecisionLine = z.infer<typeof DecisionLine>;
+
+const ARROW = "(?:->|→|=>|—>|–>)";
+const DECISION_RE = new RegExp(
+  String.raw`^\s*(?:[-*+]\s+|\d+[.)]\s+)?[\x60*_]*(kept|revised|dropped|restored)[\x60*_]*\s*${ARROW}\s*(.+?)\s*${ARROW}\s*(.+?)\s*$`,
+  "i",
+);
+
+/**
+ * The composer's decision lines (`kept|revised|dropped|restored -> <edit> -> <evidence>`), in
+ * order. Bullets, numbering, backticks and bold around the decision word are tolerated; lines of
+ * any other shape are skipped.
+ */
+export function parseDecisionLines(notes: string): DecisionLine[] {
+  const out: DecisionLine[] = [];
+  for (const line of notes.split(/\r?\n/)) {
+    const m = DECISION_RE.exec(line);
+    if (!m) continue;
+    out.push(
+      DecisionLine.parse({
+        decision: (m[1] as string).toLowerCase(),
+        edit: (m[2] as string).trim(),
+        evidence: (m[3] as string).replace(/[\x60]+$/, "").trim(),
+      }),
+    );
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Selection reply: <why> + ```choice fence
+
+export type SelectionParse =
+  | { ok: true; id: string; why: string }
+  | { ok: false; error: string; why: string };
+
+const CHOICE_OPEN_RE = /`{3,}[ \t]*choice(?![A-Za-z0-9_-])/gi;
+const ANON_ID_RE = /^[A-Za-z0-9_-]+$/;
+
+/** Ids written inside every ```choice fence, in reply order (raw fence contents, trimmed). */
+function choiceFenceContents(reply: string): string[] {
+  const out: string[] = [];
+  for (const m of reply.matchAll(CHOICE_OPEN_RE)) {
+    const start = (m.index ?? 0) + m[0].length;
+    const end = reply.indexOf("```", start);
+    if (end < 0) continue;
+    out.push(reply.slice(start, end).trim());
+  }
+  return out;
+}
+
+function matchId(written: string, ids: readonly string[]): string | null {
+  if (ids.includes(written)) return written;
+  const folded = ids.filter((id) => id.toLowerCase() === written.toLowerCase());
+  return folded.length === 1 ? (folded[0] as string) : null;
+}
+
+/**
+ * The selector's pick among `ids`. The first ```choice fence holding a single id decides
+ * (fences holding anything else, such as an echoed `<id>` template, are skipped); the info
+ * string and the id match case-insensitively, an exact id winning over a case-folded one.
+ * `why` is the first `<why>` block, trimmed and cut to WHY_MAX characters ("" when absent).
+ */
+export function parseSelection(reply: string, ids: readonly string[]): SelectionParse {
+  const whyBlock = firstTagBlock(reply, TAG.why);
+  const why = whyBlock?.closed ? whyBlock.body.slice(0, WHY_MAX) : "";
+  const fences = choiceFenceContents(reply);
+  if (fences.length === 0) {
+    return { ok: false, error: "the reply has no ```choice block", why };
+  }
+  const written = fences.find((c) => ANON_ID_RE.test(c));
+  if (written === undefined) {
+    const shown = JSON.stringify((fences[0] as string).slice(0, 80));
+    return { ok: false, error: `no \`\`\`choice block holds a single id (first: ${shown})`, why };
+  }
+  const id = matchId(written, ids);
+  if (id === null) {
+    return {
+      ok: false,
+      error: `the choice '${written}' is not one of the candidates (${ids.join(", ") || "none"})`,
+      why,
+    };
+  }
+  return { ok: true, id, why };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reflection reply: <edits> rows and <experience> (or NO_ENTRY)
+
+export const EditRow = z.object({
+  component: z.string().min(1),
+  candidates: z.string(),
+  change: z.string(),
+  observed: z.string(),
+  /** One of the four verdicts, or null when the row's verdict is missing or not one of them. */
+  verdict: z.enum(EDIT_VERDICTS).nullable(),
+  /** The verdict as written. */
+  verdictText: z.string(),
+});
+export type EditRow = z.infer<typeof EditRow>;
+
+export type EditsBlock = {
+  /** The block's full trimmed text (saved as `edits.md`). */
+  text: string;
+  rows: EditRow[];
+};
+
+export const ExperienceEntry = z.object({
+  cue: z.string().min(1, "cue is empty"),
+  lesson: z.string().min(1, "lesson is empty"),
+  evidence: z.string().min(1, "evidence is empty"),
+  /** "high|medium|low" plus why; "" when the reply gave none. */
+  confidence: z.string(),
+});
+export type ExperienceEntry = z.infer<typeof ExperienceEntry>;
+
+export type ExperienceParse =
+  | { kind: "entry"; entry: ExperienceEntry; edits: EditsBlock | null }
+  | { kind: "no_entry"; edits: EditsBlock | null }
+  | { kind: "error"; error: string; edits: EditsBlock | null };
+
+const KEY_LINE_RE =
+  /^\s*(?:[-*+]\s+|\d+[.)]\s+)?(?:\*\*|__|\x60)?\s*([A-Za-z][A-Za-z ]*?)\s*(?:\*\*|__|\x60)?\s*:\s*(?:\*\*|__)?\s*(.*)$/;
+
+type Field = { key: string; lines: string[] };
+
+/**
+ * Splits a block into `key: value` fields. Keys match case-insensitively and may be bulleted,
+ * numbered, bold or in backticks; only `known` keys start a field, and every other non-blank line
+ * continues the current field (so multi-line values and stray `Note:` lines are kept).
+ */
+function keyedFields(body: string, known: readonly string[]): Field[] {
+  const fields: Field[] = [];
+  let current: Field | null = null;
+  for (const line of body.split(/\r?\n/)) {
+    const m = KEY_LINE_RE.exec(line);
+    const key = m?.[1]?.toLowerCase().replace(/\s+/g, " ");
+    if (m && key !== undefined && known.includes(key)) {
+      current = { key, lines: [m[2] ?? ""] };
+      fields.push(current);
+    } else if (current && line.trim() !== "") {
+      current.lines.push(line.trim());
+    }
+  }
+  return fields;
+}
+
+/** A field value: joined lines, trimmed; a bare `<placeholder>` or ellipsis counts as empty. */
+function fieldValue(field: Field): string {
+  const v = field.lines.join("\n").trim();
+  if (/^<[^<>]*>$/.test(v) || /^(?:\.\.\.|…)$/.test(v)) return "";
+  return v;
+}
+
+function normaliseVerdict(text: string): EditVerdict | null {
+  const v = text
+    .toLowerCase()
+    .replace(/[\x60*_"'.]/g, " ")
+    .replace(/-/g, " ")
+    .replace(/\s+/g, " ")
+    .trim();
+  return (EDIT_VERDICTS as readonly string[]).includes(v) ? (v as EditVerdict) : null;
+}
+
+/**
+ * The first `<edits>` block and its rows. A row starts at each `component:` (or when a key
+ * repeats inside the current row); rows without a component are dropped. An unclosed block runs
+ * to the `<experience>` tag or the end of the reply. Null when the reply has no `<edits>` tag.
+ */
+export function parseEdits(reply: string): EditsBlock | null {
+  const block = firstTagBlock(reply, TAG.edits);
+  if (!block) return null;
+  // An unclosed block ends where the experience block (or the reply) begins.
+  const text = block.closed
+    ? block.body
+    : (block.body.split(/<\s*experience\s*>/i)[0] ?? "").trim();
+  const rows: EditRow[] = [];
+  let row: Partial<Record<(typeof EDIT_KEYS)[number], string>> = {};
+  const flush = () => {
+    const component = row.component ?? "";
+    if (component !== "") {
+      const verdictText = row.verdict ?? "";
+      rows.push(
+        EditRow.parse({
+          component,
+          candidates: row.candidates ?? "",
+          change: row.change ?? "",
+          observed: row.observed ?? "",
+          verdict: normaliseVerdict(verdictText),
+          verdictText,
+        }),
+      );
+    }
+    row = {};
+  };
+  for (const field of keyedFields(text, EDIT_KEYS)) {
+    const key = field.key as (typeof EDIT_KEYS)[number];
+    if (key === "component" || row[key] !== undefined) flush();
+    row[key] = fieldValue(field);
+  }
+  flush();
+  return { text, rows };
+}
+
+const NO_ENTRY_RE = /(?<![A-Za-z0-9_])NO[_ ]ENTRY(?![A-Za-z0-9_])/i;
+
+/**
+ * The reflection's lesson. The first `<experience>` block decides (an unclosed one runs to the
+ * end of the reply): its `cue`, `lesson` and `evidence` must be non-empty (a later duplicate key
+ * overwrites an earlier one; `confidence` is optional; a bare `<placeholder>` counts as empty).
+ * A block that is just NO_ENTRY, or a reply without a complete lesson that says NO_ENTRY
+ * anywhere, is `no_entry`. Anything else is an `error` naming what is missing.
+ */
+export function parseExperience(reply: string): ExperienceParse {
+  const edits = parseEdits(reply);
+  const block = firstTagBlock(reply, TAG.experience);
+  const saysNoEntry = NO_ENTRY_RE.test(reply);
+  if (!block) {
+    if (saysNoEntry) return { kind: "no_entry", edits };
+    return {
+      kind: "error",
+      error: `the reply has neither an <experience> block nor ${NO_ENTRY}`,
+      edits,
+    };
+  }
+  if (/^[\x60*_\s]*NO[_ ]ENTRY[\x60*_\s.]*$/i.test(block.body)) return { kind: "no_entry", edits };
+  const values: Record<string, string> = {};
+  for (const field of keyedFields(block.body, EXPERIENCE_KEYS)) {
+    values[field.key] = fieldValue(field);
+  }
+  const missing = (["cue", "lesson", "evidence"] as const).filter((k) => !values[k]);
+  if (missing.length > 0) {
+    if (saysNoEntry) return { kind: "no_entry", edits };
+    return {
+      kind: "error",
+      error: `the <experience> block lacks a non-empty ${missing.map((k) => `${k}:`).join(", ")}`,
+      edits,
+    };
+  }
+  const entry = ExperienceEntry.parse({
+    cue: values.cue,
+    lesson: values.lesson,
+    evidence: values.evidence,
+    confidence: values.confidence ?? "",
+  });
+  return { kind: "entry", entry, edits };
+}
+
+/** The level a `confidence:` value starts with, or null when it names none. */
+export function confidenceLevel(confidence: string): "high" | "medium" | "low" | null {
+  const m = /^[\s\x60*_([]*(high|medium|low)\b/i.exec(confidence);
+  return m ? ((m[1] as string).toLowerCase() as "high" | "medium" | "low") : null;
+}
