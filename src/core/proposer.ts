@@ -1,0 +1,349 @@
+// The proposer loop (spec/02 §3): one improver call = cache lookup, then up to N transport
+// attempts, each in a fresh workspace holding a copy of the evidence as `context/`, through the
+// process-wide session limiter; harvest, audit, Reply. It never returns an empty text: every
+// failure ends in a ProposerError carrying attempts and spent USD.
+
+import { createHash } from "node:crypto";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { isAbsolute, join, relative, resolve } from "node:path";
+import {
+  type CallOptions,
+  type Channel,
+  ChannelSetupError,
+  ProposerError,
+  type ProposerLike,
+  type Reply,
+} from "./channel.ts";
+import { type Clock, type EventSink, NULL_SINK, SYSTEM_CLOCK } from "./events.ts";
+import { hashDirectory } from "./fingerprint.ts";
+import { Limiter } from "./limiter.ts";
+import { copyTreeSafe, dirExists } from "./safe-fs.ts";
+import type { ChannelSpec } from "./spec.ts";
+
+/** Reply files of one call in the audit directory share this stem: `<safe label>.<cache key>`. */
+export function auditStem(label: string, key: string): string {
+  return `${label.replace(/[^A-Za-z0-9_.-]+/g, "_")}.${key}`;
+}
+
+/** Improver sessions running at once across the whole process (all proposers share it). */
+let processSessions = new Limiter(2);
+
+/** Sets the process-wide session limit (`HARNESS2_SESSION_LIMIT`; ≤ 0 = unlimited). */
+export function setSessionLimit(limit: number): void {
+  processSessions = new Limiter(limit);
+}
+
+export function sessionLimiter(): Limiter {
+  return processSessions;
+}
+
+export type ProposerConfig = {
+  channel: Channel;
+  spec: ChannelSpec;
+  /** Flat folder of mission/system/response/meta files and harvested workspaces; null = no audit, no cache. */
+  auditDir: string | null;
+  /**
+   * The evidence folder enters the cache key relative to this root, so moving a runs directory
+   * keeps its cache (the original keyed on the absolute path).
+   */
+  runsRoot: string;
+  /** Transport attempts per call (default 2). */
+  attempts?: number;
+  /** Back-off before attempt a (a ≥ 2) is backoffS × (a − 1) seconds, ±20 % jitter. */
+  backoffS?: number;
+  sink?: EventSink;
+  clock?: Clock;
+  sweep?: string;
+  /** Where temporary session workspaces are made (default: the OS temp dir). */
+  tmpRoot?: string;
+  /** Override of the process-wide limiter (tests). */
+  limiter?: Limiter;
+  sleep?: (ms: number) => Promise<void>;
+};
+
+type AttemptOutcome = { text: string; usd: number; error: string };
+
+export class Proposer implements ProposerLike {
+  readonly channelKind: string;
+  readonly model: string;
+  readonly #cfg: ProposerConfig;
+  /** Every reply this proposer produced or served, in order (cached, fresh). */
+  readonly calls: Reply[] = [];
+
+  constructor(cfg: ProposerConfig) {
+    if (cfg.spec.model.trim() === "") {
+      throw new ChannelSetupError(
+        "no improver model is set: set HARNESS2_IMPROVER_MODEL (provider/model for opencode, a bare id for claude_cli)",
+        cfg.spec.kind,
+      );
+    }
+    this.#cfg = cfg;
+    this.channelKind = cfg.channel.kind;
+    this.model = cfg.spec.model;
+  }
+
+  async call(
+    mission: string,
+    contextDir: string | null,
+    label: string,
+    opts: CallOptions = {},
+  ): Promise<Reply> {
+    const cfg = this.#cfg;
+    const clock = cfg.clock ?? SYSTEM_CLOCK;
+    const system = opts.system ?? "";
+    const harvest = opts.harvest ? normaliseHarvest(opts.harvest) : null;
+    const key = await this.cacheKey(label, mission, system, contextDir);
+    const stem = auditStem(label, key);
+
+    const cached = this.#cached(label, stem, harvest !== null);
+    if (cached) {
+      this.#record(cached, opts, "");
+      return cached;
+    }
+
+    const tries = Math.max(1, opts.maxAttempts ?? cfg.attempts ?? 2);
+    const wallLimit = opts.timeoutS ?? cfg.spec.timeout;
+    let spent = 0;
+    let last = "";
+    let launched = 0;
+    let busyMs = 0;
+    for (let a = 1; a <= tries; a++) {
+      if (a > 1) await this.#backoff(a);
+      const started = clock.now();
+      const tmp = mkdtempSync(join(cfg.tmpRoot ?? tmpdir(), "harness2-prop-"));
+      try {
+        const workspace = join(tmp, "work");
+        const sessionDir = join(tmp, "session");
+        mkdirSync(workspace, { recursive: true });
+        mkdirSync(sessionDir, { recursive: true });
+        if (contextDir !== null && dirExists(contextDir)) {
+          copyTreeSafe(contextDir, join(workspace, "context"));
+        }
+        launched = a;
+        const outcome = await this.#attempt(workspace, sessionDir, mission, system, wallLimit);
+        spent += outcome.usd; // fix: a timed-out or failed attempt's reported spend still counts
+        if (outcome.text.trim() === "") {
+          last = outcome.error || "empty reply";
+          continue;
+        }
+        const harvested = harvest ? this.#harvest(workspace, harvest, stem) : null;
+        const reply: Reply = {
+          label,
+          text: outcome.text,
+          usd: round6(spent),
+          // Unlike the original, wall time excludes back-off sleeps: it is time spent in sessions.
+          wallS: Math.round((busyMs + clock.now() - started) / 100) / 10,
+          attempts: a,
+          cached: false,
+          channel: this.channelKind,
+          model: this.model,
+          audit: "",
+          workspace: harvested,
+        };
+        reply.audit = this.#writeAudit(stem, mission, system, reply, "");
+        this.#record(reply, opts, "");
+        return reply;
+      } catch (err) {
+        if (err instanceof ChannelSetupError) {
+          // Permanent: retrying a missing binary with back-off only wastes minutes.
+          last = err.message;
+          break;
+        }
+        last = `${err instanceof Error ? err.name : "Error"}: ${err instanceof Error ? err.message : String(err)}`;
+      } finally {
+        busyMs += clock.now() - started;
+        rmSync(tmp, { recursive: true, force: true });
+      }
+    }
+
+    const failed: Reply = {
+      label,
+      text: "",
+      usd: round6(spent),
+      wallS: Math.round(busyMs / 100) / 10,
+      attempts: launched,
+      cached: false,
+      channel: this.channelKind,
+      model: this.model,
+      audit: "",
+      workspace: null,
+    };
+    failed.audit = this.#writeAudit(stem, mission, system, failed, last);
+    this.#record(failed, opts, last);
+    throw new ProposerError(
+      `[${label}] ${this.channelKind}/${this.model}: ${last}`,
+      launched,
+      round6(spent),
+      label,
+    );
+  }
+
+  /**
+   * Content address of a call: label, mission, system, channel kind, model (fix: the original
+   * left kind and model out, so switching models served stale replies), the evidence folder's path
+   * relative to the runs root, and every file's path and bytes (streamed by hashDirectory).
+   */
+  async cacheKey(
+    label: string,
+    mission: string,
+    system: string,
+    contextDir: string | null,
+  ): Promise<string> {
+    const h = createHash("sha256");
+    for (const part of [label, mission, system, this.channelKind, this.model]) {
+      h.update(part, "utf8");
+      h.update("\0");
+    }
+    if (contextDir !== null) {
+      const abs = resolve(contextDir);
+      const rel = relative(resolve(this.#cfg.runsRoot), abs);
+      h.update(rel.startsWith("..") || isAbsolute(rel) ? abs : rel, "utf8");
+      h.update("\0");
+      if (dirExists(abs)) h.update(await hashDirectory(abs, { algorithm: "sha256" }));
+    }
+    return h.digest("hex").slice(0, 16);
+  }
+
+  async #attempt(
+    workspace: string,
+    sessionDir: string,
+    mission: string,
+    system: string,
+    timeoutS: number,
+  ): Promise<AttemptOutcome> {
+    const cfg = this.#cfg;
+    const limiter = cfg.limiter ?? processSessions;
+    const result = await limiter.run(() =>
+      cfg.channel.run({
+        workspace,
+        sessionDir,
+        mission,
+        system,
+        model: cfg.spec.model,
+        effort: cfg.spec.effort,
+        steps: cfg.spec.steps,
+        timeoutS,
+      }),
+    );
+    const error = result.timedOut ? `timeout after ${timeoutS}s` : result.error;
+    return { text: result.timedOut ? "" : result.text, usd: result.usd, error };
+  }
+
+  #cached(label: string, stem: string, needWorkspace: boolean): Reply | null {
+    const dir = this.#cfg.auditDir;
+    if (dir === null) return null;
+    const responsePath = join(dir, `${stem}.response.md`);
+    const metaPath = join(dir, `${stem}.meta.json`);
+    if (!existsSync(responsePath) || !existsSync(metaPath)) return null;
+    let meta: { ok?: unknown };
+    try {
+      meta = JSON.parse(readFileSync(metaPath, "utf8"));
+    } catch {
+      return null;
+    }
+    if (meta.ok !== true) return null; // a failed call is never served from cache
+    const text = readFileSync(responsePath, "utf8");
+    if (text.trim() === "") return null;
+    const ws = join(dir, `${stem}.workspace`);
+    const hasWorkspace = dirExists(ws);
+    if (needWorkspace && !hasWorkspace) return null;
+    return {
+      label,
+      text,
+      usd: 0,
+      wallS: 0,
+      attempts: 0,
+      cached: true,
+      channel: this.channelKind,
+      model: this.model,
+      audit: responsePath,
+      workspace: hasWorkspace ? ws : null,
+    };
+  }
+
+  /** Copies `workspace/<sub>` out before the session folder is deleted; null when it is missing. */
+  #harvest(workspace: string, sub: string, stem: string): string | null {
+    const base =
+      this.#cfg.auditDir ?? mkdtempSync(join(this.#cfg.tmpRoot ?? tmpdir(), "harness2-harvest-"));
+    const dest = join(base, `${stem}.workspace`);
+    rmSync(dest, { recursive: true, force: true });
+    const src = join(workspace, sub);
+    if (!dirExists(src)) return null; // and the stale workspace above is gone, so no cache hit can serve it
+    // A session may leave symlinks behind; they are skipped, never followed out of the workspace.
+    copyTreeSafe(src, dest, { skipDirs: new Set(["__pycache__"]) });
+    return dest;
+  }
+
+  #writeAudit(stem: string, mission: string, system: string, reply: Reply, error: string): string {
+    const dir = this.#cfg.auditDir;
+    if (dir === null) return "";
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, `${stem}.mission.md`), mission);
+    if (system !== "") writeFileSync(join(dir, `${stem}.system.md`), system);
+    const responsePath = join(dir, `${stem}.response.md`);
+    // Fix: a failure never writes an empty response over an earlier good one.
+    if (reply.text !== "") writeFileSync(responsePath, reply.text);
+    const meta = {
+      label: reply.label,
+      ok: reply.text !== "",
+      channel: reply.channel,
+      model: reply.model,
+      effort: this.#cfg.spec.effort,
+      attempts: reply.attempts,
+      wall_s: reply.wallS,
+      cost_usd: reply.usd,
+      error,
+    };
+    writeFileSync(join(dir, `${stem}.meta.json`), `${JSON.stringify(meta, null, 2)}\n`);
+    return responsePath;
+  }
+
+  #record(reply: Reply, opts: CallOptions, error: string): void {
+    this.calls.push(reply);
+    const cfg = this.#cfg;
+    const sink = cfg.sink ?? NULL_SINK;
+    sink.emit({
+      type: "proposer.call",
+      ts: (cfg.clock ?? SYSTEM_CLOCK).now(),
+      sweep: cfg.sweep ?? "adhoc",
+      domain: opts.where?.domain,
+      task: opts.where?.task,
+      mode: opts.where?.mode,
+      label: reply.label,
+      purpose: opts.purpose ?? "stage",
+      attempts: reply.attempts,
+      channel: reply.channel,
+      model: reply.model,
+      cached: reply.cached,
+      wallS: reply.wallS,
+      usd: reply.usd,
+      error,
+      auditPath: reply.audit,
+    });
+  }
+
+  async #backoff(attempt: number): Promise<void> {
+    const base = (this.#cfg.backoffS ?? 10) * (attempt - 1) * 1000;
+    if (base <= 0) return;
+    const jitter = base * 0.2 * (Math.random() * 2 - 1);
+    await (this.#cfg.sleep ?? Bun.sleep)(Math.max(0, base + jitter));
+  }
+}
+
+function normaliseHarvest(sub: string): string {
+  const parts = sub.split("/").filter((p) => p !== "" && p !== ".");
+  if (parts.length === 0 || parts.includes("..") || sub.startsWith("/")) {
+    throw new ProposerError(
+      `harvest path '${sub}' must be a relative sub-path of the workspace`,
+      0,
+      0,
+      "",
+    );
+  }
+  return parts.join("/");
+}
+
+function round6(x: number): number {
+  return Math.round(x * 1e6) / 1e6;
+}

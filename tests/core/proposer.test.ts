@@ -1,0 +1,255 @@
+import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import {
+  type Channel,
+  type ChannelRequest,
+  type ChannelResult,
+  ChannelSetupError,
+  ProposerError,
+} from "../../src/core/channel.ts";
+import { RecordingSink } from "../../src/core/events.ts";
+import { Limiter } from "../../src/core/limiter.ts";
+import { Proposer } from "../../src/core/proposer.ts";
+import { ChannelSpec } from "../../src/core/spec.ts";
+
+/** A scripted channel: each run pops the next step; a step may edit the workspace. */
+class ScriptedChannel implements Channel {
+  readonly kind = "scripted";
+  readonly requests: ChannelRequest[] = [];
+  constructor(
+    private steps: Array<(req: ChannelRequest) => ChannelResult | Promise<ChannelResult>>,
+  ) {}
+  async run(req: ChannelRequest): Promise<ChannelResult> {
+    this.requests.push(req);
+    const step = this.steps.shift();
+    if (!step) throw new Error("script exhausted");
+    return step(req);
+  }
+}
+
+const ok = (text: string, usd = 0.01): ChannelResult => ({ text, usd, error: "", timedOut: false });
+
+let root: string;
+let runs: string;
+let evidence: string;
+beforeEach(() => {
+  root = mkdtempSync(join(tmpdir(), "h2-prop-test-"));
+  runs = join(root, "runs");
+  evidence = join(runs, "ns", "task", "context", "inv1");
+  mkdirSync(join(evidence, "harness"), { recursive: true });
+  writeFileSync(join(evidence, "harness", "systemprompt.md"), "be careful\n");
+  writeFileSync(join(evidence, "task.md"), "sum the ledger\n");
+});
+afterEach(() => rmSync(root, { recursive: true, force: true }));
+
+function proposer(
+  channel: Channel,
+  extra: Partial<ConstructorParameters<typeof Proposer>[0]> = {},
+) {
+  return new Proposer({
+    channel,
+    spec: ChannelSpec.parse({ kind: "opencode", model: "local/mock" }),
+    auditDir: join(runs, "audit"),
+    runsRoot: runs,
+    backoffS: 0,
+    tmpRoot: root,
+    ...extra,
+  });
+}
+
+describe("Proposer.call", () => {
+  test("a fresh call sees the evidence as context/, harvests the edit and writes the audit", async () => {
+    const channel = new ScriptedChannel([
+      (req) => {
+        const sp = join(req.workspace, "context", "harness", "systemprompt.md");
+        expect(readFileSync(sp, "utf8")).toBe("be careful\n");
+        writeFileSync(sp, "be careful and sign amounts\n");
+        return ok("<notes>signed</notes>", 0.25);
+      },
+    ]);
+    const sink = new RecordingSink();
+    const p = proposer(channel, { sink, sweep: "swp_x" });
+    const reply = await p.call("do it", evidence, "inv1.a1", {
+      system: "SYS",
+      harvest: "context/harness",
+      where: { task: "ledger-1", mode: "agg" },
+    });
+    expect(reply.cached).toBe(false);
+    expect(reply.attempts).toBe(1);
+    expect(reply.usd).toBe(0.25);
+    expect(reply.workspace).not.toBeNull();
+    expect(readFileSync(join(reply.workspace as string, "systemprompt.md"), "utf8")).toContain(
+      "sign amounts",
+    );
+    // the evidence itself is untouched: the session edited a copy
+    expect(readFileSync(join(evidence, "harness", "systemprompt.md"), "utf8")).toBe("be careful\n");
+    expect(readFileSync(reply.audit, "utf8")).toBe("<notes>signed</notes>");
+    const stem = reply.audit.replace(/\.response\.md$/, "");
+    expect(readFileSync(`${stem}.mission.md`, "utf8")).toBe("do it");
+    expect(readFileSync(`${stem}.system.md`, "utf8")).toBe("SYS");
+    const meta = JSON.parse(readFileSync(`${stem}.meta.json`, "utf8"));
+    expect(meta).toMatchObject({ ok: true, model: "local/mock", attempts: 1, cost_usd: 0.25 });
+    const events = sink.ofType("proposer.call");
+    expect(events).toHaveLength(1);
+    expect(events[0]).toMatchObject({
+      label: "inv1.a1",
+      cached: false,
+      usd: 0.25,
+      task: "ledger-1",
+    });
+    // the session workspace is gone
+    expect(channel.requests[0] && existsSync(channel.requests[0].workspace)).toBe(false);
+  });
+
+  test("a cache hit starts no session and costs nothing; a different model misses", async () => {
+    const channel = new ScriptedChannel([() => ok("first"), () => ok("other model")]);
+    const p = proposer(channel);
+    await p.call("m", evidence, "inv1.a1", { harvest: "context/harness" });
+    const again = await p.call("m", evidence, "inv1.a1", { harvest: "context/harness" });
+    expect(again).toMatchObject({ cached: true, usd: 0, attempts: 0, text: "first" });
+    expect(channel.requests).toHaveLength(1);
+
+    const other = new Proposer({
+      channel,
+      spec: ChannelSpec.parse({ kind: "opencode", model: "local/other" }),
+      auditDir: join(runs, "audit"),
+      runsRoot: runs,
+      backoffS: 0,
+      tmpRoot: root,
+    });
+    const r = await other.call("m", evidence, "inv1.a1", { harvest: "context/harness" });
+    expect(r.text).toBe("other model");
+    expect(channel.requests).toHaveLength(2);
+  });
+
+  test("a change to any evidence byte misses the cache", async () => {
+    const channel = new ScriptedChannel([() => ok("a"), () => ok("b")]);
+    const p = proposer(channel);
+    await p.call("m", evidence, "l");
+    writeFileSync(join(evidence, "task.md"), "sum the ledger!\n");
+    expect((await p.call("m", evidence, "l")).text).toBe("b");
+  });
+
+  test("empty replies are retried and their spend accumulates", async () => {
+    const channel = new ScriptedChannel([
+      () => ({ text: "  ", usd: 0.1, error: "no answer", timedOut: false }),
+      () => ok("second", 0.2),
+    ]);
+    const r = await proposer(channel).call("m", evidence, "l");
+    expect(r.attempts).toBe(2);
+    expect(r.usd).toBeCloseTo(0.3, 6);
+  });
+
+  test("every failure ends in ProposerError with attempts and spend; it is never cached", async () => {
+    const channel = new ScriptedChannel([
+      () => ({ text: "", usd: 0.05, error: "rc=1: boom", timedOut: false }),
+      () => ({ text: "partial", usd: 0.07, error: "", timedOut: true }),
+      () => ok("recovered"),
+    ]);
+    const sink = new RecordingSink();
+    const p = proposer(channel, { sink });
+    let caught: unknown;
+    try {
+      await p.call("m", evidence, "inv2.a1");
+    } catch (err) {
+      caught = err;
+    }
+    expect(caught).toBeInstanceOf(ProposerError);
+    const e = caught as ProposerError;
+    expect(e.attempts).toBe(2);
+    expect(e.usd).toBeCloseTo(0.12, 6);
+    expect(e.message).toContain("timeout after 3600s");
+    expect(sink.ofType("proposer.call")[0]?.error).toContain("timeout");
+    // the failed call left no response file that could be served later
+    const r = await p.call("m", evidence, "inv2.a1");
+    expect(r).toMatchObject({ cached: false, text: "recovered" });
+  });
+
+  test("a channel that cannot run is not retried", async () => {
+    const channel = new ScriptedChannel([
+      () => {
+        throw new ChannelSetupError("opencode binary not found", "opencode");
+      },
+      () => ok("never"),
+    ]);
+    await expect(proposer(channel).call("m", evidence, "l")).rejects.toMatchObject({
+      attempts: 1,
+      message: expect.stringContaining("opencode binary not found"),
+    });
+    expect(channel.requests).toHaveLength(1);
+  });
+
+  test("a reply without the harvested folder removes a stale workspace and is not a cache hit for harvest", async () => {
+    const channel = new ScriptedChannel([
+      (req) => {
+        rmSync(join(req.workspace, "context", "harness"), { recursive: true, force: true });
+        return ok("deleted it");
+      },
+      () => ok("again"),
+    ]);
+    const p = proposer(channel);
+    const r = await p.call("m", evidence, "l", { harvest: "context/harness" });
+    expect(r.workspace).toBeNull();
+    const r2 = await p.call("m", evidence, "l", { harvest: "context/harness" });
+    expect(r2.cached).toBe(false);
+    expect(r2.text).toBe("again");
+  });
+
+  test("a symlink left by a session is never followed out of the workspace by the harvest", async () => {
+    const secret = join(root, "secret.txt");
+    writeFileSync(secret, "outside");
+    const channel = new ScriptedChannel([
+      (req) => {
+        symlinkSync(secret, join(req.workspace, "context", "harness", "leak.md"));
+        return ok("linked");
+      },
+    ]);
+    const r = await proposer(channel).call("m", evidence, "l", { harvest: "context/harness" });
+    expect(existsSync(join(r.workspace as string, "leak.md"))).toBe(false);
+    expect(existsSync(join(r.workspace as string, "systemprompt.md"))).toBe(true);
+  });
+
+  test("sessions respect the shared limiter", async () => {
+    const limiter = new Limiter(2);
+    let release!: () => void;
+    const gate = new Promise<void>((r) => {
+      release = r;
+    });
+    const started: number[] = [];
+    const steps = Array.from({ length: 5 }, (_, i) => async () => {
+      started.push(i);
+      if (started.length === 2) release();
+      await gate;
+      return ok(`r${i}`);
+    });
+    const channel = new ScriptedChannel(steps);
+    const p = proposer(channel, { limiter, auditDir: null });
+    const all = Promise.all([0, 1, 2, 3, 4].map((i) => p.call(`m${i}`, evidence, `l${i}`)));
+    await gate;
+    expect(limiter.active).toBeLessThanOrEqual(2);
+    await all;
+    expect(limiter.peak).toBe(2);
+  });
+
+  test("an empty model is refused when the proposer is built", () => {
+    expect(
+      () =>
+        new Proposer({
+          channel: new ScriptedChannel([]),
+          spec: { kind: "opencode", model: "", effort: "high", steps: 120, timeout: 3600 },
+          auditDir: null,
+          runsRoot: runs,
+        }),
+    ).toThrow(/HARNESS2_IMPROVER_MODEL/);
+  });
+});
