@@ -1,0 +1,110 @@
+// Content digests of directories and files (harness trees, rollout outputs, evidence folders).
+// Streams every file through the hash in fixed-size chunks — never holds a file or a tree in
+// memory — and never follows a symlink: a link is hashed as its link text.
+
+import { createHash, type Hash } from "node:crypto";
+import { readlinkSync } from "node:fs";
+import { open } from "node:fs/promises";
+import { join } from "node:path";
+import { dirExists, sortPaths, walkFiles } from "./safe-fs.ts";
+
+export type HashAlgorithm = "sha1" | "sha256";
+
+/** The completion marker's file name; never part of any fingerprint (see runmark.ts). */
+export const RUN_MARK_FILE = ".adapt_complete";
+
+const CHUNK = 1 << 20;
+const NUL = new Uint8Array([0]);
+const UNREADABLE = new TextEncoder().encode("<unreadable>");
+const SKIP_DIRS: ReadonlySet<string> = new Set(["__pycache__"]);
+
+/**
+ * True for files no fingerprint includes: the run mark (and its in-flight temp files), Python
+ * bytecode and `__pycache__`, and `.DS_Store`. The temp-file exclusion is ours: the original
+ * could hash a marker caught mid-write.
+ */
+export function isFingerprintExcluded(rel: string): boolean {
+  const segs = rel.split("/");
+  const base = segs[segs.length - 1] ?? "";
+  return (
+    segs.includes("__pycache__") ||
+    base === RUN_MARK_FILE ||
+    (base.startsWith(`${RUN_MARK_FILE}.`) && base.endsWith(".tmp")) ||
+    base.endsWith(".pyc") ||
+    base === ".DS_Store"
+  );
+}
+
+/** Feeds one file's bytes into `hash` in CHUNK-sized reads. Throws when it cannot be opened. */
+async function streamInto(hash: Hash, path: string, buf: Uint8Array): Promise<void> {
+  const fh = await open(path, "r");
+  try {
+    for (;;) {
+      const { bytesRead } = await fh.read(buf, 0, buf.length, null);
+      if (bytesRead === 0) return;
+      hash.update(buf.subarray(0, bytesRead));
+    }
+  } finally {
+    await fh.close();
+  }
+}
+
+export type HashDirectoryOptions = {
+  algorithm?: HashAlgorithm;
+  /** Extra exclusions on top of isFingerprintExcluded, given the `/`-separated relative path. */
+  exclude?: (rel: string) => boolean;
+};
+
+/**
+ * Full hex digest of every file under `dir`, in path-segment order (`a/b` < `a-b` < `a.b`, as
+ * Python's Path sort). Per file: relative path (UTF-8), NUL, content bytes, NUL. A file that
+ * cannot be opened contributes the literal `<unreadable>`; a symlink contributes
+ * `<symlink> <target>` and is never followed (so a link out of the tree cannot pull in what it
+ * points at). A missing directory hashes as empty.
+ */
+export async function hashDirectory(dir: string, opts: HashDirectoryOptions = {}): Promise<string> {
+  const links: string[] = [];
+  const files = walkFiles(dir, { skipDirs: SKIP_DIRS, onSymlink: (rel) => links.push(rel) });
+  const linkSet = new Set(links);
+  const hash = createHash(opts.algorithm ?? "sha1");
+  const buf = new Uint8Array(CHUNK);
+  for (const rel of sortPaths([...files, ...links])) {
+    if (isFingerprintExcluded(rel) || opts.exclude?.(rel)) continue;
+    hash.update(rel, "utf8");
+    hash.update(NUL);
+    const abs = join(dir, rel);
+    if (linkSet.has(rel)) {
+      hash.update(`<symlink> ${readLinkOrEmpty(abs)}`, "utf8");
+    } else {
+      await streamInto(hash, abs, buf).catch(() => hash.update(UNREADABLE));
+    }
+    hash.update(NUL);
+  }
+  return hash.digest("hex");
+}
+
+function readLinkOrEmpty(path: string): string {
+  try {
+    return readlinkSync(path);
+  } catch {
+    return "";
+  }
+}
+
+/** Full hex digest of one file's bytes, streamed. Throws when the file cannot be opened. */
+export async function hashFile(path: string, algorithm: HashAlgorithm = "sha256"): Promise<string> {
+  const hash = createHash(algorithm);
+  await streamInto(hash, path, new Uint8Array(CHUNK));
+  return hash.digest("hex");
+}
+
+/**
+ * The fingerprint of a harness (or output) directory: `"base"` for null (the adapter's own,
+ * unmodified base harness), `"absent"` when `dir` is not a directory, else the first 16 hex of the
+ * SHA-1 of hashDirectory — byte-identical to the original's fingerprints for regular files.
+ */
+export async function treeFingerprint(dir: string | null): Promise<string> {
+  if (dir === null) return "base";
+  if (!dirExists(dir)) return "absent";
+  return (await hashDirectory(dir, { algorithm: "sha1" })).slice(0, 16);
+}
