@@ -1,0 +1,140 @@
+// Syntax-checks a harness's Python scripts with ONE python3 process per call: the sources go in on
+// stdin as JSON and each is passed to compile(), which builds code objects and never runs them.
+// This module must never execute, import or write a harness script (no .pyc either).
+
+import { z } from "zod";
+import { pickEnv, runProcess, SpawnError } from "./process.ts";
+
+export type PythonSource = { rel: string; source: string };
+
+/**
+ * Checks every file in one go. The result has one entry per input, in order: null when the file
+ * compiles, else the problem as `<rel> does not compile: <Kind>: <detail>`.
+ */
+export type PythonChecker = (files: readonly PythonSource[]) => Promise<(string | null)[]>;
+
+/** python3 could not be started, so scripts cannot be checked. */
+export class PythonUnavailableError extends Error {
+  constructor(
+    readonly python: string,
+    readonly reason: string,
+  ) {
+    super(
+      `python3 is required to check the harness's Python scripts, but '${python}' could not be run (${reason}); install Python 3 or put python3 on PATH`,
+    );
+    this.name = "PythonUnavailableError";
+  }
+}
+
+/** The checker process ran but did not answer as expected (crash, timeout, garbled output). */
+export class PythonCheckError extends Error {
+  constructor(
+    readonly python: string,
+    readonly code: number | null,
+    readonly stderrTail: string,
+  ) {
+    super(
+      `the Python syntax check failed (${python} exited ${code ?? "by signal"}): ${stderrTail.trim().slice(-400)}`,
+    );
+    this.name = "PythonCheckError";
+  }
+}
+
+/** The detail after "does not compile: " is capped at this many characters (spec/01 §3.11). */
+export const COMPILE_DETAIL_MAX = 160;
+
+// compile() with dont_inherit=True builds the code object only: nothing in the source runs.
+// Every failure of one file is reported for that file; SyntaxError subclasses (IndentationError,
+// TabError) are reported as SyntaxError, the way the surface's messages name them.
+const CHECK_SCRIPT = `
+import json, sys, warnings
+warnings.simplefilter("ignore")
+files = json.loads(sys.stdin.buffer.read().decode("utf-8", "surrogatepass"))
+out = []
+for f in files:
+    try:
+        compile(f["source"], f["rel"], "exec", dont_inherit=True)
+        out.append(None)
+    except SyntaxError as e:
+        line = " (line %d)" % e.lineno if e.lineno else ""
+        out.append("SyntaxError: %s%s" % (e.msg, line))
+    except Exception as e:
+        out.append("%s: %s" % (type(e).__name__, e))
+sys.stdout.write(json.dumps({"executable": sys.executable, "results": out}))
+`;
+
+export type PythonCheckerOptions = {
+  /** Interpreter to run; default `python3` looked up on PATH. */
+  python?: string;
+  /** Environment the interpreter's PATH / pyenv lookup comes from; default process.env. */
+  env?: Record<string, string | undefined>;
+  timeoutMs?: number;
+};
+
+export function pythonSyntaxChecker(opts: PythonCheckerOptions = {}): PythonChecker {
+  const python = opts.python ?? "python3";
+  // After the first answer, run the interpreter the name resolved to: a version-manager shim
+  // (pyenv) can cost more than half a second per start, the interpreter itself a few ms.
+  let resolved: string | null = null;
+  const env = pickEnv(opts.env ?? process.env, ["PATH", "HOME", "PYENV_*", "LANG", "LC_*"], {
+    PYTHONDONTWRITEBYTECODE: "1",
+    PYTHONIOENCODING: "utf-8",
+  });
+  const timeoutMs = opts.timeoutMs ?? 60_000;
+  return async (files) => {
+    if (files.length === 0) return [];
+    let rec: Awaited<ReturnType<typeof runProcess>>;
+    try {
+      rec = await runProcess({
+        // -I: ignore PYTHON* variables, user site and the cwd; -S: no site import (not needed).
+        argv: [resolved ?? python, "-I", "-S", "-c", CHECK_SCRIPT],
+        env,
+        stdin: JSON.stringify(files.map((f) => ({ rel: f.rel, source: stripBom(f.source) }))),
+        timeoutMs,
+        graceMs: 1000,
+      });
+    } catch (err) {
+      if (err instanceof SpawnError) throw new PythonUnavailableError(python, err.reason);
+      throw err;
+    }
+    // 126/127: a wrapper (e.g. a pyenv shim) found no interpreter to hand over to.
+    if (rec.code === 126 || rec.code === 127) {
+      throw new PythonUnavailableError(python, rec.stderrTail.trim() || `exit ${rec.code}`);
+    }
+    const parsed = rec.code === 0 ? parseAnswers(rec.stdout, files.length) : null;
+    if (parsed === null) throw new PythonCheckError(python, rec.code, rec.stderrTail);
+    if (resolved === null && parsed.executable.startsWith("/")) resolved = parsed.executable;
+    return parsed.results.map((detail, i) =>
+      detail === null
+        ? null
+        : `${files[i]?.rel} does not compile: ${detail.slice(0, COMPILE_DETAIL_MAX)}`,
+    );
+  };
+}
+
+const Answers = z.object({
+  executable: z.string(),
+  results: z.array(z.string().nullable()),
+});
+
+function parseAnswers(stdout: string, n: number): z.infer<typeof Answers> | null {
+  try {
+    const v = Answers.safeParse(JSON.parse(stdout));
+    return v.success && v.data.results.length === n ? v.data : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Python runs a script file with a UTF-8 BOM fine, but compile() of a string rejects U+FEFF. */
+function stripBom(source: string): string {
+  return source.startsWith("\uFEFF") ? source.slice(1) : source;
+}
+
+let defaultChecker: PythonChecker | undefined;
+
+/** The checker `validate` uses unless given another: python3 from this process's PATH. */
+export function defaultPythonChecker(): PythonChecker {
+  defaultChecker ??= pythonSyntaxChecker();
+  return defaultChecker;
+}

@@ -1,0 +1,112 @@
+import { afterEach, describe, expect, test } from "bun:test";
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { which } from "../../src/core/process.ts";
+import {
+  PythonCheckError,
+  PythonUnavailableError,
+  pythonSyntaxChecker,
+} from "../../src/core/python-check.ts";
+
+const made: string[] = [];
+function tmp(): string {
+  const d = mkdtempSync(join(tmpdir(), "h2-py-"));
+  made.push(d);
+  return d;
+}
+afterEach(() => {
+  for (const d of made.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+const REAL_PYTHON = which("python3", process.env);
+
+/** An executable shell script standing in for python3; it logs each start to `log`. */
+function wrapper(dir: string, body: string): { exe: string; log: string } {
+  const exe = join(dir, "python3");
+  const log = join(dir, "starts.log");
+  writeFileSync(exe, `#!/bin/sh\necho start >> '${log}'\n${body}\n`);
+  chmodSync(exe, 0o755);
+  return { exe, log };
+}
+
+const starts = (log: string) =>
+  existsSync(log) ? readFileSync(log, "utf8").split("\n").length - 1 : 0;
+
+describe("pythonSyntaxChecker", () => {
+  test("answers per file, in order, with the rel and a capped detail", async () => {
+    const check = pythonSyntaxChecker();
+    const out = await check([
+      { rel: "scripts/ok.py", source: "import os\nprint(os.sep)\n" },
+      { rel: "scripts/bad.py", source: "def f(:\n" },
+      { rel: "scripts/indent.py", source: "if True:\nprint(1)\n" },
+      { rel: "scripts/nul.py", source: "x = 1\0\n" },
+      { rel: "scripts/bom.py", source: "\uFEFFx = 1\n" },
+      { rel: "scripts/long.py", source: `x = (${"1 + ".repeat(60)}\n` },
+    ]);
+    expect(out[0]).toBeNull();
+    expect(out[1]).toBe("scripts/bad.py does not compile: SyntaxError: invalid syntax (line 1)");
+    expect(out[2]).toStartWith(
+      "scripts/indent.py does not compile: SyntaxError: expected an indented block",
+    );
+    expect(out[3]).toStartWith("scripts/nul.py does not compile: SyntaxError:");
+    expect(out[3]).not.toContain("(line None)");
+    expect(out[4]).toBeNull();
+    expect(out[5]).toStartWith("scripts/long.py does not compile: SyntaxError:");
+  });
+
+  test("compiles without running anything", async () => {
+    const dir = tmp();
+    const marker = join(dir, "ran");
+    const out = await pythonSyntaxChecker()([
+      { rel: "scripts/side.py", source: `open(${JSON.stringify(marker)}, "w").write("x")\n` },
+      { rel: "scripts/exit.py", source: "raise SystemExit(3)\n" },
+    ]);
+    expect(out).toEqual([null, null]);
+    expect(existsSync(marker)).toBe(false);
+  });
+
+  test("one interpreter start per call, and later calls skip a wrapper like a pyenv shim", async () => {
+    expect(REAL_PYTHON).not.toBeNull();
+    const dir = tmp();
+    const { exe, log } = wrapper(dir, `exec '${REAL_PYTHON}' "$@"`);
+    const check = pythonSyntaxChecker({ python: exe });
+    expect(await check([])).toEqual([]);
+    expect(starts(log)).toBe(0);
+    const files = Array.from({ length: 25 }, (_, i) => ({
+      rel: `scripts/f${i}.py`,
+      source: "x=1",
+    }));
+    expect(await check(files)).toEqual(files.map(() => null));
+    expect(starts(log)).toBe(1);
+    expect(await check([{ rel: "scripts/b.py", source: "def (" }])).toHaveLength(1);
+    expect(starts(log)).toBe(1);
+  });
+
+  test("a missing interpreter is PythonUnavailableError saying python3 is required", async () => {
+    const check = pythonSyntaxChecker({ python: join(tmp(), "no-python3") });
+    const run = check([{ rel: "scripts/a.py", source: "x = 1" }]);
+    await expect(run).rejects.toBeInstanceOf(PythonUnavailableError);
+    await expect(run).rejects.toThrow("python3 is required to check the harness's Python scripts");
+    const offPath = pythonSyntaxChecker({ env: { PATH: tmp() } });
+    await expect(offPath([{ rel: "a.py", source: "" }])).rejects.toBeInstanceOf(
+      PythonUnavailableError,
+    );
+  });
+
+  test("a shim that finds no interpreter (exit 127) is also unavailable", async () => {
+    const { exe } = wrapper(tmp(), "echo 'pyenv: python3: command not found' >&2\nexit 127");
+    const run = pythonSyntaxChecker({ python: exe })([{ rel: "a.py", source: "" }]);
+    await expect(run).rejects.toBeInstanceOf(PythonUnavailableError);
+    await expect(run).rejects.toThrow("command not found");
+  });
+
+  test("garbled answers are a PythonCheckError, never a silent pass", async () => {
+    const { exe } = wrapper(tmp(), "cat > /dev/null\necho '[null]'");
+    const run = pythonSyntaxChecker({ python: exe })([{ rel: "a.py", source: "" }]);
+    await expect(run).rejects.toBeInstanceOf(PythonCheckError);
+    const { exe: crash } = wrapper(tmp(), "echo boom >&2\nexit 1");
+    const crashed = pythonSyntaxChecker({ python: crash })([{ rel: "a.py", source: "" }]);
+    await expect(crashed).rejects.toThrow("boom");
+  });
+});
