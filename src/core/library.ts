@@ -1,0 +1,394 @@
+// The per-domain library (spec/04 §2): adopted harness trees of earlier tasks, each with the
+// evidence-backed lesson that justified storing it, served to later tasks of the same domain.
+// It must never store an entry without a lesson, a grader verdict, a score, or a later task's entry.
+
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { z } from "zod";
+import { compareAnonIds } from "./anon-ids.ts";
+import { type Clock, type EventSink, LibraryAdded, type ModeToken } from "./events.ts";
+import { taskSlug, validateTag } from "./naming.ts";
+import { ExperienceEntry } from "./reply.ts";
+import { compareCodePoints, dirExists, isRegularFile } from "./safe-fs.ts";
+import {
+  codePointLength,
+  type SurfaceSpec,
+  skillNames,
+  subagentNames,
+  surfacePatterns,
+  type Tree,
+  textOf,
+} from "./surface-spec.ts";
+import { readTree, writeTree } from "./tree.ts";
+import {
+  assertTreeHasNoGraderVerdicts,
+  assertTreeHasNoLeakPaths,
+  type TripwireContext,
+} from "./tripwires.ts";
+
+/** The lesson a reflection distilled: cue, lesson and evidence (all non-blank), plus extras. */
+export const Experience = ExperienceEntry.extend({
+  cue: z.string().trim().min(1, "cue is blank"),
+  lesson: z.string().trim().min(1, "lesson is blank"),
+  evidence: z.string().trim().min(1, "evidence is blank"),
+  confidence: z.string().default(""),
+  /** The reflection's `<edits>` rows, verbatim ("" when it wrote none). */
+  edits: z.string().default(""),
+});
+export type Experience = z.infer<typeof Experience>;
+
+/** True iff `x` carries a non-blank cue, lesson and evidence (spec/04 §2.1). */
+export function hasExperience(x: unknown): x is Experience {
+  return Experience.safeParse(x).success;
+}
+
+/**
+ * One directory name for a domain: every `/` or `\` with the whitespace around it becomes `__`,
+ * the result is trimmed, and an empty (or dots-only, which would name a parent) result becomes
+ * `unknown`. Inner spaces are kept: "Business / Financial Ops" → `Business__Financial Ops`.
+ */
+export function domainDir(domain: string): string {
+  const d = domain
+    .replace(/[\u0000-\u001f\u007f]/g, "")
+    .replace(/\s*[/\\]\s*/g, "__")
+    .trim();
+  return d === "" || /^\.+$/.test(d) ? "unknown" : d;
+}
+
+/**
+ * The library root of one sweep configuration (spec/03 §4.11), before `/<mode>/<domain dir>`:
+ * `<runsRoot>/library/<bench>/k<k>-<substrate>[-s<seed>][-<tag>]`.
+ */
+export function libraryRootFor(cell: {
+  runsRoot: string;
+  bench: string;
+  substrate: string;
+  k: number;
+  seed?: number | null;
+  tag?: string;
+}): string {
+  const seed = cell.seed === undefined || cell.seed === null ? "" : `-s${cell.seed}`;
+  const tag = cell.tag ? `-${validateTag(cell.tag)}` : "";
+  return join(cell.runsRoot, "library", cell.bench, `k${cell.k}-${cell.substrate}${seed}${tag}`);
+}
+
+/**
+ * What a stored tree holds, e.g. "2 skills, 1 sub_agents, 3 scripts; 1,234 always-on chars".
+ * Fixes of spec/04 §6.9: sub-agents are counted as agents (not files), skill-local scripts count
+ * as scripts, and the always-on count is the files' own characters, without the separators.
+ */
+export function inventory(surface: SurfaceSpec, tree: Tree): string {
+  const pats = surfacePatterns(surface);
+  const keys = Object.keys(tree);
+  const counts: [string, number][] = [
+    ["skills", skillNames(surface, tree).length],
+    ["sub_agents", subagentNames(surface, tree).length],
+    ["scripts", keys.filter((k) => pats.script.test(k) || pats.skillScript.test(k)).length],
+  ];
+  if (pats.plugin !== null) {
+    const plugin = pats.plugin;
+    counts.push(["plugins", keys.filter((k) => plugin.test(k)).length]);
+  }
+  if (surface.hooksFile !== null) counts.push(["hooks", surface.hooksFile in tree ? 1 : 0]);
+  const shown = counts.filter(([, n]) => n > 0).map(([key, n]) => `${n} ${key}`);
+  const alwaysOn = surface.alwaysOn.reduce((sum, p) => sum + codePointLength(textOf(tree[p])), 0);
+  const head = shown.length > 0 ? shown.join(", ") : "always-on edits only";
+  return `${head}; ${alwaysOn.toLocaleString("en-US")} always-on chars`;
+}
+
+/**
+ * The selector's reasoning for a later reader. Fix of spec/04 §6.7: a non-trivial `why` names
+ * anonymous ids (A, B, …) that mean nothing without the id map, so a legend decoding every id to
+ * its label is appended. Ids are not rewritten inside the text, where "A" may be an article.
+ */
+export function whyWithLegend(why: string, idMap: Readonly<Record<string, string>>): string {
+  const text = why.trim();
+  const ids = Object.keys(idMap).sort(compareAnonIds);
+  if (text === "" || ids.length < 2) return text;
+  const legend = ids.map((id) => `${id} = \`${idMap[id]}\``).join(", ");
+  return `${text}\n\n(The selector saw anonymous ids: ${legend}.)`;
+}
+
+/** The bookkeeping file of one entry: its raw task id and when, in stream order, it was added. */
+const EntryMeta = z.object({ taskId: z.string().min(1), seq: z.number().int().nonnegative() });
+type EntryMeta = z.infer<typeof EntryMeta>;
+const META_FILE = "entry.json";
+const EXPERIENCE_FILE = "EXPERIENCE.md";
+const CUE_PREFIX = "- **cue**:";
+
+export type LibraryOptions = {
+  /** `<library root>/<mode>`; the domain directory is made under it. */
+  root: string;
+  domain: string;
+  surface: SurfaceSpec;
+  mode: ModeToken;
+  k: number;
+  sweep: string;
+  sink: EventSink;
+  clock: Clock;
+  /** Answer-key globs: a tree holding such a path is refused (default: none). */
+  leakGlobs?: readonly string[];
+};
+
+export type AddOptions = {
+  /** Why this harness was picked (the selector's reasoning). */
+  why?: string;
+  /** The selection's anonymous id → label map, so the stored `why` can be decoded. */
+  idMap?: Readonly<Record<string, string>>;
+  label?: string;
+  runId?: string;
+  experience: unknown;
+};
+
+/** One (run root, mode, domain) library on disk. */
+export class Library {
+  readonly dir: string;
+  readonly index: string;
+  private readonly harnessesDir: string;
+
+  constructor(private readonly opts: LibraryOptions) {
+    this.dir = join(opts.root, domainDir(opts.domain));
+    this.index = join(this.dir, "INDEX.md");
+    this.harnessesDir = join(this.dir, "harnesses");
+  }
+
+  get domain(): string {
+    return this.opts.domain;
+  }
+
+  entryDir(taskId: string): string {
+    return join(this.harnessesDir, taskSlug(taskId));
+  }
+
+  exists(): boolean {
+    return isRegularFile(this.index);
+  }
+
+  /** Entry directory names (task slugs) in stream order; staging directories are not entries. */
+  entries(): string[] {
+    if (!dirExists(this.harnessesDir)) return [];
+    const names = readdirSync(this.harnessesDir, { withFileTypes: true })
+      .filter((e) => e.isDirectory() && !e.name.startsWith("."))
+      .map((e) => e.name);
+    const seq = new Map(names.map((n) => [n, this.meta(n)?.seq ?? Number.POSITIVE_INFINITY]));
+    return names.sort(
+      (a, b) => (seq.get(a) as number) - (seq.get(b) as number) || compareCodePoints(a, b),
+    );
+  }
+
+  /** Raw task ids of the stored entries, in stream order (entries without bookkeeping are left out). */
+  taskIds(): string[] {
+    return this.entries()
+      .map((n) => this.meta(n)?.taskId)
+      .filter((t): t is string => t !== undefined);
+  }
+
+  /** The stored tree of one task's entry (on-surface files only); {} when there is none. */
+  treeOf(taskId: string): Tree {
+    return readTree(this.opts.surface, join(this.entryDir(taskId), "harness"));
+  }
+
+  /**
+   * The directory later tasks are shown, or null when the library holds no lesson yet. Fix of
+   * spec/04 §6.8: entries whose INDEX.md went missing are no longer hidden; the index is rebuilt.
+   */
+  contextDir(): string | null {
+    const withLesson = this.entries().some((n) =>
+      isRegularFile(join(this.harnessesDir, n, EXPERIENCE_FILE)),
+    );
+    if (!withLesson) return null;
+    if (!this.exists()) this.rebuildIndex();
+    return this.dir;
+  }
+
+  /** Deletes the entries of `taskIds` (unknown ids are ignored); returns the slugs removed. */
+  forget(taskIds: Iterable<string>): string[] {
+    const removed: string[] = [];
+    for (const id of taskIds) {
+      const slug = taskSlug(id);
+      const dir = join(this.harnessesDir, slug);
+      if (!dirExists(dir)) continue;
+      rmSync(dir, { recursive: true, force: true });
+      removed.push(slug);
+    }
+    if (removed.length > 0) this.rebuildIndex();
+    return removed;
+  }
+
+  /**
+   * Keeps only the entries of `taskIdsBefore` (the tasks earlier in the domain's stream), so a
+   * task never sees its own or a later task's lesson, even one left by an interrupted sweep.
+   */
+  retain(taskIdsBefore: Iterable<string>): string[] {
+    const keep = new Set([...taskIdsBefore].map(taskSlug));
+    const doomed = this.entries().filter((n) => !keep.has(n));
+    const removed: string[] = [];
+    for (const slug of doomed) {
+      rmSync(join(this.harnessesDir, slug), { recursive: true, force: true });
+      removed.push(slug);
+    }
+    if (removed.length > 0) this.rebuildIndex();
+    return removed;
+  }
+
+  /**
+   * Stores `tree` as `taskId`'s entry with its lesson, replacing an earlier entry of that task.
+   * Returns the entry directory, or null (nothing written) when the experience lacks a non-blank
+   * cue, lesson or evidence: entries without a lesson are never stored. A tree or EXPERIENCE.md
+   * carrying a grader verdict (or an answer-key path) throws TripwireError before anything is
+   * written, and `tripwire.fired` is emitted. The entry is staged and renamed into place, so a
+   * crash never leaves half an entry.
+   */
+  add(taskId: string, tree: Tree, options: AddOptions): string | null {
+    const parsed = Experience.safeParse(options.experience);
+    if (!parsed.success) return null;
+    const experience = parsed.data;
+    const text = this.experienceText(taskId, tree, options, experience);
+
+    const ctx: TripwireContext = {
+      sink: this.opts.sink,
+      clock: this.opts.clock,
+      sweep: this.opts.sweep,
+      task: taskId,
+      domain: this.opts.domain,
+      mode: this.opts.mode,
+      stage: "library",
+    };
+    assertTreeHasNoLeakPaths(tree, this.opts.leakGlobs ?? [], ctx);
+    assertTreeHasNoGraderVerdicts(tree, ctx);
+    assertTreeHasNoGraderVerdicts({ [EXPERIENCE_FILE]: text }, ctx);
+
+    const slug = taskSlug(taskId);
+    const final = join(this.harnessesDir, slug);
+    const meta: EntryMeta = { taskId, seq: this.meta(slug)?.seq ?? this.nextSeq() };
+    const staging = join(this.harnessesDir, `.staging-${slug}-${process.pid}-${Date.now()}`);
+    rmSync(staging, { recursive: true, force: true });
+    try {
+      writeTree(this.opts.surface, tree, join(staging, "harness"), { stubs: false });
+      writeFileSync(join(staging, EXPERIENCE_FILE), text);
+      writeFileSync(join(staging, META_FILE), `${JSON.stringify(meta, null, 2)}\n`);
+      rmSync(final, { recursive: true, force: true });
+      renameSync(staging, final);
+    } finally {
+      rmSync(staging, { recursive: true, force: true });
+    }
+    this.rebuildIndex();
+
+    this.opts.sink.emit(
+      LibraryAdded.parse({
+        type: "library.added",
+        ts: this.opts.clock.now(),
+        sweep: this.opts.sweep,
+        domain: this.opts.domain,
+        task: taskId,
+        mode: this.opts.mode,
+        k: this.opts.k,
+        entry: slug,
+        cue: experience.cue,
+        lesson: experience.lesson,
+        confidence: experience.confidence,
+        path: final,
+      }),
+    );
+    return final;
+  }
+
+  /** Regenerates INDEX.md from what is on disk (spec/04 §2.5, entries in stream order). */
+  rebuildIndex(): string {
+    mkdirSync(this.dir, { recursive: true });
+    const lines = [
+      `# Library — ${this.opts.domain}`,
+      "",
+      "Each entry below is an earlier task in this domain whose harness was adopted. It is stored " +
+        "with its full component tree, why it was picked, what each edit did, and the lesson " +
+        "drawn from it. Browse this index first, then open the entries that look relevant.",
+      "",
+    ];
+    const names = this.entries();
+    if (names.length === 0) {
+      lines.push("_The library is empty: this is the first task in the domain._");
+      writeFileSync(this.index, lines.join("\n"));
+      return this.index;
+    }
+    for (const name of names) {
+      const tree = readTree(this.opts.surface, join(this.harnessesDir, name, "harness"));
+      lines.push(
+        `## \`harnesses/${name}/\``,
+        `- harness: \`harnesses/${name}/harness/\` — ${inventory(this.opts.surface, tree)}`,
+        `- why: \`harnesses/${name}/${EXPERIENCE_FILE}\``,
+      );
+      const cue = this.cueOf(name);
+      if (cue !== null) lines.push(`- cue: ${cue}`);
+      lines.push("");
+    }
+    writeFileSync(this.index, `${lines.join("\n")}\n`);
+    return this.index;
+  }
+
+  /** EXPERIENCE.md (spec/04 §2.4), with the why's anonymous ids decoded. */
+  private experienceText(
+    taskId: string,
+    tree: Tree,
+    options: AddOptions,
+    experience: Experience,
+  ): string {
+    const label = options.label ?? "";
+    const run = options.runId ? `  (run \`${options.runId}\`)` : "";
+    const lines = [
+      `# ${taskId}`,
+      "",
+      `- adopted: \`${label}\`${run}`,
+      `- components: ${inventory(this.opts.surface, tree)}`,
+      "",
+    ];
+    const why = whyWithLegend(options.why ?? "", options.idMap ?? {});
+    if (why !== "") lines.push("## Why this was chosen", why, "");
+    if (experience.edits.trim() !== "") {
+      lines.push("## What each edit did", experience.edits.trim(), "");
+    }
+    lines.push("## Transferable lesson");
+    for (const key of ["cue", "lesson", "evidence", "confidence"] as const) {
+      const value = experience[key].trim();
+      // Continuation lines are indented so a multi-line value stays inside its bullet.
+      if (value !== "") lines.push(`- **${key}**: ${value.split(/\r?\n/).join("\n  ")}`);
+    }
+    lines.push("");
+    return lines.join("\n");
+  }
+
+  /** The cue bullet of an entry's EXPERIENCE.md (with its continuation lines), or null. */
+  private cueOf(name: string): string | null {
+    let text: string;
+    try {
+      text = readFileSync(join(this.harnessesDir, name, EXPERIENCE_FILE), "utf8");
+    } catch {
+      return null;
+    }
+    const lines = text.split("\n");
+    const at = lines.findIndex((l) => l.startsWith(CUE_PREFIX));
+    if (at < 0) return null;
+    const parts = [(lines[at] as string).slice(CUE_PREFIX.length).trim()];
+    for (let i = at + 1; i < lines.length && (lines[i] as string).startsWith("  "); i++) {
+      parts.push((lines[i] as string).trim());
+    }
+    return parts.join(" ");
+  }
+
+  private meta(name: string): EntryMeta | null {
+    try {
+      const raw: unknown = JSON.parse(
+        readFileSync(join(this.harnessesDir, name, META_FILE), "utf8"),
+      );
+      const parsed = EntryMeta.safeParse(raw);
+      return parsed.success ? parsed.data : null;
+    } catch {
+      return null;
+    }
+  }
+
+  private nextSeq(): number {
+    let max = -1;
+    for (const name of this.entries()) max = Math.max(max, this.meta(name)?.seq ?? -1);
+    return max + 1;
+  }
+}
