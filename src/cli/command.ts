@@ -57,7 +57,12 @@ export function parseCommandArgs(cmd: Command, argv: string[]): ParsedArgs {
     { type: "string" | "boolean"; short?: string; multiple?: boolean }
   > = {};
   for (const [name, spec] of Object.entries(cmd.options)) {
-    options[name] = { type: spec.type, short: spec.short, multiple: spec.multiple };
+    // node:util refuses an explicit `short: undefined`, so only set the keys a spec has.
+    options[name] = {
+      type: spec.type,
+      ...(spec.short === undefined ? {} : { short: spec.short }),
+      ...(spec.multiple === undefined ? {} : { multiple: spec.multiple }),
+    };
   }
   let parsed: ReturnType<typeof parseArgs>;
   try {
