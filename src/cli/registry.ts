@@ -9,7 +9,13 @@ export type CommandEntry = {
   load: () => Promise<Command>;
 };
 
-export const COMMANDS: readonly CommandEntry[] = [];
+export const COMMANDS: readonly CommandEntry[] = [
+  {
+    name: "validate",
+    summary: "Check a harness directory against an executor's editable surface",
+    load: () => import("./commands/validate.ts").then((m) => m.default),
+  },
+];
 
 export function findCommand(name: string): CommandEntry | undefined {
   return COMMANDS.find((c) => c.name === name);
