@@ -1,0 +1,213 @@
+// The offline demo benchmark: one `accounting` domain with two ledger tasks whose base harness
+// ships a buggy `scripts/summarize.py` (it drops negative amounts). Executions really run that
+// script with python3. It never scores anything: scoring lives in demo-scorer.ts, for the judge.
+
+import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { treeFingerprint } from "../../core/fingerprint.ts";
+import { runProcess } from "../../core/process.ts";
+import { pythonEnv, resolvePython } from "../../core/python.ts";
+import { isRunComplete, writeRunMark } from "../../core/runmark.ts";
+import { dirExists } from "../../core/safe-fs.ts";
+import {
+  type BenchmarkAdapter,
+  BenchPrompts,
+  BenchSpec,
+  ChannelSpec,
+  type SubstrateLike,
+} from "../../core/spec.ts";
+import type { Tree } from "../../core/tree.ts";
+import { OPENCODE_SURFACE } from "../../substrate/opencode/surface.ts";
+
+export const DEMO_DOMAIN = "accounting";
+export const DEMO_TASKS = ["ledger-1", "ledger-2"] as const;
+export const DEMO_MODEL = "local/deterministic";
+
+/** Where the demo's data lives in this repository. */
+export const DEMO_FIXTURES = resolve(import.meta.dir, "../../../fixtures/demo");
+
+const DEMO_PROMPTS = BenchPrompts.parse({
+  work: "reconcile signed amounts in a transaction ledger and report the total",
+  domainWord: "bookkeeping",
+  deliverableWord: "answer file",
+});
+
+const SCRIPT = "scripts/summarize.py";
+const INPUT = "ledger.csv";
+const ANSWER = "answer.txt";
+const TRAJECTORY = "trajectory.md";
+
+export type DemoAdapterOptions = {
+  /** The demo's output root; run state goes under `<root>/runs`, the base harness under `<root>/base`. */
+  root: string;
+  env?: Record<string, string | undefined>;
+};
+
+/** The OpenCode surface under the demo's name: the demo executes no OpenCode, only its surface. */
+const DEMO_SUBSTRATE: SubstrateLike = { name: "oc", surface: () => OPENCODE_SURFACE };
+
+export class DemoAdapter implements BenchmarkAdapter {
+  readonly spec: BenchSpec;
+  readonly substrate = DEMO_SUBSTRATE;
+  /** Real executions performed by this adapter instance (reused run marks are not counted). */
+  executions = 0;
+  readonly #base: string;
+  readonly #env: Record<string, string | undefined>;
+
+  constructor(opts: DemoAdapterOptions) {
+    const channel = ChannelSpec.parse({ kind: "opencode", model: DEMO_MODEL });
+    this.spec = BenchSpec.parse({
+      name: "demo",
+      runsRoot: join(opts.root, "runs"),
+      installMode: "workspace_config",
+      prompts: DEMO_PROMPTS,
+      channels: { proposer: channel, selector: channel },
+      leakGlobs: ["reference_answer.txt"],
+    });
+    this.#env = opts.env ?? process.env;
+    // The base tree is copied out of the repository so nothing a run does can touch the fixtures.
+    this.#base = join(opts.root, "base");
+    if (!dirExists(this.#base))
+      cpSync(join(DEMO_FIXTURES, "base-harness"), this.#base, { recursive: true });
+  }
+
+  async tasks(): Promise<string[]> {
+    return [...DEMO_TASKS];
+  }
+
+  domainOf(_taskId: string): string {
+    return DEMO_DOMAIN;
+  }
+
+  async taskPrompt(taskId: string): Promise<string> {
+    return readFileSync(join(this.#taskDir(taskId), "task.md"), "utf8");
+  }
+
+  async taskFiles(taskId: string): Promise<string | null> {
+    return this.#taskDir(taskId);
+  }
+
+  async baseHarness(): Promise<string> {
+    return this.#base;
+  }
+
+  async execute(taskId: string, harnessDir: string | null, runId: string): Promise<string> {
+    const runDir = join(this.spec.runsRoot, runId);
+    const fingerprint = await treeFingerprint(harnessDir);
+    if (await isRunComplete(runDir, fingerprint)) return runDir;
+
+    rmSync(runDir, { recursive: true, force: true });
+    const work = join(runDir, "work");
+    const output = join(runDir, "output");
+    mkdirSync(work, { recursive: true });
+    mkdirSync(output, { recursive: true });
+    cpSync(join(this.#taskDir(taskId), INPUT), join(work, INPUT));
+    const harness = harnessDir ?? this.#base;
+    cpSync(join(harness, "scripts"), join(work, "scripts"), { recursive: true });
+
+    this.executions++;
+    const python = await resolvePython(this.#env);
+    const lines = [`[ASSISTANT] I will total the ledger with the harness script.`];
+    lines.push(`[ACTION] bash(${JSON.stringify({ command: `python3 ${SCRIPT} ${INPUT}` })})`);
+    if (python === null) {
+      lines.push("[OBSERVATION ERROR] python3: command not found");
+      writeFileSync(join(runDir, TRAJECTORY), `${lines.join("\n")}\n`);
+      return runDir;
+    }
+    const exit = await runProcess({
+      argv: [python, SCRIPT, INPUT],
+      cwd: work,
+      env: pythonEnv(this.#env),
+      timeoutMs: 60_000,
+    });
+    if (exit.code === 0) {
+      const printed = exit.stdout.trim();
+      lines.push(`[OBSERVATION] ${printed}`);
+      writeFileSync(join(output, ANSWER), `${printed}\n`);
+      lines.push(`[ACTION] write(${JSON.stringify({ filePath: ANSWER, content: printed })})`);
+      lines.push("[OBSERVATION] Wrote file successfully.");
+      lines.push(`[ASSISTANT] Saved the script's total to ${ANSWER}.`);
+    } else {
+      const why = exit.timedOut ? "timed out" : `exit ${exit.code ?? exit.signal}`;
+      lines.push(`[OBSERVATION ERROR] ${why}: ${exit.stderrTail.trim()}`);
+      lines.push("[ASSISTANT] The script failed; no answer was written.");
+    }
+    writeFileSync(join(runDir, TRAJECTORY), `${lines.join("\n")}\n`);
+    if (exit.code === 0) {
+      await writeRunMark(runDir, { runId, harnessFingerprint: fingerprint, outputDir: output });
+    }
+    return runDir;
+  }
+
+  async delivered(runDir: string): Promise<boolean> {
+    const answer = join(runDir, "output", ANSWER);
+    return existsSync(answer) && readFileSync(answer, "utf8").trim() !== "";
+  }
+
+  async trajectory(runDir: string, opts: { obsTrunc: number }): Promise<string> {
+    const path = join(runDir, TRAJECTORY);
+    if (!existsSync(path)) return "";
+    return readFileSync(path, "utf8")
+      .split("\n")
+      .map((line) => clipObservation(line, opts.obsTrunc))
+      .join("\n")
+      .trim();
+  }
+
+  async deliverableText(runDir: string): Promise<string> {
+    const answer = join(runDir, "output", ANSWER);
+    return existsSync(answer) ? readFileSync(answer, "utf8") : "(no deliverable produced)";
+  }
+
+  async deliverableFiles(runDir: string): Promise<Record<string, string>> {
+    const answer = join(runDir, "output", ANSWER);
+    return existsSync(answer) ? { [ANSWER]: readFileSync(answer, "utf8") } : {};
+  }
+
+  async artifactsIntact(runDir: string): Promise<boolean> {
+    return this.delivered(runDir);
+  }
+
+  async validateTree(tree: Tree): Promise<string[]> {
+    return typeof tree[SCRIPT] === "string"
+      ? []
+      : [`${SCRIPT} is missing: the demo's executor runs it to total the ledger`];
+  }
+
+  async preflight(): Promise<void> {
+    if ((await resolvePython(this.#env)) === null) {
+      throw new Error(
+        "python3 is not on PATH: the demo's executions run a Python script (install python3)",
+      );
+    }
+  }
+
+  #taskDir(taskId: string): string {
+    if (!(DEMO_TASKS as readonly string[]).includes(taskId)) {
+      throw new Error(`unknown demo task '${taskId}' (tasks: ${DEMO_TASKS.join(", ")})`);
+    }
+    return join(DEMO_FIXTURES, "tasks", DEMO_DOMAIN, taskId);
+  }
+}
+
+/** The demo's own copy of the shared clip rule for observation lines. */
+function clipObservation(line: string, limit: number): string {
+  const m = /^(\[OBSERVATION(?: ERROR)?\] )(.*)$/.exec(line);
+  if (!m || limit <= 0) return line;
+  const body = m[2] as string;
+  if (body.length <= limit) return line;
+  return `${m[1]}${body.slice(0, limit)}…(+${body.length - limit} chars — render truncation)`;
+}
+
+/** The signed total of a ledger file, as the demo's tasks define it (used by channel and scorer). */
+export function ledgerTotal(csv: string): string {
+  let cents = 0;
+  for (const raw of csv.split("\n")) {
+    const line = raw.trim();
+    if (line === "" || line === "amount") continue;
+    cents += Math.round(Number.parseFloat(line) * 100);
+  }
+  const sign = cents < 0 ? "-" : "";
+  const abs = Math.abs(cents);
+  return `${sign}${Math.floor(abs / 100)}.${String(abs % 100).padStart(2, "0")}`;
+}
