@@ -102,6 +102,8 @@ export async function hashFile(path: string, algorithm: HashAlgorithm = "sha256"
  * The fingerprint of a harness (or output) directory: `"base"` for null (the adapter's own,
  * unmodified base harness), `"absent"` when `dir` is not a directory, else the first 16 hex of the
  * SHA-1 of hashDirectory — byte-identical to the original's fingerprints for regular files.
+ * "base" is a constant whatever the base harness holds (spec/03 §6.11): a caller that wants base
+ * rollouts re-rolled when the base harness changes fingerprints the base directory instead.
  */
 export async function treeFingerprint(dir: string | null): Promise<string> {
   if (dir === null) return "base";
