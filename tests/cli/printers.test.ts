@@ -1,0 +1,96 @@
+import { describe, expect, test } from "bun:test";
+import { jsonPrinter, linePrinter } from "../../src/cli/printers.ts";
+import { HarnessEvent } from "../../src/core/events.ts";
+
+const base = { ts: 1, sweep: "swp_1", domain: "accounting", task: "ledger-1" };
+const events: HarnessEvent[] = [
+  {
+    type: "stage.finished",
+    ...base,
+    mode: "agg",
+    k: 2,
+    label: "inv1",
+    dim: "INV",
+    fellBack: true,
+    keptBase: false,
+    attempts: 2,
+    usd: 0.5,
+    cached: false,
+    error: "skills/x/SKILL.md needs a description:\nmore",
+    notes: "",
+    harnessDir: "/h",
+  },
+  {
+    type: "tripwire.fired",
+    ts: 1,
+    sweep: "swp_1",
+    task: "ledger-1",
+    kind: "grader_verdict",
+    path: "context/source/x.txt",
+    marker: "PASSED",
+    stage: "inv1",
+    message: "verdict marker found",
+  },
+  {
+    type: "selection.made",
+    ...base,
+    mode: "seq",
+    k: 2,
+    chosenLabel: "c1",
+    anonId: "A",
+    idMap: { A: "c1", B: "c2" },
+    why: "matches the ledger\nsecond line",
+    ok: false,
+    fallback: true,
+    trivial: false,
+    dropped: [],
+    usd: 0,
+    error: "no choice",
+  },
+  {
+    type: "ledger.recorded",
+    ...base,
+    mode: "agg",
+    k: 1,
+    kind: "rollout",
+    label: "base1",
+    usd: 0,
+    cached: false,
+    attempts: 1,
+    R: 1,
+    P: 0,
+  },
+].map((e) => HarnessEvent.parse(e));
+
+describe("headless printers", () => {
+  test("--json writes every event as exactly one parseable line of the schema", () => {
+    const out: string[] = [];
+    const sink = jsonPrinter((t) => out.push(t));
+    for (const e of events) sink.emit(e);
+    expect(out).toHaveLength(events.length);
+    for (const [i, line] of out.entries()) {
+      expect(line.endsWith("\n")).toBe(true);
+      expect(HarnessEvent.parse(JSON.parse(line))).toEqual(events[i] as HarnessEvent);
+    }
+  });
+
+  test("--no-tui prints one line per meaningful event, no ANSI without colour", () => {
+    const out: string[] = [];
+    const sink = linePrinter((t) => out.push(t), { color: false });
+    for (const e of events) sink.emit(e);
+    // the ledger entry is quiet unless verbose
+    expect(out).toHaveLength(3);
+    expect(out.join("")).not.toContain("\x1b[");
+    expect(out[0]).toContain("inv1 (INV): fell back, 2 attempt(s)");
+    expect(out[0]).not.toContain("more");
+    expect(out[1]).toContain("TRIPWIRE grader_verdict at inv1");
+    expect(out[1]).toContain("[PASSED]");
+    expect(out[2]).toContain("selection c1 [A] FALLBACK — matches the ledger");
+  });
+
+  test("colour marks a tripwire red when enabled", () => {
+    const out: string[] = [];
+    linePrinter((t) => out.push(t), { color: true }).emit(events[1] as HarnessEvent);
+    expect(out[0]).toContain("\x1b[31m");
+  });
+});
