@@ -1,8 +1,8 @@
 // The harness tree (spec/01 §1, §3): reading it from and writing it to disk, autotrigger, diffs and
-// diversity, plus the surface rules and validation re-exported from their own modules. Disk access
-// goes only through safe-fs: a tree never reads or writes through a symlink or outside its root.
+// diversity, plus the surface rules and validation re-exported from their own modules. Walks and
+// writes go through safe-fs: a tree is never read or written through a symlink or outside its root.
 
-import { mkdirSync, rmdirSync, unlinkSync } from "node:fs";
+import { mkdirSync, readFileSync, rmdirSync, unlinkSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
 import { parseFrontmatter, scalarField } from "./frontmatter.ts";
@@ -10,8 +10,6 @@ import {
   comparePathSegments,
   dirExists,
   isRegularFile,
-  lstatOrNull,
-  readFileBytes,
   relSegments,
   sortPaths,
   walkFiles,
@@ -102,7 +100,8 @@ export function readTree(surface: SurfaceSpec, dir: string, rejected?: string[])
       rejected?.push(rel);
       continue;
     }
-    tree[rel] = treeValueOf(readFileBytes(dir, rel));
+    // The walk met no symlink anywhere under `dir`, so the plain join cannot leave it.
+    tree[rel] = treeValueOf(new Uint8Array(readFileSync(join(dir, rel))));
   }
   return tree;
 }
@@ -113,7 +112,7 @@ export function isTree(surface: SurfaceSpec, dir: string): boolean {
 }
 
 export type WriteTreeOptions = {
-  /** Write the surface's README stubs where no file exists (default true). */
+  /** Write the surface's README stubs, replacing whatever is at their paths (default true). */
   stubs?: boolean;
 };
 
@@ -132,10 +131,19 @@ export function writeTree(
   const entries = checkedEntries(surface, tree);
   mkdirSync(dest, { recursive: true });
 
+  const withStubs = opts.stubs ?? true;
+  // Everything written below: the tree, empty always-on files it lacks, and the stubs.
+  const written = new Map<string, TreeValue>();
+  for (const p of surface.alwaysOn) written.set(p, "");
+  for (const [rel, value] of entries) written.set(rel, value);
+  if (withStubs) for (const stub of surface.stubs) written.set(stub.path, stub.body);
+
+  // On-surface files and stubs that will not be rewritten are removed (a file that will be is
+  // overwritten in place: same end state, no directory churn); symlinks there are always removed.
   const owned = (rel: string) => isSurfaceKey(surface, rel) || isStubPath(surface, rel);
   const doomed: string[] = [];
   const files = walkFiles(dest, { onSymlink: (rel) => owned(rel) && doomed.push(rel) });
-  for (const rel of files) if (owned(rel)) doomed.push(rel);
+  for (const rel of files) if (owned(rel) && !written.has(rel)) doomed.push(rel);
   const parents = new Set<string>();
   for (const rel of doomed) {
     unlinkSync(join(dest, ...rel.split("/")));
@@ -144,15 +152,7 @@ export function writeTree(
   }
   removeEmptiedDirs(dest, parents);
 
-  for (const p of surface.alwaysOn) {
-    if (!(p in tree) && lstatOrNull(join(dest, p)) === null) writeFileSafe(dest, p, "");
-  }
-  for (const [rel, value] of entries) writeFileSafe(dest, rel, value);
-  if (opts.stubs ?? true) {
-    for (const stub of surface.stubs) {
-      if (lstatOrNull(join(dest, stub.path)) === null) writeFileSafe(dest, stub.path, stub.body);
-    }
-  }
+  for (const [rel, value] of written) writeFileSafe(dest, rel, value);
   return dest;
 }
 
@@ -200,8 +200,9 @@ export function autotrigger(surface: SurfaceSpec, tree: Tree, alwaysOnMax?: numb
   const cap = alwaysOnMax ?? surface.alwaysOnMax;
   const file = surface.autotriggerFile;
   const added: string[] = [];
+  let text = alwaysOnText(surface, tree);
+  let length = codePointLength(text);
   for (const name of skillNames(surface, tree)) {
-    const text = alwaysOnText(surface, tree);
     if (mentionsName(text, name)) continue;
     const current = tree[file];
     if (current instanceof Uint8Array) break; // not text: validate reports it
@@ -216,11 +217,18 @@ export function autotrigger(surface: SurfaceSpec, tree: Tree, alwaysOnMax?: numb
       k === "name" ? name : desc,
     );
     const before = current ?? "";
-    const next = before.trim() === "" ? line : `${before.trimEnd()}\n${line}`;
-    // The original estimated the new length (+2 for a separator); this measures it exactly.
-    const grown = codePointLength(text) - codePointLength(before) + codePointLength(next);
+    const trimmed = before.trimEnd();
+    const next = trimmed === "" ? line : `${trimmed}\n${line}`;
+    // The original estimated the new length (+2 for a separator); this measures it exactly,
+    // counting only what changes: the file's trailing whitespace goes, a newline and the line come.
+    const grown =
+      trimmed === ""
+        ? length - codePointLength(before) + codePointLength(line)
+        : length - codePointLength(before.slice(trimmed.length)) + 1 + codePointLength(line);
     if (grown > cap) continue;
     tree[file] = next;
+    text = alwaysOnText(surface, tree);
+    length = grown;
     added.push(name);
   }
   return added;
