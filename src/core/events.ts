@@ -117,7 +117,7 @@ export const ModeFinished = z.object({
   fellBack: z.array(z.string()),
   keptBase: z.array(z.string()),
   similarity: z
-    .object({ n: z.number(), n_distinct: z.number(), mean_line_jaccard: z.number() })
+    .object({ n: z.number(), nDistinct: z.number(), meanLineJaccard: z.number() })
     .nullable(),
   usd: z.number().nonnegative(),
   error: z.string(),
