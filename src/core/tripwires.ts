@@ -274,7 +274,8 @@ export function assertTreeHasNoLeakPaths(
   throw fireTripwire(
     ctx,
     { kind: "leak_path", path: first.rel, marker: first.glob },
-    `the harness holds answer-key path(s) that can never be served as evidence: ` +
+    // Addressed to the author (retry feedback): it names the paths, not what they are reserved for.
+    `the harness holds path(s) that may never be served as evidence: ` +
       `${hits.map((h) => h.rel).join(", ")}; remove or rename them.`,
   );
 }

@@ -1,0 +1,331 @@
+// Builds the evidence tree an improver session reads — the only way evidence reaches a model
+// (spec/02 §2). Every byte comes from a named adapter hook or a method-owned folder, never from a
+// scan of a run folder; nothing leaked is ever written, and a failed build leaves nothing behind.
+
+import { mkdirSync, rmSync } from "node:fs";
+import { isAbsolute, join, relative, resolve, sep } from "node:path";
+import { z } from "zod";
+import { assertCopyable, type PoolEntry, readCheckedTree, writePool } from "./evidence-pool.ts";
+import {
+  type DeliverablesMode,
+  type EvidenceAdapter,
+  fileSafeName,
+  NameAllocator,
+  type RolloutEvidence,
+  writeRollout,
+} from "./evidence-rollout.ts";
+import { copyTreeSafe, dirExists, isRegularFile, walkFiles, writeFileSafe } from "./safe-fs.ts";
+import type { RunView } from "./spec.ts";
+import type { SurfaceSpec, Tree } from "./surface-spec.ts";
+import { writeTree } from "./tree.ts";
+import {
+  assertContextClean,
+  assertNoLeakPaths,
+  leakFilter,
+  type TripwireContext,
+} from "./tripwires.ts";
+
+export type { PoolEntry } from "./evidence-pool.ts";
+export type { EvidenceAdapter } from "./evidence-rollout.ts";
+
+const SKIP_DIRS: ReadonlySet<string> = new Set(["__pycache__"]);
+
+/** A built evidence tree and what actually landed in it; `layout` names only what exists. */
+export const ContextTree = z
+  .object({
+    root: z.string().min(1),
+    taskId: z.string().min(1),
+    sourceFiles: z.number().int().nonnegative(),
+    /** Symlinks in the task's source folder, skipped and never followed. */
+    skippedSymlinks: z.array(z.string()),
+    decisions: z.number().int().nonnegative(),
+    /** rollouts/<name>.md files whose trajectory rendered. */
+    rollouts: z.array(z.string()),
+    /** "<label>: Type: message" for each trajectory that could not be rendered. */
+    failed: z.array(z.string()),
+    deliverablesMode: z.enum(["contents", "names"]),
+    /** Rollouts whose deliverable is a folder deliverables/<name>/ with INDEX.md. */
+    deliverableDirs: z.array(z.string()),
+    /** Rollouts whose deliverable is one text, deliverables/<name>.md (contents mode only). */
+    deliverableTexts: z.array(z.string()),
+    /** On-surface files under harness/ (0 when no harness is being edited). */
+    harnessFiles: z.number().int().nonnegative(),
+    pool: z.array(z.string()),
+    library: z.boolean(),
+    /** library/INDEX.md exists. */
+    libraryIndex: z.boolean(),
+    layout: z.string(),
+  })
+  .readonly();
+export type ContextTree = z.infer<typeof ContextTree>;
+
+/** Rollouts were given but not one trajectory could be rendered: the improver would adapt on nothing. */
+export class NoTrajectoryError extends Error {
+  constructor(readonly failures: readonly string[]) {
+    super(
+      `no trajectory could be rendered for ANY rollout; the improver would be adapting on nothing` +
+        (failures.length > 0 ? `: ${failures.slice(0, 4).join("; ")}` : ""),
+    );
+    this.name = "NoTrajectoryError";
+  }
+}
+
+/** The destination would delete an input when wiped. */
+export class EvidenceDestinationError extends Error {
+  constructor(
+    readonly dest: string,
+    readonly input: string,
+  ) {
+    super(`evidence destination ${dest} contains the input ${input}; wiping it would delete it`);
+    this.name = "EvidenceDestinationError";
+  }
+}
+
+export type BuildEvidenceOptions = TripwireContext & {
+  /** The harness being edited; null or missing = none. */
+  harnessDir?: string | null;
+  /** The domain library's servable folder; null, missing or empty = none. */
+  libraryDir?: string | null;
+  pool?: readonly PoolEntry[];
+  /** Stage label → its notes (or error), written to decisions/<label>.md. */
+  decisions?: Readonly<Record<string, string>>;
+  /** Per-observation clip; defaults to the adapter's spec. The whole trajectory is never clipped. */
+  obsTrunc?: number;
+  surface: SurfaceSpec;
+  /** Answer-key globs; default the adapter's spec. */
+  leakGlobs?: readonly string[];
+  /** Default the adapter's spec. */
+  proposerDeliverables?: DeliverablesMode;
+};
+
+/**
+ * Copies the task's source folder (adapter `taskFiles`) to `root/source/`, dropping every file a
+ * leak glob matches WHILE copying, so an answer key is never written; symlinks are skipped, never
+ * followed. Then checks the copy (belt and braces). Returns what it copied and skipped.
+ */
+export async function copySource(
+  adapter: Pick<EvidenceAdapter, "taskFiles">,
+  taskId: string,
+  root: string,
+  leakGlobs: readonly string[],
+  ctx: TripwireContext,
+): Promise<{ files: number; skippedSymlinks: string[] }> {
+  const src = adapter.taskFiles ? await adapter.taskFiles(taskId) : null;
+  return copySourceDir(src, root, leakGlobs, ctx);
+}
+
+function copySourceDir(
+  src: string | null,
+  root: string,
+  leakGlobs: readonly string[],
+  ctx: TripwireContext,
+): { files: number; skippedSymlinks: string[] } {
+  if (src === null || !dirExists(src)) return { files: 0, skippedSymlinks: [] };
+  const dst = join(root, "source");
+  const copied = copyTreeSafe(src, dst, { filter: leakFilter(leakGlobs), skipDirs: SKIP_DIRS });
+  if (copied.files > 0) assertNoLeakPaths(dst, leakGlobs, ctx);
+  return { files: copied.files, skippedSymlinks: copied.skippedSymlinks };
+}
+
+function refuseWipingInputs(dest: string, inputs: readonly (string | null | undefined)[]): void {
+  const d = resolve(dest);
+  for (const input of inputs) {
+    if (!input) continue;
+    const rel = relative(d, resolve(input));
+    const outside = isAbsolute(rel) || rel === ".." || rel.startsWith(`..${sep}`);
+    if (!outside) {
+      throw new EvidenceDestinationError(dest, input);
+    }
+  }
+}
+
+/**
+ * Builds the evidence tree at `dest` in the documented order (spec/02 §2.3): wipe; task.md;
+ * source/; decisions/; rollouts/ + deliverables/; harness/; pool/; library/; the whole-tree
+ * tripwires; the no-trajectory check. Any failure removes `dest` entirely and rethrows.
+ */
+export async function buildEvidenceTree(
+  dest: string,
+  adapter: EvidenceAdapter,
+  taskId: string,
+  rollouts: readonly RunView[],
+  opts: BuildEvidenceOptions,
+): Promise<ContextTree> {
+  const leakGlobs = opts.leakGlobs ?? adapter.spec.leakGlobs;
+  const obsTrunc = opts.obsTrunc ?? adapter.spec.obsTrunc;
+  const mode = opts.proposerDeliverables ?? adapter.spec.proposerDeliverables;
+  const pool = opts.pool ?? [];
+  const sourceDir = adapter.taskFiles ? await adapter.taskFiles(taskId) : null;
+  refuseWipingInputs(dest, [
+    sourceDir,
+    opts.harnessDir,
+    opts.libraryDir,
+    ...pool.map((p) => p.harnessDir),
+    ...rollouts.map((r) => r.runDir),
+    ...pool.map((p) => p.rollout?.runDir),
+  ]);
+  rmSync(dest, { recursive: true, force: true });
+  mkdirSync(dest, { recursive: true });
+  try {
+    writeFileSafe(dest, "task.md", await adapter.taskPrompt(taskId));
+    const source = copySourceDir(sourceDir, dest, leakGlobs, opts);
+
+    const decisionNames = new NameAllocator();
+    let decisions = 0;
+    for (const [label, notes] of Object.entries(opts.decisions ?? {})) {
+      const name = decisionNames.claim(fileSafeName(label));
+      const body = notes.trim() === "" ? "No decision notes were returned.\n" : notes;
+      writeFileSafe(dest, `decisions/${name}.md`, body);
+      decisions++;
+    }
+
+    const rolloutNames = new NameAllocator();
+    const written: RolloutEvidence[] = [];
+    for (const run of rollouts) {
+      const name = rolloutNames.claim(fileSafeName(run.label));
+      written.push(await writeRollout(dest, name, run, adapter, { obsTrunc, mode }));
+    }
+
+    const current = readCheckedTree(opts.surface, opts.harnessDir ?? null, leakGlobs, opts);
+    let harnessFiles = 0;
+    if (current !== null) {
+      writeTree(opts.surface, current, join(dest, "harness"));
+      harnessFiles = new Set([...Object.keys(current), ...opts.surface.alwaysOn]).size;
+    }
+
+    const poolNames = await writePool(dest, pool, adapter, {
+      surface: opts.surface,
+      current,
+      leakGlobs,
+      obsTrunc,
+      mode,
+      ctx: opts,
+    });
+
+    const library = copyLibrary(opts.libraryDir ?? null, dest, leakGlobs, opts);
+
+    assertContextClean(dest, leakGlobs, opts);
+
+    const failed = written.filter((r) => !r.rendered).map((r) => r.failure);
+    if (rollouts.length > 0 && failed.length === rollouts.length)
+      throw new NoTrajectoryError(failed);
+
+    const fields = {
+      root: dest,
+      taskId,
+      sourceFiles: source.files,
+      skippedSymlinks: source.skippedSymlinks,
+      decisions,
+      rollouts: written.filter((r) => r.rendered).map((r) => r.name),
+      failed,
+      deliverablesMode: mode,
+      deliverableDirs: written.filter((r) => r.deliverable === "dir").map((r) => r.name),
+      deliverableTexts: written.filter((r) => r.deliverable === "file").map((r) => r.name),
+      harnessFiles,
+      pool: poolNames,
+      library: library.files > 0,
+      libraryIndex: library.index,
+    };
+    return ContextTree.parse({ ...fields, layout: contextLayout({ ...fields, current }) });
+  } catch (err) {
+    // Fix of spec/02 §4.18: a tree that failed (a tripwire above all) never stays on disk.
+    rmSync(dest, { recursive: true, force: true });
+    throw err;
+  }
+}
+
+function copyLibrary(
+  libraryDir: string | null,
+  dest: string,
+  leakGlobs: readonly string[],
+  ctx: TripwireContext,
+): { files: number; index: boolean } {
+  if (libraryDir === null || !dirExists(libraryDir)) return { files: 0, index: false };
+  if (walkFiles(libraryDir, { skipDirs: SKIP_DIRS }).length === 0)
+    return { files: 0, index: false };
+  assertCopyable(libraryDir, leakGlobs, ctx);
+  const target = join(dest, "library");
+  const copied = copyTreeSafe(libraryDir, target, { skipDirs: SKIP_DIRS });
+  return { files: copied.files, index: isRegularFile(join(target, "INDEX.md")) };
+}
+
+const COLUMN = 33;
+
+function line(path: string, what: string): string {
+  return `${path.padEnd(COLUMN - 1)} ${what}`;
+}
+
+function firstSix(names: readonly string[], suffix: string): string {
+  const shown = names
+    .slice(0, 6)
+    .map((n) => `${n}${suffix}`)
+    .join(", ");
+  return names.length > 6 ? `${shown} (+${names.length - 6} more)` : shown;
+}
+
+/**
+ * The layout section of the mission: one line per folder that exists, nothing else (fix of
+ * spec/02 §4.11: the deliverable lines say which form each rollout's deliverable took).
+ */
+export function contextLayout(
+  t: Omit<ContextTree, "layout" | "root" | "taskId" | "skippedSymlinks"> & {
+    current: Tree | null;
+  },
+): string {
+  const lines = [line("context/task.md", "the task as the agent received it")];
+  if (t.sourceFiles > 0) {
+    lines.push(line("context/source/", `the task's source material (${t.sourceFiles} files)`));
+  }
+  if (t.decisions > 0) {
+    lines.push(line("context/decisions/", "notes of earlier edits and composition decisions"));
+  }
+  if (t.rollouts.length > 0) {
+    lines.push(line("context/rollouts/", `FULL trajectories: ${firstSix(t.rollouts, ".md")}`));
+  }
+  const mixed = t.deliverableDirs.length > 0 && t.deliverableTexts.length > 0;
+  if (t.deliverableDirs.length > 0) {
+    const which = mixed ? ` (for ${firstSix(t.deliverableDirs, "")})` : "";
+    if (t.deliverablesMode === "names") {
+      lines.push(
+        line(
+          "context/deliverables/<label>/",
+          `INDEX.md lists WHICH files each rollout produced, names only${which}`,
+        ),
+        `${" ".repeat(COLUMN)}contents are deliberately not provided: work from the trajectories and the file set`,
+      );
+    } else {
+      lines.push(
+        line(
+          "context/deliverables/<label>/",
+          `the files each rollout produced, one text per artifact; start with INDEX.md${which}`,
+        ),
+      );
+    }
+  }
+  if (t.deliverableTexts.length > 0) {
+    const which = mixed ? ` (for ${firstSix(t.deliverableTexts, "")})` : "";
+    lines.push(
+      line("context/deliverables/<label>.md", `what each rollout produced, as one text${which}`),
+    );
+  }
+  if (t.current !== null) {
+    lines.push(line("context/harness/", `the harness you are editing (${t.harnessFiles} files)`));
+  }
+  if (t.pool.length > 0) {
+    const baseline =
+      t.current === null
+        ? "; with no harness under edit, each harness.diff is against an empty one"
+        : "";
+    lines.push(
+      line(
+        "context/pool/",
+        `${t.pool.length} candidates, each with its harness, harness.diff and (where it ran) its rollout${baseline}`,
+      ),
+    );
+  }
+  if (t.library) {
+    const how = t.libraryIndex ? "browse INDEX.md first, then open" : "browse it and open";
+    lines.push(line("context/library/", `earlier tasks in this area; ${how} what looks relevant`));
+  }
+  return lines.join("\n");
+}
