@@ -189,6 +189,8 @@ export async function buildEvidenceTree(
     const current = readCheckedTree(opts.surface, opts.harnessDir ?? null, leakGlobs, opts);
     let harnessFiles = 0;
     if (current !== null) {
+      // Unlike the original's whole-folder copy, only on-surface files (plus the README stubs)
+      // are served: anything else could not be harvested back from the session anyway.
       writeTree(opts.surface, current, join(dest, "harness"));
       harnessFiles = new Set([...Object.keys(current), ...opts.surface.alwaysOn]).size;
     }

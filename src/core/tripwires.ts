@@ -74,7 +74,10 @@ export type TripwireHit = {
   path: string;
   /** The glob or marker that matched; "" for a symlink. */
   marker: string;
-  /** Byte offset in a file on disk; character offset in in-memory text. */
+  /**
+   * Byte offset in a file on disk (the original reported characters; bytes let the scan stream
+   * without decoding), character offset in in-memory text.
+   */
   offset?: number;
   /** About 180 characters around the hit (60 before, 120 from it), JSON-quoted. */
   context?: string;
