@@ -75,6 +75,19 @@ export function firstTagBlock(text: string, tag: TagName): TagBlock | null {
   return { body: rest.trim(), closed: false };
 }
 
+/** Every complete `<tag>…</tag>` block in reply order (each found as firstTagBlock finds one). */
+export function closedTagBlocks(text: string, tag: TagName): string[] {
+  const out: string[] = [];
+  let rest = text;
+  for (;;) {
+    const close = tagRegex(tag, true).exec(rest);
+    if (!close) return out;
+    const block = firstTagBlock(rest.slice(0, close.index + close[0].length), tag);
+    if (block?.closed) out.push(block.body);
+    rest = rest.slice(close.index + close[0].length);
+  }
+}
+
 // ---------------------------------------------------------------------------------------------
 // Notes (every authoring stage)
 
@@ -271,18 +284,7 @@ function normaliseVerdict(text: string): EditVerdict | null {
   return (EDIT_VERDICTS as readonly string[]).includes(v) ? (v as EditVerdict) : null;
 }
 
-/**
- * The first `<edits>` block and its rows. A row starts at each `component:` (or when a key
- * repeats inside the current row); rows without a component are dropped. An unclosed block runs
- * to the `<experience>` tag or the end of the reply. Null when the reply has no `<edits>` tag.
- */
-export function parseEdits(reply: string): EditsBlock | null {
-  const block = firstTagBlock(reply, TAG.edits);
-  if (!block) return null;
-  // An unclosed block ends where the experience block (or the reply) begins.
-  const text = block.closed
-    ? block.body
-    : (block.body.split(/<\s*experience\s*>/i)[0] ?? "").trim();
+function editRows(text: string): EditRow[] {
   const rows: EditRow[] = [];
   let row: Partial<Record<(typeof EDIT_KEYS)[number], string>> = {};
   const flush = () => {
@@ -308,51 +310,83 @@ export function parseEdits(reply: string): EditsBlock | null {
     row[key] = fieldValue(field);
   }
   flush();
-  return { text, rows };
+  return rows;
+}
+
+/**
+ * The `<edits>` block and its rows. The first complete block with at least one row wins (so an
+ * echoed template of placeholders does not hide the real block); failing that, the first block.
+ * A row starts at each `component:` (or when a key repeats inside the current row); rows without
+ * a component are dropped. An unclosed block runs to the `<experience>` tag or the end of the
+ * reply. Null when the reply has no `<edits>` tag.
+ */
+export function parseEdits(reply: string): EditsBlock | null {
+  for (const text of closedTagBlocks(reply, TAG.edits)) {
+    const rows = editRows(text);
+    if (rows.length > 0) return { text, rows };
+  }
+  const block = firstTagBlock(reply, TAG.edits);
+  if (!block) return null;
+  const text = block.closed
+    ? block.body
+    : (block.body.split(/<\s*experience\s*>/i)[0] ?? "").trim();
+  return { text, rows: editRows(text) };
 }
 
 const NO_ENTRY_RE = /(?<![A-Za-z0-9_])NO[_ ]ENTRY(?![A-Za-z0-9_])/i;
+const NO_ENTRY_BODY_RE = /^[\x60*_\s]*NO[_ ]ENTRY[\x60*_\s.]*$/i;
+
+type Lesson = { entry: ExperienceEntry } | { missing: string[] };
+
+function lessonOf(body: string): Lesson {
+  const values: Record<string, string> = {};
+  for (const field of keyedFields(body, EXPERIENCE_KEYS)) {
+    values[field.key] = fieldValue(field);
+  }
+  const missing = (["cue", "lesson", "evidence"] as const).filter((k) => !values[k]);
+  if (missing.length > 0) return { missing };
+  return {
+    entry: ExperienceEntry.parse({
+      cue: values.cue,
+      lesson: values.lesson,
+      evidence: values.evidence,
+      confidence: values.confidence ?? "",
+    }),
+  };
+}
 
 /**
- * The reflection's lesson. The first `<experience>` block decides (an unclosed one runs to the
- * end of the reply): its `cue`, `lesson` and `evidence` must be non-empty (a later duplicate key
- * overwrites an earlier one; `confidence` is optional; a bare `<placeholder>` counts as empty).
- * A block that is just NO_ENTRY, or a reply without a complete lesson that says NO_ENTRY
- * anywhere, is `no_entry`. Anything else is an `error` naming what is missing.
+ * The reflection's lesson. The first `<experience>` block that is NO_ENTRY or a complete lesson
+ * decides (so an echoed template does not hide the real block); a complete lesson needs
+ * non-empty `cue`, `lesson` and `evidence` (a later duplicate key overwrites an earlier one;
+ * `confidence` is optional; a bare `<placeholder>` counts as empty). Failing that, the first
+ * block decides, an unclosed one running to the end of the reply. A reply without a complete
+ * lesson that says NO_ENTRY anywhere is `no_entry`; anything else is an `error` naming what is
+ * missing.
  */
 export function parseExperience(reply: string): ExperienceParse {
   const edits = parseEdits(reply);
+  for (const body of closedTagBlocks(reply, TAG.experience)) {
+    if (NO_ENTRY_BODY_RE.test(body)) return { kind: "no_entry", edits };
+    const lesson = lessonOf(body);
+    if ("entry" in lesson) return { kind: "entry", entry: lesson.entry, edits };
+  }
   const block = firstTagBlock(reply, TAG.experience);
-  const saysNoEntry = NO_ENTRY_RE.test(reply);
-  if (!block) {
-    if (saysNoEntry) return { kind: "no_entry", edits };
+  const lesson = block ? lessonOf(block.body) : null;
+  if (lesson && "entry" in lesson) return { kind: "entry", entry: lesson.entry, edits };
+  if (NO_ENTRY_RE.test(reply)) return { kind: "no_entry", edits };
+  if (!lesson) {
     return {
       kind: "error",
       error: `the reply has neither an <experience> block nor ${NO_ENTRY}`,
       edits,
     };
   }
-  if (/^[\x60*_\s]*NO[_ ]ENTRY[\x60*_\s.]*$/i.test(block.body)) return { kind: "no_entry", edits };
-  const values: Record<string, string> = {};
-  for (const field of keyedFields(block.body, EXPERIENCE_KEYS)) {
-    values[field.key] = fieldValue(field);
-  }
-  const missing = (["cue", "lesson", "evidence"] as const).filter((k) => !values[k]);
-  if (missing.length > 0) {
-    if (saysNoEntry) return { kind: "no_entry", edits };
-    return {
-      kind: "error",
-      error: `the <experience> block lacks a non-empty ${missing.map((k) => `${k}:`).join(", ")}`,
-      edits,
-    };
-  }
-  const entry = ExperienceEntry.parse({
-    cue: values.cue,
-    lesson: values.lesson,
-    evidence: values.evidence,
-    confidence: values.confidence ?? "",
-  });
-  return { kind: "entry", entry, edits };
+  return {
+    kind: "error",
+    error: `the <experience> block lacks a non-empty ${lesson.missing.map((k) => `${k}:`).join(", ")}`,
+    edits,
+  };
 }
 
 /** The level a `confidence:` value starts with, or null when it names none. */

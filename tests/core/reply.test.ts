@@ -2,6 +2,7 @@
 // selector's choice fence; the reflection's edit rows, lesson and NO_ENTRY.
 import { describe, expect, test } from "bun:test";
 import {
+  closedTagBlocks,
   confidenceLevel,
   extractNotes,
   firstTagBlock,
@@ -40,6 +41,16 @@ describe("firstTagBlock", () => {
   });
   test("no opening tag gives null", () => {
     expect(firstTagBlock("just text </notes>", "notes")).toBeNull();
+  });
+});
+
+describe("closedTagBlocks", () => {
+  test("every complete block in order; an unclosed tail is not one", () => {
+    expect(closedTagBlocks("<edits>a</edits> x <edits> b </edits> <edits>c", "edits")).toEqual([
+      "a",
+      "b",
+    ]);
+    expect(closedTagBlocks("no blocks", "edits")).toEqual([]);
   });
 });
 
@@ -210,6 +221,12 @@ describe("parseEdits", () => {
     );
     expect(e?.text).toBe("component: a\nverdict: hurt");
   });
+  test("an echoed template of placeholders does not hide the real block", () => {
+    const e = parseEdits(
+      "<edits>\ncomponent: <path>\nverdict: <helped | hurt>\n</edits>\n<edits>\ncomponent: a.md\nverdict: hurt\n</edits>",
+    );
+    expect(e?.rows.map((r) => r.component)).toEqual(["a.md"]);
+  });
   test("no edits tag gives null", () => {
     expect(parseEdits("nothing")).toBeNull();
   });
@@ -289,6 +306,12 @@ describe("parseExperience", () => {
       error: "the reply has neither an <experience> block nor NO_ENTRY",
       edits: null,
     });
+  });
+  test("an echoed template does not hide the real lesson", () => {
+    const r = parseExperience(
+      `<experience>\ncue: <the shape of the situation>\nlesson: <…>\nevidence: <rows>\n</experience>\n${LESSON}`,
+    );
+    expect(r.kind === "entry" && r.entry.evidence).toBe("row skills/reconcile/SKILL.md (helped)");
   });
   test("the first complete block wins", () => {
     const r = parseExperience(
