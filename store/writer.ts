@@ -1,0 +1,196 @@
+// The store's EventSink: validates each event against the event union, buffers a burst, and
+// records the burst in one write transaction (event log row + the table rows it updates).
+// emit() never throws back into the method; failures go to onError and into `stats`.
+
+import type { Database } from "bun:sqlite";
+import { SQLiteError } from "bun:sqlite";
+import { type EventSink, HarnessEvent } from "../src/core/events.ts";
+import { EventApplier } from "./apply-event.ts";
+import { openStore } from "./db.ts";
+
+/** An emitted value that is not a valid event; it was not recorded. */
+export class InvalidEventError extends Error {
+  constructor(
+    readonly eventType: string,
+    readonly issues: string,
+  ) {
+    super(`invalid ${eventType} event not recorded: ${issues}`);
+    this.name = "InvalidEventError";
+  }
+}
+
+/** A valid event the store could not record (its transaction rolled back). */
+export class StoreWriteError extends Error {
+  constructor(
+    readonly eventType: string,
+    override readonly cause: unknown,
+  ) {
+    super(
+      `could not record ${eventType}: ${cause instanceof Error ? cause.message : String(cause)}`,
+    );
+    this.name = "StoreWriteError";
+  }
+}
+
+export type StoreWriterOptions = {
+  /** How long the first event of a burst waits for company before the burst is written. */
+  flushDelayMs?: number;
+  /** A burst this large is written at once, inside emit(). */
+  maxBatch?: number;
+  /** Told about every event that was not recorded. Default: one line on stderr. */
+  onError?: (err: InvalidEventError | StoreWriteError) => void;
+};
+
+export type WriterStats = {
+  /** Events committed to the store. */
+  recorded: number;
+  /** Write transactions committed. */
+  transactions: number;
+  /** Events refused (invalid) or lost (their transaction failed). */
+  rejected: number;
+};
+
+const DEFAULT_FLUSH_DELAY_MS = 5;
+const DEFAULT_MAX_BATCH = 4096;
+const BUSY_RETRY_MS = 50;
+
+function isBusy(err: unknown): boolean {
+  return err instanceof SQLiteError && /^SQLITE_(BUSY|LOCKED)/.test(String(err.code));
+}
+
+function defaultOnError(err: Error): void {
+  process.stderr.write(`harness2 store: ${err.message}\n`);
+}
+
+export class StoreWriter implements EventSink {
+  private buffer: HarnessEvent[] = [];
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  private closed = false;
+  private readonly applier: EventApplier;
+  private readonly flushDelayMs: number;
+  private readonly maxBatch: number;
+  private readonly onError: (err: InvalidEventError | StoreWriteError) => void;
+  private readonly writeBatch: (events: HarnessEvent[]) => void;
+  private readonly counters: WriterStats = { recorded: 0, transactions: 0, rejected: 0 };
+  /** Whatever is still buffered when the process exits normally is written synchronously. */
+  private readonly onExit = () => this.flush();
+
+  /** Opens (creating and migrating) the store at `path`; close() then closes the database too. */
+  static open(path: string, opts: StoreWriterOptions = {}): StoreWriter {
+    return new StoreWriter(openStore(path), opts, true);
+  }
+
+  constructor(
+    readonly db: Database,
+    opts: StoreWriterOptions = {},
+    private readonly ownsDb = false,
+  ) {
+    this.applier = new EventApplier(db);
+    this.flushDelayMs = opts.flushDelayMs ?? DEFAULT_FLUSH_DELAY_MS;
+    this.maxBatch = Math.max(1, opts.maxBatch ?? DEFAULT_MAX_BATCH);
+    this.onError = opts.onError ?? defaultOnError;
+    const tx = db.transaction((events: HarnessEvent[]) => {
+      for (const ev of events) this.applier.apply(ev);
+    });
+    this.writeBatch = (events) => tx.immediate(events);
+    process.on("exit", this.onExit);
+  }
+
+  get stats(): Readonly<WriterStats> {
+    return { ...this.counters };
+  }
+
+  /** Events accepted but not yet written. */
+  get pending(): number {
+    return this.buffer.length;
+  }
+
+  emit(event: HarnessEvent): void {
+    const parsed = HarnessEvent.safeParse(event);
+    if (!parsed.success) {
+      const type = typeof event?.type === "string" ? event.type : "untyped";
+      const issues = parsed.error.issues
+        .map((i) => `${i.path.join(".") || "(event)"}: ${i.message}`)
+        .join("; ");
+      this.reject(new InvalidEventError(type, issues));
+      return;
+    }
+    if (this.closed) {
+      this.reject(new StoreWriteError(parsed.data.type, new Error("the store writer is closed")));
+      return;
+    }
+    this.buffer.push(parsed.data);
+    if (this.buffer.length >= this.maxBatch) this.flush();
+    else this.schedule(this.flushDelayMs);
+  }
+
+  /** Writes everything buffered now; returns how many events were recorded. */
+  flush(): number {
+    if (this.timer !== undefined) {
+      clearTimeout(this.timer);
+      this.timer = undefined;
+    }
+    if (this.buffer.length === 0) return 0;
+    const batch = this.buffer;
+    this.buffer = [];
+    try {
+      this.writeBatch(batch);
+      this.counters.transactions++;
+      this.counters.recorded += batch.length;
+      return batch.length;
+    } catch (err) {
+      this.applier.reset();
+      if (isBusy(err) && !this.closed) {
+        // Another process held the write lock past the busy timeout: keep the burst, try again.
+        this.buffer = batch.concat(this.buffer);
+        this.schedule(BUSY_RETRY_MS);
+        return 0;
+      }
+      return this.writeOneByOne(batch);
+    }
+  }
+
+  /** Flushes, stops accepting events and (when it opened it) closes the database. */
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.flush();
+    process.off("exit", this.onExit);
+    if (this.ownsDb) this.db.close();
+  }
+
+  /** After a failed burst: each event in its own transaction, so one bad event loses only itself. */
+  private writeOneByOne(batch: HarnessEvent[]): number {
+    let written = 0;
+    for (const ev of batch) {
+      try {
+        this.writeBatch([ev]);
+        this.counters.transactions++;
+        this.counters.recorded++;
+        written++;
+      } catch (err) {
+        this.applier.reset();
+        this.reject(new StoreWriteError(ev.type, err));
+      }
+    }
+    return written;
+  }
+
+  private schedule(delayMs: number): void {
+    if (this.timer !== undefined) return;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.flush();
+    }, delayMs);
+    this.timer.unref?.();
+  }
+
+  private reject(err: InvalidEventError | StoreWriteError): void {
+    this.counters.rejected++;
+    try {
+      this.onError(err);
+    } catch {
+      // A failing error callback must not reach the method either.
+    }
+  }
+}
