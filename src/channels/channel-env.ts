@@ -1,0 +1,52 @@
+// What every improver channel shares: the environment a CLI session may see besides its provider's
+// own variables, the setup error, and small text helpers for error tails. Never reads credentials
+// itself: a channel names the variables it passes through, and nothing else reaches the child.
+
+/**
+ * Variables any CLI session gets from the parent when set: executable search path, locale, time
+ * zone, temp dir, identity, shell (the agents' bash tools use it), and network plumbing
+ * (proxies, extra CA certificates) that a provider may need to be reached at all.
+ */
+export const SESSION_BASE_ENV = [
+  "PATH",
+  "LANG",
+  "LANGUAGE",
+  "LC_*",
+  "TZ",
+  "TMPDIR",
+  "USER",
+  "LOGNAME",
+  "SHELL",
+  "HTTPS_PROXY",
+  "HTTP_PROXY",
+  "NO_PROXY",
+  "https_proxy",
+  "http_proxy",
+  "no_proxy",
+  "SSL_CERT_FILE",
+  "SSL_CERT_DIR",
+  "NODE_EXTRA_CA_CERTS",
+] as const;
+
+/** A channel cannot run at all (missing CLI or checkout, unreadable config): retrying cannot help. */
+export class ChannelSetupError extends Error {
+  constructor(
+    readonly channel: string,
+    readonly reason: string,
+    readonly hint: string,
+  ) {
+    super(`${channel} channel: ${reason}. ${hint}`);
+    this.name = "ChannelSetupError";
+  }
+}
+
+/** The last `n` characters of `text`, trimmed. */
+export function lastChars(text: string, n: number): string {
+  const t = text.trim();
+  return t.length > n ? t.slice(t.length - n) : t;
+}
+
+/** "rc=1", or "signal=SIGKILL" when the process ended by a signal. */
+export function exitLabel(code: number | null, signal: string | null): string {
+  return code !== null ? `rc=${code}` : `signal=${signal ?? "unknown"}`;
+}

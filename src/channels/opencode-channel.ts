@@ -1,0 +1,394 @@
+// The OpenCode improver channel (spec/02 §3.6): one `opencode run` per session, fenced to its
+// workspace, with its own XDG dirs and only its provider's environment. Never retries, caches or
+// harvests (the Proposer does), and never accepts non-JSON output as an answer.
+
+import { existsSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { z } from "zod";
+import type { Channel, ChannelRequest, ChannelResult } from "../core/channel.ts";
+import { pickEnv, runProcess, SpawnError, which } from "../core/process.ts";
+import { ChannelSetupError, exitLabel, lastChars, SESSION_BASE_ENV } from "./channel-env.ts";
+
+const PROJECT_ROOT = resolve(import.meta.dir, "../..");
+
+/** Variables every OpenCode session gets when set, besides SESSION_BASE_ENV. */
+export const OPENCODE_SESSION_ENV = [
+  ...SESSION_BASE_ENV,
+  "HOME",
+  /** Inline OpenCode config (provider definitions), passed through as given. */
+  "OPENCODE_CONFIG_CONTENT",
+] as const;
+
+const VERTEX_ENV = [
+  "GOOGLE_VERTEX_PROJECT",
+  "GOOGLE_VERTEX_LOCATION",
+  "VERTEXAI_LOCATION",
+  "GOOGLE_CLOUD_PROJECT",
+  "GOOGLE_CLOUD_LOCATION",
+  "GOOGLE_APPLICATION_CREDENTIALS",
+  "CLOUDSDK_CONFIG",
+] as const;
+
+/**
+ * Credentials and routing passed through per provider — the part of `--model` before the `/`.
+ * A model of any other provider (e.g. one defined in a config file) gets only the variables its
+ * config references as `{env:NAME}`. Credentials of every other provider are dropped.
+ */
+export const OPENCODE_PROVIDER_ENV: Readonly<Record<string, readonly string[]>> = {
+  anthropic: ["ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL"],
+  openai: ["OPENAI_API_KEY"],
+  google: ["GOOGLE_GENERATIVE_AI_API_KEY", "GEMINI_API_KEY"],
+  "google-vertex": VERTEX_ENV,
+  "google-vertex-anthropic": VERTEX_ENV,
+  "amazon-bedrock": [
+    "AWS_ACCESS_KEY_ID",
+    "AWS_SECRET_ACCESS_KEY",
+    "AWS_SESSION_TOKEN",
+    "AWS_REGION",
+    "AWS_DEFAULT_REGION",
+    "AWS_PROFILE",
+    "AWS_BEARER_TOKEN_BEDROCK",
+  ],
+  azure: ["AZURE_RESOURCE_NAME", "AZURE_API_KEY"],
+  openrouter: ["OPENROUTER_API_KEY"],
+  groq: ["GROQ_API_KEY"],
+  mistral: ["MISTRAL_API_KEY"],
+  deepseek: ["DEEPSEEK_API_KEY"],
+  xai: ["XAI_API_KEY"],
+  opencode: ["OPENCODE_API_KEY"],
+};
+
+/** Where the channel's own settings come from (read once, at construction). */
+export const OPENCODE_CHANNEL_SETTINGS = {
+  /** A source checkout; run with `bun run --cwd <dir>/packages/opencode --conditions=browser src/index.ts`. */
+  dir: "HARNESS2_OPENCODE_DIR",
+  /** Path of a JSON file merged into every session's opencode.json (provider definitions). */
+  config: "HARNESS2_OPENCODE_CONFIG",
+  /** Vertex project fallback when GOOGLE_CLOUD_PROJECT is unset (google-vertex* models only). */
+  vertexProject: "HARNESS2_VERTEX_PROJECT",
+} as const;
+
+export const OPENCODE_PROMPT =
+  "Read MISSION.md in this directory first and do exactly what it asks. When you are done, give the requested output as your final message and also save it verbatim to output/answer.md.";
+
+const SESSION_TITLE = "harness2 improver session";
+
+export type OpencodeChannelOptions = {
+  /** Environment to draw settings and pass-through variables from (default: process.env). */
+  env?: Record<string, string | undefined>;
+  /** Seconds between SIGTERM and SIGKILL at the timeout (default 5). */
+  graceS?: number;
+};
+
+const Part = z.looseObject({
+  type: z.string().optional(),
+  text: z.unknown().optional(),
+  cost: z.unknown().optional(),
+});
+const OpencodeEvent = z.looseObject({
+  type: z.string().optional(),
+  part: z.unknown().optional(),
+  error: z.unknown().optional(),
+});
+
+type ParsedRun = { texts: string[]; errors: string[]; usd: number; events: number };
+
+/** Reads `--format json` output: text parts, error messages and the summed step costs. */
+export function parseOpencodeEvents(stdout: string): ParsedRun {
+  const out: ParsedRun = { texts: [], errors: [], usd: 0, events: 0 };
+  for (const raw of stdout.split("\n")) {
+    const line = raw.trim();
+    if (!line.startsWith("{")) continue;
+    let json: unknown;
+    try {
+      json = JSON.parse(line);
+    } catch {
+      continue;
+    }
+    const ev = OpencodeEvent.safeParse(json);
+    if (!ev.success) continue;
+    out.events++;
+    const part = Part.safeParse(ev.data.part);
+    const p = part.success ? part.data : {};
+    const type = p.type ?? ev.data.type;
+    if (type === "text" && typeof p.text === "string" && p.text.trim().length > 0) {
+      out.texts.push(p.text);
+    } else if (type === "step-finish" || type === "step_finish") {
+      if (typeof p.cost === "number" && Number.isFinite(p.cost)) out.usd += p.cost;
+    } else if (type === "error") {
+      const message = errorMessage(ev.data.error);
+      if (message.length > 0) out.errors.push(message);
+    }
+  }
+  out.usd = Math.round(out.usd * 1e6) / 1e6;
+  return out;
+}
+
+function errorMessage(error: unknown): string {
+  if (error !== null && typeof error === "object") {
+    const e = error as { name?: unknown; data?: { message?: unknown } };
+    if (typeof e.data?.message === "string" && e.data.message.length > 0) return e.data.message;
+    if (typeof e.name === "string") return e.name;
+  }
+  return error === undefined || error === null ? "" : JSON.stringify(error);
+}
+
+const BANNER_LINE =
+  /^(?:Performing one time database migration.*|sqlite-migration:.*|Database migration complete\.)[ \t]*$/gm;
+
+/** Removes OpenCode's one-time database migration lines (their newlines stay). */
+export function stripMigrationBanner(text: string): string {
+  return text.replace(BANNER_LINE, "");
+}
+
+/** `{env:NAME}` references in an OpenCode config: variables that config needs to see. */
+export function configEnvRefs(config: unknown): string[] {
+  const names = new Set<string>();
+  const text = typeof config === "string" ? config : JSON.stringify(config ?? null);
+  for (const m of text.matchAll(/\{env:([A-Za-z_][A-Za-z0-9_]*)\}/g)) names.add(m[1] as string);
+  return [...names];
+}
+
+type PlainObject = Record<string, unknown>;
+const isPlain = (v: unknown): v is PlainObject =>
+  v !== null && typeof v === "object" && !Array.isArray(v);
+
+/** Deep merge of plain objects; `overlay` wins on conflicts. */
+export function mergeConfig(base: PlainObject, overlay: PlainObject): PlainObject {
+  const out: PlainObject = { ...base };
+  for (const [key, value] of Object.entries(overlay)) {
+    const prev = out[key];
+    out[key] = isPlain(prev) && isPlain(value) ? mergeConfig(prev, value) : value;
+  }
+  return out;
+}
+
+type Command = { argv: string[]; source: string };
+
+function resolveCommand(env: Record<string, string | undefined>): Command {
+  const dir = env[OPENCODE_CHANNEL_SETTINGS.dir];
+  if (dir) {
+    const pkg = join(resolve(dir), "packages", "opencode");
+    if (!existsSync(join(pkg, "src", "index.ts"))) {
+      throw new ChannelSetupError(
+        "opencode",
+        `${OPENCODE_CHANNEL_SETTINGS.dir}=${dir} has no packages/opencode/src/index.ts`,
+        "Point it at an OpenCode source checkout, or unset it to use the opencode-ai npm package.",
+      );
+    }
+    const bun = process.versions.bun ? process.execPath : which("bun", env);
+    if (!bun) {
+      throw new ChannelSetupError(
+        "opencode",
+        "running a source checkout needs bun, and none was found",
+        "Install the bun npm package (npm install bun) or put bun on PATH.",
+      );
+    }
+    return {
+      argv: [bun, "run", "--cwd", pkg, "--conditions=browser", "src/index.ts"],
+      source: `checkout ${dir}`,
+    };
+  }
+  const local = join(PROJECT_ROOT, "node_modules", ".bin", "opencode");
+  const found = which(local, env) ?? which("opencode", env);
+  if (!found) {
+    throw new ChannelSetupError(
+      "opencode",
+      "the opencode CLI was not found (node_modules/.bin/opencode or PATH)",
+      `Run \`bun install\` in ${PROJECT_ROOT} (it installs opencode-ai), or set ${OPENCODE_CHANNEL_SETTINGS.dir} to a source checkout.`,
+    );
+  }
+  return { argv: [found], source: found };
+}
+
+function readConfigFile(env: Record<string, string | undefined>): PlainObject {
+  const path = env[OPENCODE_CHANNEL_SETTINGS.config];
+  if (!path) return {};
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(readFileSync(path, "utf8"));
+  } catch (err) {
+    throw new ChannelSetupError(
+      "opencode",
+      `${OPENCODE_CHANNEL_SETTINGS.config}=${path} is not a readable JSON file (${(err as Error).message})`,
+      "Fix the file or unset the variable.",
+    );
+  }
+  if (!isPlain(parsed)) {
+    throw new ChannelSetupError(
+      "opencode",
+      `${OPENCODE_CHANNEL_SETTINGS.config}=${path} must hold a JSON object`,
+      "Wrap the provider definitions in an object, as in opencode.json.",
+    );
+  }
+  return parsed;
+}
+
+/** The workspace path as given and as resolved (they differ when a parent is a symlink). */
+function workspaceAliases(workspace: string): string[] {
+  const given = resolve(workspace);
+  let real = given;
+  try {
+    real = realpathSync(given);
+  } catch {
+    // not created yet: the given path is all there is
+  }
+  return [...new Set([given, real])];
+}
+
+/** `OPENCODE_PERMISSION`: every external directory denied except the workspace itself. */
+export function workspaceFence(workspace: string): string {
+  const rules: Record<string, string> = { "*": "deny" };
+  for (const p of workspaceAliases(workspace)) {
+    rules[p] = "allow";
+    rules[`${p}/**`] = "allow";
+  }
+  return JSON.stringify({ external_directory: rules });
+}
+
+export class OpencodeChannel implements Channel {
+  readonly kind = "opencode";
+  readonly command: Command;
+  private readonly env: Record<string, string | undefined>;
+  private readonly fileConfig: PlainObject;
+  private readonly graceMs: number;
+
+  /** Throws ChannelSetupError when OpenCode or its configured files cannot be found. */
+  constructor(opts: OpencodeChannelOptions = {}) {
+    this.env = opts.env ?? process.env;
+    this.command = resolveCommand(this.env);
+    this.fileConfig = readConfigFile(this.env);
+    this.graceMs = (opts.graceS ?? 5) * 1000;
+  }
+
+  /** The environment one session gets: base variables, its provider's, and the session's own. */
+  sessionEnv(request: ChannelRequest): Record<string, string> {
+    const provider = request.model.includes("/") ? request.model.split("/")[0] : "";
+    const names: string[] = [
+      ...OPENCODE_SESSION_ENV,
+      ...(OPENCODE_PROVIDER_ENV[provider ?? ""] ?? []),
+      ...configEnvRefs(this.fileConfig),
+      ...configEnvRefs(this.env.OPENCODE_CONFIG_CONTENT ?? ""),
+    ];
+    const xdg = join(request.sessionDir, "xdg");
+    const set: Record<string, string> = {
+      XDG_DATA_HOME: join(xdg, "data"),
+      XDG_STATE_HOME: join(xdg, "state"),
+      XDG_CONFIG_HOME: join(xdg, "config"),
+      XDG_CACHE_HOME: join(xdg, "cache"),
+      OPENCODE_PERMISSION: workspaceFence(request.workspace),
+      OPENCODE_DISABLE_MODELS_FETCH: "1",
+    };
+    if (provider?.startsWith("google-vertex")) {
+      const project =
+        this.env.GOOGLE_CLOUD_PROJECT ?? this.env[OPENCODE_CHANNEL_SETTINGS.vertexProject];
+      const location = this.env.GOOGLE_CLOUD_LOCATION ?? "global";
+      if (!this.env.GOOGLE_VERTEX_PROJECT && project) set.GOOGLE_VERTEX_PROJECT = project;
+      if (!this.env.GOOGLE_VERTEX_LOCATION) set.GOOGLE_VERTEX_LOCATION = location;
+      if (!this.env.VERTEXAI_LOCATION) set.VERTEXAI_LOCATION = location;
+    }
+    return pickEnv(this.env, names, set);
+  }
+
+  /** The argv of one session (the prompt is one line; the mission itself is in MISSION.md). */
+  sessionArgv(request: ChannelRequest): string[] {
+    const argv = [
+      ...this.command.argv,
+      "run",
+      OPENCODE_PROMPT,
+      "--dir",
+      request.workspace,
+      "--model",
+      request.model,
+      "--format",
+      "json",
+      "--title",
+      SESSION_TITLE,
+    ];
+    // 1.18.33 ignores a variant the model does not define (no error), so a non-empty effort is
+    // always passed on; a model that defines it gets its reasoning setting.
+    if (request.effort.trim().length > 0) argv.push("--variant", request.effort.trim());
+    return argv;
+  }
+
+  async run(request: ChannelRequest): Promise<ChannelResult> {
+    const ws = request.workspace;
+    mkdirSync(join(ws, "output"), { recursive: true });
+    const missionText =
+      request.system.length > 0
+        ? `${request.system}\n\n---\n\n${request.mission}`
+        : request.mission;
+    writeFileSync(join(ws, "MISSION.md"), missionText);
+    const config = mergeConfig(this.fileConfig, {
+      autoupdate: false,
+      share: "disabled",
+      agent: { build: { steps: request.steps } },
+    });
+    writeFileSync(join(ws, "opencode.json"), `${JSON.stringify(config, null, 2)}\n`);
+    for (const d of ["data", "state", "config", "cache"]) {
+      mkdirSync(join(request.sessionDir, "xdg", d), { recursive: true });
+    }
+    const stdoutFile = join(request.sessionDir, "opencode.stdout.jsonl");
+    const stderrFile = join(request.sessionDir, "opencode.stderr.log");
+
+    let exit: Awaited<ReturnType<typeof runProcess>>;
+    try {
+      exit = await runProcess({
+        argv: this.sessionArgv(request),
+        cwd: ws,
+        env: this.sessionEnv(request),
+        stdin: "ignore",
+        timeoutMs: request.timeoutS * 1000,
+        graceMs: this.graceMs,
+        stdoutFile,
+        stderrFile,
+        signal: request.signal,
+      });
+    } catch (err) {
+      if (err instanceof SpawnError) {
+        return { text: "", usd: 0, error: `cannot start opencode: ${err.reason}`, timedOut: false };
+      }
+      throw err;
+    }
+
+    const stdout = existsSync(stdoutFile) ? readFileSync(stdoutFile, "utf8") : "";
+    const parsed = parseOpencodeEvents(stdout);
+    if (exit.timedOut) {
+      return {
+        text: "",
+        usd: parsed.usd,
+        error: `timeout after ${request.timeoutS}s`,
+        timedOut: true,
+      };
+    }
+    if (exit.aborted) return { text: "", usd: parsed.usd, error: "aborted", timedOut: false };
+
+    const answer = readAnswer(join(ws, "output", "answer.md"));
+    if (answer.trim().length > 0)
+      return { text: answer, usd: parsed.usd, error: "", timedOut: false };
+    const joined = parsed.texts.join("\n\n");
+    if (joined.trim().length > 0)
+      return { text: joined, usd: parsed.usd, error: "", timedOut: false };
+
+    const stderrTail = lastChars(stripMigrationBanner(exit.stderrTail), 300);
+    let why: string;
+    if (parsed.errors.length > 0) why = lastChars(parsed.errors.join("; "), 300);
+    else if (parsed.events === 0 && stdout.trim().length > 0) {
+      why = `no JSON events on stdout: ${lastChars(stripMigrationBanner(stdout), 300)}`;
+    } else why = stderrTail || "empty reply";
+    return {
+      text: "",
+      usd: parsed.usd,
+      error: `${exitLabel(exit.code, exit.signal)}: ${why}`,
+      timedOut: false,
+    };
+  }
+}
+
+function readAnswer(path: string): string {
+  try {
+    return new TextDecoder("utf-8").decode(readFileSync(path));
+  } catch {
+    return "";
+  }
+}

@@ -1,0 +1,405 @@
+// The OpenCode channel: pure parsing/env/argv units, then the REAL opencode binary against the
+// scripted chat server (sequential, few sessions — each costs ~6 s and ~630 MB).
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { startChatServer } from "../../fixtures/servers/chat-server.ts";
+import { opencodeProviderConfig } from "../../fixtures/servers/opencode-config.ts";
+import type { RecordedRequest, ScriptedServer } from "../../fixtures/servers/script.ts";
+import { ChannelSetupError } from "../../src/channels/channel-env.ts";
+import {
+  configEnvRefs,
+  mergeConfig,
+  OPENCODE_PROMPT,
+  OpencodeChannel,
+  parseOpencodeEvents,
+  stripMigrationBanner,
+  workspaceFence,
+} from "../../src/channels/opencode-channel.ts";
+import type { ChannelRequest } from "../../src/core/channel.ts";
+import { runProcess } from "../../src/core/process.ts";
+
+function request(root: string, over: Partial<ChannelRequest> = {}): ChannelRequest {
+  const workspace = join(root, "work");
+  const sessionDir = join(root, "session");
+  mkdirSync(workspace, { recursive: true });
+  mkdirSync(sessionDir, { recursive: true });
+  return {
+    workspace,
+    sessionDir,
+    mission: "Improve the system prompt.",
+    system: "",
+    model: "local/mock-model",
+    effort: "",
+    steps: 40,
+    timeoutS: 120,
+    ...over,
+  };
+}
+
+describe("OpenCode output parsing", () => {
+  const line = (o: unknown) => JSON.stringify(o);
+
+  test("joins every text part, sums step costs, collects error messages", () => {
+    const stdout = [
+      "Performing one time database migration, may take a few minutes...",
+      line({ type: "step_start", part: { type: "step-start" } }),
+      line({ type: "text", part: { type: "text", text: "First." } }),
+      line({ type: "text", part: { type: "text", text: "   " } }),
+      line({ type: "step_finish", part: { type: "step-finish", cost: 0.1 } }),
+      line({ type: "text", part: { type: "text", text: "Second." } }),
+      line({ type: "step_finish", part: { type: "step-finish", cost: 0.0000004 } }),
+      line({ type: "error", error: { name: "APIError", data: { message: "Invalid request" } } }),
+      line({ type: "error", error: { name: "UnknownError" } }),
+      "{not json",
+    ].join("\n");
+    const parsed = parseOpencodeEvents(stdout);
+    expect(parsed.texts).toEqual(["First.", "Second."]);
+    expect(parsed.usd).toBe(0.1);
+    expect(parsed.errors).toEqual(["Invalid request", "UnknownError"]);
+    expect(parsed.events).toBe(8);
+  });
+
+  test("strips only whole migration banner lines and keeps their newlines", () => {
+    const text =
+      "a\nPerforming one time database migration, may take a few minutes...\nsqlite-migration:done 3\nDatabase migration complete.  \nb\nnot Database migration complete.";
+    expect(stripMigrationBanner(text)).toBe("a\n\n\n\nb\nnot Database migration complete.");
+  });
+
+  test("finds {env:NAME} references and merges configs deeply", () => {
+    expect(configEnvRefs({ provider: { x: { options: { apiKey: "{env:MY_KEY}" } } } })).toEqual([
+      "MY_KEY",
+    ]);
+    expect(
+      mergeConfig(
+        { agent: { build: { steps: 1, x: 1 } }, a: 1 },
+        { agent: { build: { steps: 9 } } },
+      ),
+    ).toEqual({
+      agent: { build: { steps: 9, x: 1 } },
+      a: 1,
+    });
+  });
+
+  test("the permission fence denies every external directory but the workspace", () => {
+    const ws = mkdtempSync(join(tmpdir(), "h2-fence-"));
+    expect(JSON.parse(workspaceFence(ws))).toEqual({
+      external_directory: { "*": "deny", [ws]: "allow", [`${ws}/**`]: "allow" },
+    });
+  });
+});
+
+describe("OpenCode channel setup", () => {
+  test("a bad source checkout is a ChannelSetupError naming the variable", () => {
+    expect(() => new OpencodeChannel({ env: { HARNESS2_OPENCODE_DIR: "/nonexistent" } })).toThrow(
+      ChannelSetupError,
+    );
+    expect(() => new OpencodeChannel({ env: { HARNESS2_OPENCODE_DIR: "/nonexistent" } })).toThrow(
+      /HARNESS2_OPENCODE_DIR/,
+    );
+  });
+
+  test("a source checkout runs through bun with the browser condition", () => {
+    const dir = mkdtempSync(join(tmpdir(), "h2-occheckout-"));
+    mkdirSync(join(dir, "packages/opencode/src"), { recursive: true });
+    writeFileSync(join(dir, "packages/opencode/src/index.ts"), "");
+    const ch = new OpencodeChannel({ env: { HARNESS2_OPENCODE_DIR: dir, PATH: "/usr/bin" } });
+    expect(ch.command.argv.slice(1)).toEqual([
+      "run",
+      "--cwd",
+      join(dir, "packages/opencode"),
+      "--conditions=browser",
+      "src/index.ts",
+    ]);
+  });
+
+  test("an unreadable HARNESS2_OPENCODE_CONFIG fails at construction", () => {
+    expect(
+      () =>
+        new OpencodeChannel({ env: { PATH: "", HARNESS2_OPENCODE_CONFIG: "/nonexistent.json" } }),
+    ).toThrow(/HARNESS2_OPENCODE_CONFIG/);
+  });
+
+  test("a session's env holds its provider's credentials only, plus its own XDG dirs", () => {
+    const root = mkdtempSync(join(tmpdir(), "h2-ocenv-"));
+    const env = {
+      PATH: "/usr/bin",
+      HOME: "/home/u",
+      LC_ALL: "C.UTF-8",
+      ANTHROPIC_API_KEY: "ak",
+      OPENAI_API_KEY: "ok",
+      AWS_SECRET_ACCESS_KEY: "aws",
+      UNRELATED: "x",
+      GOOGLE_CLOUD_PROJECT: "proj",
+    };
+    const ch = new OpencodeChannel({ env });
+    const anthropic = ch.sessionEnv(request(root, { model: "anthropic/claude-x" }));
+    expect(anthropic.ANTHROPIC_API_KEY).toBe("ak");
+    expect(anthropic.OPENAI_API_KEY).toBeUndefined();
+    expect(anthropic.AWS_SECRET_ACCESS_KEY).toBeUndefined();
+    expect(anthropic.UNRELATED).toBeUndefined();
+    expect(anthropic.HOME).toBe("/home/u");
+    expect(anthropic.LC_ALL).toBe("C.UTF-8");
+    expect(anthropic.XDG_DATA_HOME).toBe(join(root, "session/xdg/data"));
+    expect(anthropic.OPENCODE_DISABLE_MODELS_FETCH).toBe("1");
+    expect(JSON.parse(anthropic.OPENCODE_PERMISSION ?? "{}").external_directory["*"]).toBe("deny");
+    const vertex = ch.sessionEnv(request(root, { model: "google-vertex/gemini-x" }));
+    expect(vertex.ANTHROPIC_API_KEY).toBeUndefined();
+    expect(vertex.GOOGLE_VERTEX_PROJECT).toBe("proj");
+    expect(vertex.GOOGLE_VERTEX_LOCATION).toBe("global");
+    const local = new OpencodeChannel({
+      env: {
+        ...env,
+        OPENCODE_CONFIG_CONTENT: '{"provider":{"p":{"options":{"apiKey":"{env:P_KEY}"}}}}',
+        P_KEY: "pk",
+      },
+    }).sessionEnv(request(root, { model: "p/m" }));
+    expect(local.P_KEY).toBe("pk");
+    expect(local.OPENCODE_CONFIG_CONTENT).toContain("{env:P_KEY}");
+    expect(local.ANTHROPIC_API_KEY).toBeUndefined();
+  });
+
+  test("argv: one-line prompt, json format, no title request, variant only with an effort", () => {
+    const root = mkdtempSync(join(tmpdir(), "h2-ocargv-"));
+    const ch = new OpencodeChannel({ env: { PATH: "" } });
+    const argv = ch.sessionArgv(request(root, { effort: "high" }));
+    expect(argv.slice(1, 3)).toEqual(["run", OPENCODE_PROMPT]);
+    expect(OPENCODE_PROMPT).not.toContain("\n");
+    expect(argv).toContain("--title");
+    expect(argv.slice(-2)).toEqual(["--variant", "high"]);
+    expect(ch.sessionArgv(request(root, { effort: "" }))).not.toContain("--variant");
+  });
+});
+
+/** Live (non-zombie) processes whose environment mentions `needle`. */
+function processesMentioning(needle: string): number[] {
+  const out: number[] = [];
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      if (stat.slice(stat.lastIndexOf(")") + 2).startsWith("Z")) continue;
+      if (readFileSync(`/proc/${entry}/environ`, "utf8").includes(needle)) out.push(Number(entry));
+    } catch {
+      // exited while we looked
+    }
+  }
+  return out;
+}
+
+/** Zombie children of this test process (a reaped child leaves none). */
+function zombieChildren(): number[] {
+  const out: number[] = [];
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      const [state, ppid] = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      if (state === "Z" && Number(ppid) === process.pid) out.push(Number(entry));
+    } catch {
+      // exited while we looked
+    }
+  }
+  return out;
+}
+
+type ChatBody = { messages: unknown[]; reasoning_effort?: string };
+const bodyOf = (r: RecordedRequest | undefined): ChatBody =>
+  (r?.body ?? { messages: [] }) as ChatBody;
+
+/** One real OpenCode session is ~6 s idle, far more on a loaded 2-core machine. */
+const SESSION_TEST_MS = 180_000;
+
+const COST = { input: 1, output: 2 };
+const stepCost = (input: number, output: number) =>
+  (input * COST.input + output * COST.output) / 1e6;
+
+describe("OpenCode channel with the real opencode binary", () => {
+  let server: ScriptedServer;
+  let outside: string;
+  const channelEnv = (url: string) => {
+    const config = opencodeProviderConfig(url, { cost: COST }) as {
+      provider: { local: { models: Record<string, Record<string, unknown>> } };
+    };
+    // A model that defines the "high" variant: --variant high must reach the wire.
+    (config.provider.local.models["mock-model"] as Record<string, unknown>).variants = {
+      high: { reasoningEffort: "high" },
+    };
+    return {
+      PATH: process.env.PATH ?? "/usr/bin:/bin",
+      HOME: mkdtempSync(join(tmpdir(), "h2-ochome-")),
+      OPENCODE_CONFIG_CONTENT: JSON.stringify(config),
+      ANTHROPIC_API_KEY: "must-not-leak",
+    };
+  };
+
+  beforeAll(() => {
+    outside = mkdtempSync(join(tmpdir(), "h2-outside-"));
+  });
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  test(
+    "a session edits the harness, is fenced, and output/answer.md wins; cost sums the steps",
+    async () => {
+      const root = mkdtempSync(join(tmpdir(), "h2-oc1-"));
+      const req = request(root, { system: "SYSTEM TEXT", effort: "high" });
+      mkdirSync(join(req.workspace, "context/harness"), { recursive: true });
+      writeFileSync(join(req.workspace, "context/harness/systemprompt.md"), "You are terse.\n");
+      const usages = [1000, 2000, 3000, 4000, 5000].map((input) => ({ input, output: 100 }));
+      server = startChatServer({
+        turns: [
+          {
+            text: "Editing the prompt.",
+            toolCalls: [
+              {
+                name: "edit",
+                arguments: {
+                  filePath: "context/harness/systemprompt.md",
+                  oldString: "You are terse.",
+                  newString: "You are terse and check your work.",
+                },
+              },
+            ],
+            usage: usages[0],
+          },
+          {
+            toolCalls: [
+              { name: "write", arguments: { filePath: join(outside, "escape.txt"), content: "x" } },
+            ],
+            usage: usages[1],
+          },
+          {
+            toolCalls: [
+              { name: "bash", arguments: { command: "env > env.txt", description: "dump env" } },
+            ],
+            usage: usages[2],
+          },
+          {
+            toolCalls: [
+              {
+                name: "write",
+                arguments: { filePath: "output/answer.md", content: "THE ANSWER\n" },
+              },
+            ],
+            usage: usages[3],
+          },
+          { text: "final message (not the answer)", usage: usages[4] },
+        ],
+      });
+      const ch = new OpencodeChannel({ env: channelEnv(server.url) });
+      const result = await ch.run(req);
+
+      expect(result.error).toBe("");
+      expect(result.timedOut).toBe(false);
+      expect(result.text).toBe("THE ANSWER\n");
+      expect(readFileSync(join(req.workspace, "context/harness/systemprompt.md"), "utf8")).toBe(
+        "You are terse and check your work.\n",
+      );
+      const expected = usages.reduce((sum, u) => sum + stepCost(u.input, u.output), 0);
+      expect(result.usd).toBeCloseTo(expected, 9);
+
+      // The write outside the workspace was refused and the refusal went back to the model.
+      expect(existsSync(join(outside, "escape.txt"))).toBe(false);
+      const turns = server.requests.filter((r) => r.role === "turn");
+      expect(turns.map((r) => r.turn)).toEqual([0, 1, 2, 3, 4]);
+      const afterEscape = JSON.stringify(bodyOf(turns[2]).messages.at(-1));
+      expect(afterEscape).toMatch(/rule which prevents you|rejected permission/);
+
+      // Files the session was given, what it was told, and what it could see.
+      expect(readFileSync(join(req.workspace, "MISSION.md"), "utf8")).toBe(
+        "SYSTEM TEXT\n\n---\n\nImprove the system prompt.",
+      );
+      expect(JSON.parse(readFileSync(join(req.workspace, "opencode.json"), "utf8")).agent).toEqual({
+        build: { steps: 40 },
+      });
+      expect(JSON.stringify(bodyOf(turns[0]).messages)).toContain("Read MISSION.md");
+      expect(bodyOf(turns[0]).reasoning_effort).toBe("high");
+      expect(server.requests.filter((r) => r.role === "aux")).toEqual([]);
+      const seen = readFileSync(join(req.workspace, "env.txt"), "utf8");
+      expect(seen).toContain(`XDG_DATA_HOME=${join(req.sessionDir, "xdg/data")}`);
+      expect(seen).not.toContain("must-not-leak");
+      expect(existsSync(join(req.sessionDir, "xdg/data/opencode/opencode.db"))).toBe(true);
+    },
+    SESSION_TEST_MS,
+  );
+
+  test(
+    "a second session has its own database and joins its text parts when no answer.md",
+    async () => {
+      const root = mkdtempSync(join(tmpdir(), "h2-oc2-"));
+      const req = request(root);
+      await server.stop();
+      server = startChatServer({
+        turns: [
+          {
+            text: "Part one.",
+            toolCalls: [{ name: "read", arguments: { filePath: "MISSION.md" } }],
+          },
+          { text: "Part two." },
+        ],
+      });
+      const env = channelEnv(server.url);
+      const result = await new OpencodeChannel({ env }).run(req);
+      expect(result.error).toBe("");
+      expect(result.text).toBe("Part one.\n\nPart two.");
+      expect(result.usd).toBeCloseTo(2 * stepCost(100, 20), 9);
+
+      const sessionId = /"sessionID":"([^"]+)"/.exec(
+        readFileSync(join(req.sessionDir, "opencode.stdout.jsonl"), "utf8"),
+      )?.[1];
+      const list = await runProcess({
+        argv: [
+          join(import.meta.dir, "../../node_modules/.bin/opencode"),
+          "session",
+          "list",
+          "--format",
+          "json",
+        ],
+        env: {
+          PATH: env.PATH,
+          HOME: env.HOME,
+          XDG_DATA_HOME: join(req.sessionDir, "xdg/data"),
+          XDG_STATE_HOME: join(req.sessionDir, "xdg/state"),
+          XDG_CONFIG_HOME: join(req.sessionDir, "xdg/config"),
+          XDG_CACHE_HOME: join(req.sessionDir, "xdg/cache"),
+          OPENCODE_DISABLE_MODELS_FETCH: "1",
+        },
+        cwd: req.workspace,
+        timeoutMs: 60_000,
+      });
+      const sessions = JSON.parse(list.stdout) as { id: string }[];
+      expect(sessions.map((s) => s.id)).toEqual([sessionId as string]);
+    },
+    SESSION_TEST_MS,
+  );
+
+  test(
+    "a hanging model is killed at the timeout, leaving no process behind",
+    async () => {
+      const root = mkdtempSync(join(tmpdir(), "h2-oc3-"));
+      // Long enough for a loaded machine to reach the first model request (~6 s when idle).
+      const req = request(root, { timeoutS: 30 });
+      await server.stop();
+      server = startChatServer([{ hang: true }]);
+      const ch = new OpencodeChannel({ env: channelEnv(server.url), graceS: 2 });
+      const result = await ch.run(req);
+      expect(result.timedOut).toBe(true);
+      expect(result.text).toBe("");
+      expect(result.error).toBe("timeout after 30s");
+      expect(server.requests.some((r) => r.role === "turn" && r.turn === 0)).toBe(true);
+      expect(processesMentioning(req.sessionDir)).toEqual([]);
+      expect(zombieChildren()).toEqual([]);
+    },
+    SESSION_TEST_MS,
+  );
+});
