@@ -1,0 +1,58 @@
+// Read-only views derived from the live state for the components: the focused task, progress and
+// ETA, elapsed time. Pure functions of (state, now); they never change the state.
+
+import type { LiveState, TaskLive } from "./view-model.ts";
+
+/** The task the user focused, else the oldest task in flight, else the last one that finished. */
+export function focusedTask(state: LiveState): TaskLive | null {
+  if (state.focus !== null) {
+    const t = state.tasks.find((x) => x.key === state.focus);
+    if (t) return t;
+  }
+  return state.tasks[0] ?? state.lastFinished;
+}
+
+export type Progress = {
+  done: number;
+  total: number;
+  /** 0..1 */
+  fraction: number;
+  elapsedS: number;
+  /** Seconds left, or null until at least one task ran to an end. */
+  etaS: number | null;
+};
+
+export function progress(state: LiveState, now: number): Progress {
+  const { ok, failed, skipped, total } = state.counts;
+  const done = ok + failed + skipped;
+  const sweep = state.sweep;
+  const elapsedS = !sweep
+    ? 0
+    : sweep.finished
+      ? sweep.finished.wallS
+      : Math.max(0, (Math.max(now, state.lastTs) - sweep.startedTs) / 1000);
+  const ran = ok + failed;
+  const left = Math.max(0, total - done);
+  // Skipped tasks take no time, so the rate counts only tasks that ran.
+  const etaS =
+    sweep?.finished || left === 0 ? 0 : ran > 0 && elapsedS > 0 ? (elapsedS / ran) * left : null;
+  return {
+    done,
+    total,
+    fraction: total > 0 ? Math.min(1, done / total) : 0,
+    elapsedS,
+    etaS,
+  };
+}
+
+/** 75 → "1m15s", 3725 → "1h02m". */
+export function formatDuration(seconds: number): string {
+  const s = Math.max(0, Math.round(seconds));
+  if (s < 60) return `${s}s`;
+  if (s < 3600) return `${Math.floor(s / 60)}m${String(s % 60).padStart(2, "0")}s`;
+  return `${Math.floor(s / 3600)}h${String(Math.floor((s % 3600) / 60)).padStart(2, "0")}m`;
+}
+
+export function formatUsd(usd: number): string {
+  return `$${usd < 10 ? usd.toFixed(4) : usd.toFixed(2)}`;
+}

@@ -1,0 +1,451 @@
+// The live view's reducer: reduce(state, event-or-key) → new state, pure and synchronous. It keeps
+// every collection bounded (finished tasks become summary rows in a ring, the log is a ring) and
+// never throws on an event it does not expect: it records what it can and moves on.
+
+import type { HarnessEvent, ModeToken } from "../../src/core/events.ts";
+import { firstLine, type LogEntry, logEntry } from "./log-line.ts";
+import {
+  type FinishedRow,
+  LIMITS,
+  type LiveState,
+  type ModeLive,
+  type SelectionRow,
+  type StageRow,
+  type TaskLive,
+  type TripwireAlert,
+  taskKey,
+  type UiAction,
+} from "./view-model.ts";
+
+export type LiveAction = HarnessEvent | UiAction;
+
+export function reduce(state: LiveState, action: LiveAction): LiveState {
+  switch (action.type) {
+    case "ui.focus":
+      return moveFocus(state, action.delta);
+    case "ui.log.toggle":
+      return { ...state, showLog: !state.showLog };
+    case "ui.tripwires.ack":
+      return { ...state, tripwires: { ...state.tripwires, alerts: [], overflow: 0 } };
+    case "ui.stop":
+      return state.stop === "forced" ? state : { ...state, stop: action.level };
+    default: {
+      let next = applyEvent(state, action);
+      const entry = logEntry(action);
+      if (entry) next = appendLog(next, action.ts, entry);
+      return action.ts > next.lastTs ? { ...next, lastTs: action.ts } : next;
+    }
+  }
+}
+
+/** Reduces a whole sequence (tests, and the batcher's flush). */
+export function reduceAll(state: LiveState, actions: Iterable<LiveAction>): LiveState {
+  let s = state;
+  for (const a of actions) s = reduce(s, a);
+  return s;
+}
+
+function applyEvent(state: LiveState, e: HarnessEvent): LiveState {
+  switch (e.type) {
+    case "sweep.started": {
+      const perK = Math.max(1, e.ks.length);
+      return {
+        ...state,
+        sweep: {
+          id: e.sweep,
+          bench: e.bench,
+          substrate: e.substrate,
+          ks: e.ks,
+          modes: e.modes,
+          seed: e.seed,
+          tag: e.tag,
+          startedTs: e.ts,
+          finished: null,
+        },
+        counts: {
+          total: e.domains.reduce((n, d) => n + d.tasks.length, 0) * perK,
+          ok: 0,
+          failed: 0,
+          skipped: 0,
+        },
+        spend: { improverUsd: 0, executorUsd: 0 },
+        lanes: e.domains.map((d) => ({
+          domain: d.domain,
+          total: d.tasks.length * perK,
+          done: 0,
+          active: [],
+        })),
+        tasks: [],
+        lastFinished: null,
+        finished: { count: 0, rows: [] },
+        focus: null,
+        tripwires: { total: 0, alerts: [], overflow: 0, nextId: 1 },
+      };
+    }
+    case "sweep.finished":
+      return state.sweep
+        ? {
+            ...state,
+            sweep: {
+              ...state.sweep,
+              finished: { status: e.status, wallS: e.wallS, usd: e.usd },
+            },
+          }
+        : state;
+    case "task.started": {
+      const key = taskKey(e.domain, e.task, e.k);
+      if (state.tasks.some((t) => t.key === key)) return state;
+      const task = newTask(e.domain, e.task, e.k, e.ts, e.modes);
+      task.index = e.index;
+      task.of = e.of;
+      return withLane({ ...state, tasks: [...state.tasks, task] }, e.domain, (l) => ({
+        ...l,
+        active: [...l.active, key],
+      }));
+    }
+    case "task.skipped":
+      return withLane(
+        { ...state, counts: { ...state.counts, skipped: state.counts.skipped + 1 } },
+        e.domain,
+        (l) => ({ ...l, done: l.done + 1 }),
+      );
+    case "task.finished":
+      return finishTask(state, e);
+    case "mode.started":
+      return withMode(state, e, (m) => ({ ...m, status: "running" }));
+    case "mode.finished":
+      return withMode(state, e, (m) => ({
+        ...m,
+        status: e.status,
+        R: e.R,
+        P: e.P,
+        expectedR: e.expectedR,
+        expectedP: e.expectedP,
+        usd: e.usd,
+        error: firstLine(e.error),
+      }));
+    case "phase.started":
+      return withMode(state, e, (m) => ({
+        ...m,
+        status: m.status === "waiting" ? "running" : m.status,
+        phase: e.phase,
+      }));
+    case "stage.started":
+      return withMode(state, e, (m) =>
+        upsertStage(m, e.label, () => ({
+          label: e.label,
+          dim: e.dim,
+          state: "running",
+          attempts: null,
+          usd: null,
+          cached: false,
+          keptBase: false,
+          fellBack: false,
+          error: "",
+        })),
+      );
+    case "stage.finished":
+      return withMode(state, e, (m) =>
+        upsertStage(m, e.label, () => ({
+          label: e.label,
+          dim: e.dim,
+          state: e.fellBack ? "fell back" : e.keptBase ? "kept base" : "ok",
+          attempts: e.attempts,
+          usd: e.usd,
+          cached: e.cached,
+          keptBase: e.keptBase,
+          fellBack: e.fellBack,
+          error: firstLine(e.error),
+        })),
+      );
+    case "proposer.call": {
+      const spent = e.cached ? state : addSpend(state, e.usd, 0);
+      if (e.purpose !== "stage" || e.task === undefined || e.mode === undefined) return spent;
+      const where = { domain: e.domain, task: e.task, mode: e.mode, k: e.k };
+      return withMode(spent, where, (m) => {
+        const row = m.stages.find((s) => s.label === e.label);
+        if (row?.state !== "running") return m;
+        return upsertStage(m, e.label, () => ({
+          ...row,
+          attempts: e.attempts,
+          usd: (row.usd ?? 0) + (e.cached ? 0 : e.usd),
+          cached: e.cached,
+        }));
+      });
+    }
+    case "rollout.started":
+      return withTask(state, e, (t) => ({
+        ...t,
+        rollouts: { ...t.rollouts, running: t.rollouts.running + 1 },
+      }));
+    case "rollout.finished": {
+      const spent = e.reused ? state : addSpend(state, 0, e.usd);
+      return withTask(spent, e, (t) => ({
+        ...t,
+        rollouts: {
+          running: Math.max(0, t.rollouts.running - 1),
+          ok: t.rollouts.ok + (e.ok ? 1 : 0),
+          dead: t.rollouts.dead + (e.ok ? 0 : 1),
+        },
+      }));
+    }
+    case "ledger.recorded":
+      return withMode(state, e, (m) => ({ ...m, R: e.R, P: e.P }));
+    case "tripwire.fired":
+      return fireTripwire(state, e);
+    case "selection.made":
+      return withMode(state, e, (m) => ({ ...m, selection: selectionRow(e) }));
+    case "reflection.finished":
+      return withMode(state, e, (m) => ({
+        ...m,
+        reflection: !e.ok ? "failed" : e.noEntry ? "no entry" : "lesson",
+      }));
+    case "library.added":
+      return withMode(state, e, (m) => ({ ...m, lesson: firstLine(e.cue) }));
+    case "judgment.recorded":
+    case "note":
+      return state;
+  }
+}
+
+// ── tasks and modes ──────────────────────────────────────────────────────────────────────────
+
+function newMode(mode: ModeToken, k: number): ModeLive {
+  return {
+    mode,
+    status: "waiting",
+    phase: null,
+    R: 0,
+    P: 0,
+    expectedR: 4 * k,
+    expectedP: 3 * k,
+    stages: [],
+    selection: null,
+    reflection: null,
+    lesson: "",
+    usd: 0,
+    error: "",
+  };
+}
+
+function newTask(
+  domain: string,
+  task: string,
+  k: number,
+  ts: number,
+  modes: ModeToken[],
+): TaskLive {
+  return {
+    key: taskKey(domain, task, k),
+    domain,
+    task,
+    k,
+    index: 0,
+    of: 0,
+    status: "running",
+    modes: modes.map((m) => newMode(m, k)),
+    rollouts: { running: 0, ok: 0, dead: 0 },
+    tripwires: 0,
+    startedTs: ts,
+    usd: 0,
+    wallS: null,
+    error: "",
+  };
+}
+
+type Where = { domain?: string; task?: string; k?: number; ts?: number };
+
+/** Index of the task in flight an event belongs to; k may be absent on older emitters. */
+function findTask(state: LiveState, w: Where): number {
+  if (w.task === undefined) return -1;
+  if (w.k !== undefined && w.domain !== undefined) {
+    const key = taskKey(w.domain, w.task, w.k);
+    return state.tasks.findIndex((t) => t.key === key);
+  }
+  return state.tasks.findIndex(
+    (t) => t.task === w.task && (w.domain === undefined || t.domain === w.domain),
+  );
+}
+
+/**
+ * Applies `fn` to the task in flight the event belongs to. An event for a task that never
+ * announced itself (a resumed stream) starts the task; one for a task that already finished is
+ * only logged.
+ */
+function withTask(state: LiveState, w: Where, fn: (t: TaskLive) => TaskLive): LiveState {
+  const i = findTask(state, w);
+  if (i >= 0) {
+    const tasks = state.tasks.slice();
+    tasks[i] = fn(tasks[i] as TaskLive);
+    return { ...state, tasks };
+  }
+  if (w.task === undefined || w.k === undefined || w.domain === undefined) return state;
+  const key = taskKey(w.domain, w.task, w.k);
+  if (state.finished.rows.some((r) => r.key === key)) return state;
+  const modes = state.sweep?.modes ?? [];
+  const task = fn(newTask(w.domain, w.task, w.k, w.ts ?? state.lastTs, modes));
+  return withLane({ ...state, tasks: [...state.tasks, task] }, w.domain, (l) => ({
+    ...l,
+    active: [...l.active, key],
+  }));
+}
+
+function withMode(
+  state: LiveState,
+  w: Where & { mode: ModeToken; k?: number },
+  fn: (m: ModeLive) => ModeLive,
+): LiveState {
+  return withTask(state, w, (t) => {
+    const i = t.modes.findIndex((m) => m.mode === w.mode);
+    const modes = t.modes.slice();
+    if (i >= 0) modes[i] = fn(modes[i] as ModeLive);
+    else modes.push(fn(newMode(w.mode, t.k)));
+    return { ...t, modes };
+  });
+}
+
+function upsertStage(m: ModeLive, label: string, make: () => StageRow): ModeLive {
+  const i = m.stages.findIndex((s) => s.label === label);
+  const stages = m.stages.slice();
+  if (i >= 0) stages[i] = make();
+  else stages.push(make());
+  return { ...m, stages };
+}
+
+function withLane(
+  state: LiveState,
+  domain: string,
+  fn: (l: LiveState["lanes"][number]) => LiveState["lanes"][number],
+): LiveState {
+  const i = state.lanes.findIndex((l) => l.domain === domain);
+  const lanes = state.lanes.slice();
+  if (i >= 0) lanes[i] = fn(lanes[i] as LiveState["lanes"][number]);
+  else lanes.push(fn({ domain, total: 0, done: 0, active: [] }));
+  return { ...state, lanes };
+}
+
+function finishTask(state: LiveState, e: Extract<HarnessEvent, { type: "task.finished" }>) {
+  const key = taskKey(e.domain, e.task, e.k);
+  const i = state.tasks.findIndex((t) => t.key === key);
+  const base = i >= 0 ? (state.tasks[i] as TaskLive) : newTask(e.domain, e.task, e.k, e.ts, []);
+  const task: TaskLive = {
+    ...base,
+    status: e.status,
+    usd: e.usd,
+    wallS: e.wallS,
+    error: firstLine(e.error),
+    rollouts: { ...base.rollouts, running: 0 },
+  };
+  const count = state.finished.count + 1;
+  const row: FinishedRow = {
+    seq: count,
+    key,
+    domain: e.domain,
+    task: e.task,
+    k: e.k,
+    status: e.status,
+    modes: task.modes.map((m) => ({
+      mode: m.mode,
+      status: e.modes[m.mode] ?? m.status,
+      chosen: m.selection?.chosenLabel ?? "",
+      anonId: m.selection?.anonId ?? "",
+      fallback: m.selection?.fallback ?? false,
+      trivial: m.selection?.trivial ?? false,
+      fellBack: m.stages.filter((s) => s.fellBack).length,
+    })),
+    usd: e.usd,
+    wallS: e.wallS,
+    tripwires: task.tripwires,
+    error: task.error,
+  };
+  const rows = [...state.finished.rows, row];
+  if (rows.length > LIMITS.finishedRows) rows.splice(0, rows.length - LIMITS.finishedRows);
+  const ok = e.status === "ok";
+  const next: LiveState = {
+    ...state,
+    tasks: state.tasks.filter((t) => t.key !== key),
+    lastFinished: task,
+    finished: { count, rows },
+    counts: {
+      ...state.counts,
+      ok: state.counts.ok + (ok ? 1 : 0),
+      failed: state.counts.failed + (ok ? 0 : 1),
+    },
+    focus: state.focus === key ? null : state.focus,
+  };
+  return withLane(next, e.domain, (l) => ({
+    ...l,
+    done: l.done + 1,
+    active: l.active.filter((a) => a !== key),
+  }));
+}
+
+// ── the rest ─────────────────────────────────────────────────────────────────────────────────
+
+function addSpend(state: LiveState, improverUsd: number, executorUsd: number): LiveState {
+  return {
+    ...state,
+    spend: {
+      improverUsd: state.spend.improverUsd + improverUsd,
+      executorUsd: state.spend.executorUsd + executorUsd,
+    },
+  };
+}
+
+function selectionRow(e: Extract<HarnessEvent, { type: "selection.made" }>): SelectionRow {
+  return {
+    chosenLabel: e.chosenLabel,
+    anonId: e.anonId,
+    candidates: Object.keys(e.idMap).length,
+    why: firstLine(e.why),
+    ok: e.ok,
+    fallback: e.fallback,
+    trivial: e.trivial,
+    error: firstLine(e.error),
+  };
+}
+
+function fireTripwire(state: LiveState, e: Extract<HarnessEvent, { type: "tripwire.fired" }>) {
+  const alert: TripwireAlert = {
+    id: state.tripwires.nextId,
+    ts: e.ts,
+    kind: e.kind,
+    path: e.path,
+    marker: e.marker,
+    stage: e.stage,
+    task: e.task ?? "",
+    mode: e.mode ?? null,
+    message: firstLine(e.message),
+  };
+  const alerts = [...state.tripwires.alerts, alert];
+  let overflow = state.tripwires.overflow;
+  if (alerts.length > LIMITS.alerts) {
+    overflow += alerts.length - LIMITS.alerts;
+    alerts.splice(0, alerts.length - LIMITS.alerts);
+  }
+  const next: LiveState = {
+    ...state,
+    tripwires: {
+      total: state.tripwires.total + 1,
+      alerts,
+      overflow,
+      nextId: state.tripwires.nextId + 1,
+    },
+  };
+  return withTask(next, e, (t) => ({ ...t, tripwires: t.tripwires + 1 }));
+}
+
+function appendLog(state: LiveState, ts: number, entry: LogEntry): LiveState {
+  const lines = [...state.log.lines, { id: state.log.nextId, ts, ...entry }];
+  if (lines.length > LIMITS.log) lines.splice(0, lines.length - LIMITS.log);
+  return { ...state, log: { nextId: state.log.nextId + 1, lines } };
+}
+
+function moveFocus(state: LiveState, delta: 1 | -1): LiveState {
+  const keys = state.tasks.map((t) => t.key);
+  if (keys.length === 0) return state;
+  const current = state.focus !== null ? keys.indexOf(state.focus) : 0;
+  const from = Math.max(current, 0);
+  const to = (from + delta + keys.length) % keys.length;
+  return { ...state, focus: keys[to] ?? null };
+}
