@@ -8,6 +8,7 @@ import { z } from "zod";
 import { compareAnonIds } from "./anon-ids.ts";
 import { type Clock, type EventSink, LibraryAdded, type ModeToken } from "./events.ts";
 import { taskSlug, validateTag } from "./naming.ts";
+import { thousands } from "./prompts/text.ts";
 import { ExperienceEntry } from "./reply.ts";
 import { compareCodePoints, dirExists, isRegularFile } from "./safe-fs.ts";
 import {
@@ -93,7 +94,7 @@ export function inventory(surface: SurfaceSpec, tree: Tree): string {
   const shown = counts.filter(([, n]) => n > 0).map(([key, n]) => `${n} ${key}`);
   const alwaysOn = surface.alwaysOn.reduce((sum, p) => sum + codePointLength(textOf(tree[p])), 0);
   const head = shown.length > 0 ? shown.join(", ") : "always-on edits only";
-  return `${head}; ${alwaysOn.toLocaleString("en-US")} always-on chars`;
+  return `${head}; ${thousands(alwaysOn)} always-on chars`;
 }
 
 /**

@@ -7,6 +7,7 @@ import { copyFileSync, lstatSync, mkdirSync } from "node:fs";
 import { basename, join } from "node:path";
 import { compareAnonIds } from "./anon-ids.ts";
 import { describeError, fileSafeName, NameAllocator } from "./evidence-rollout.ts";
+import { thousands } from "./prompts/text.ts";
 import { writeFileSafe } from "./safe-fs.ts";
 import type { BenchmarkAdapter, RunView } from "./spec.ts";
 import { codePointLength } from "./surface-spec.ts";
@@ -111,11 +112,6 @@ export async function renderPool(
     dropped: dropped.filter((d) => !shown.has(d.label)),
     evidence: "trajectory",
   };
-}
-
-/** `12,345` */
-function thousands(n: number): string {
-  return n.toLocaleString("en-US");
 }
 
 /** Asset files one candidate brings, as the adapter names them (regular files only). */

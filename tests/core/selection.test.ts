@@ -392,3 +392,28 @@ describe("Selection record", () => {
     expect(Selection.parse({ ...base, ok: true, chosenLabel: "agg1" }).usd).toBe(0);
   });
 });
+
+describe("selector mission", () => {
+  test("lists context/source/ only when source material was copied", async () => {
+    const { adapter, rollouts } = setup(THREE);
+    adapter.taskFiles = async () => null;
+    const prop = new ScriptedProposer([choose("A")]);
+    await runSelection({
+      taskId: "t1",
+      k: 3,
+      mode: "agg",
+      candidates: selectionPool("agg", 3, rollouts, []),
+      workDir: workDir(),
+      scope: scope(),
+      adapter,
+      prop,
+    });
+    const mission = prop.calls[0]?.mission ?? "";
+    const evidence = mission.slice(mission.indexOf("# YOUR EVIDENCE"));
+    expect(evidence).toContain("context/candidates/<id>.md");
+    expect(evidence).not.toContain("context/source/");
+    expect(Object.keys(prop.calls[0]?.files ?? {}).some((f) => f.startsWith("source/"))).toBe(
+      false,
+    );
+  });
+});
