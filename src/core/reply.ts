@@ -267,11 +267,17 @@ function keyedFields(body: string, known: readonly string[]): Field[] {
   return fields;
 }
 
-/** A field value: joined lines, trimmed; a bare `<placeholder>` or ellipsis counts as empty. */
+/**
+ * A field value: joined lines, trimmed. A value made only of `<placeholders>`, ellipses and
+ * punctuation (an echoed template) counts as empty.
+ */
 function fieldValue(field: Field): string {
   const v = field.lines.join("\n").trim();
-  if (/^<[^<>]*>$/.test(v) || /^(?:\.\.\.|…)$/.test(v)) return "";
-  return v;
+  const residue = v
+    .replace(/<[^<>]*>/g, "")
+    .replace(/\.\.\.|…/g, "")
+    .replace(/[\s,;|]/g, "");
+  return residue === "" ? "" : v;
 }
 
 function normaliseVerdict(text: string): EditVerdict | null {
@@ -359,7 +365,7 @@ function lessonOf(body: string): Lesson {
  * The reflection's lesson. The first `<experience>` block that is NO_ENTRY or a complete lesson
  * decides (so an echoed template does not hide the real block); a complete lesson needs
  * non-empty `cue`, `lesson` and `evidence` (a later duplicate key overwrites an earlier one;
- * `confidence` is optional; a bare `<placeholder>` counts as empty). Failing that, the first
+ * `confidence` is optional; a value of mere `<placeholders>` counts as empty). Failing that, the first
  * block decides, an unclosed one running to the end of the reply. A reply without a complete
  * lesson that says NO_ENTRY anywhere is `no_entry`; anything else is an `error` naming what is
  * missing.

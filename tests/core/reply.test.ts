@@ -292,6 +292,15 @@ describe("parseExperience", () => {
       error: "the <experience> block lacks a non-empty cue:, lesson:, evidence:",
     });
   });
+  test("a value of mere placeholders and punctuation is empty; real text around one is kept", () => {
+    const r = parseExperience(
+      "<experience>\ncue: c\nlesson: use <b>bold</b> headers\nevidence: e\nconfidence: <high | medium | low>, <why>\n</experience>",
+    );
+    expect(r).toMatchObject({
+      kind: "entry",
+      entry: { lesson: "use <b>bold</b> headers", confidence: "" },
+    });
+  });
   test("missing evidence is an error naming it", () => {
     const r = parseExperience("<experience>\ncue: c\nlesson: l\n</experience>");
     expect(r).toMatchObject({ kind: "error", error: expect.stringContaining("evidence:") });
