@@ -1,0 +1,290 @@
+// The Claude Code improver channel (spec/02 §3.7): one `claude -p --output-format json` per
+// session, mission on stdin, its own HOME and CLAUDE_CONFIG_DIR, only Anthropic/Vertex/Bedrock
+// routing in its environment. Never accepts non-JSON stdout as an answer, and never retries.
+
+import { existsSync, mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { z } from "zod";
+import type { Channel, ChannelRequest, ChannelResult } from "../core/channel.ts";
+import { pickEnv, runProcess, SpawnError, which } from "../core/process.ts";
+import { ChannelSetupError, exitLabel, lastChars, SESSION_BASE_ENV } from "./channel-env.ts";
+
+/** Above this many characters the system text goes into stdin instead of the argv. */
+export const SYSTEM_ARG_MAX = 120_000;
+
+/**
+ * Credentials and routing passed through to Claude Code when set: the Anthropic API (key, token,
+ * base URL, headers, model aliases), Vertex AI and Amazon Bedrock, and a retry override.
+ * Everything else — other providers' keys included — is dropped.
+ */
+export const CLAUDE_PROVIDER_ENV = [
+  "ANTHROPIC_API_KEY",
+  "ANTHROPIC_AUTH_TOKEN",
+  "ANTHROPIC_BASE_URL",
+  "ANTHROPIC_CUSTOM_HEADERS",
+  "CLAUDE_CODE_OAUTH_TOKEN",
+  "ANTHROPIC_SMALL_FAST_MODEL",
+  "ANTHROPIC_DEFAULT_HAIKU_MODEL",
+  "ANTHROPIC_DEFAULT_SONNET_MODEL",
+  "ANTHROPIC_DEFAULT_OPUS_MODEL",
+  "CLAUDE_CODE_USE_VERTEX",
+  "ANTHROPIC_VERTEX_PROJECT_ID",
+  "ANTHROPIC_VERTEX_BASE_URL",
+  "CLOUD_ML_REGION",
+  "VERTEX_REGION_*",
+  "GOOGLE_APPLICATION_CREDENTIALS",
+  "CLOUDSDK_CONFIG",
+  "CLAUDE_CODE_USE_BEDROCK",
+  "ANTHROPIC_BEDROCK_BASE_URL",
+  "AWS_ACCESS_KEY_ID",
+  "AWS_SECRET_ACCESS_KEY",
+  "AWS_SESSION_TOKEN",
+  "AWS_REGION",
+  "AWS_DEFAULT_REGION",
+  "AWS_PROFILE",
+  "AWS_BEARER_TOKEN_BEDROCK",
+  "AWS_CONFIG_FILE",
+  "AWS_SHARED_CREDENTIALS_FILE",
+  "CLAUDE_CODE_MAX_RETRIES",
+] as const;
+
+/** Where the channel's own settings come from (read once, at construction). */
+export const CLAUDE_CHANNEL_SETTINGS = {
+  /** Path of the claude executable; otherwise `claude` on PATH. */
+  bin: "HARNESS2_CLAUDE_BIN",
+  /** Vertex project fallback when ANTHROPIC_VERTEX_PROJECT_ID and GOOGLE_CLOUD_PROJECT are unset. */
+  vertexProject: "HARNESS2_VERTEX_PROJECT",
+} as const;
+
+const DEFAULT_MAX_RETRIES = 2;
+const MAX_RETRIES_CEILING = 10;
+
+const SYSTEM_BLOCK_OPEN = "[SYSTEM INSTRUCTIONS]";
+const SYSTEM_BLOCK_CLOSE = "[END SYSTEM INSTRUCTIONS]";
+export const LONG_SYSTEM_POINTER = `This user message opens with a ${SYSTEM_BLOCK_OPEN} block that ends at ${SYSTEM_BLOCK_CLOSE}. Follow it as your system prompt, then do the task that comes after it.`;
+
+export type ClaudeChannelOptions = {
+  /** Environment to draw settings and pass-through variables from (default: process.env). */
+  env?: Record<string, string | undefined>;
+  /** Seconds between SIGTERM and SIGKILL at the timeout (default 5). */
+  graceS?: number;
+};
+
+const ClaudeResultSchema = z.looseObject({
+  type: z.string().optional(),
+  subtype: z.string().nullish(),
+  is_error: z.unknown().optional(),
+  result: z.unknown().optional(),
+  text: z.unknown().optional(),
+  total_cost_usd: z.unknown().optional(),
+  api_error_status: z.unknown().optional(),
+});
+export type ClaudeResultPayload = z.infer<typeof ClaudeResultSchema>;
+
+function parseObject(text: string): ClaudeResultPayload | null {
+  try {
+    const parsed = ClaudeResultSchema.safeParse(JSON.parse(text));
+    return parsed.success ? parsed.data : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The result object in Claude's stdout: the whole output, else the last line that is a `{…}`
+ * object, else the span from the first `{` to the last `}`. Null when none parses to an object.
+ */
+export function parseClaudeJson(stdout: string): ClaudeResultPayload | null {
+  const trimmed = stdout.trim();
+  if (trimmed.length === 0) return null;
+  const whole = parseObject(trimmed);
+  if (whole) return whole;
+  const lines = trimmed.split("\n");
+  for (let i = lines.length - 1; i >= 0; i--) {
+    const line = (lines[i] ?? "").trim();
+    if (line.startsWith("{") && line.endsWith("}")) {
+      const obj = parseObject(line);
+      if (obj) return obj;
+    }
+  }
+  const first = trimmed.indexOf("{");
+  const last = trimmed.lastIndexOf("}");
+  return first >= 0 && last > first ? parseObject(trimmed.slice(first, last + 1)) : null;
+}
+
+/** What goes on stdin and which system argument goes on the command line. */
+export function claudeInput(
+  mission: string,
+  system: string,
+): { stdin: string; appendSystem: string | null } {
+  if (system.length === 0) return { stdin: mission, appendSystem: null };
+  if (system.length <= SYSTEM_ARG_MAX) return { stdin: mission, appendSystem: system };
+  return {
+    stdin: `${SYSTEM_BLOCK_OPEN}\n${system}\n${SYSTEM_BLOCK_CLOSE}\n\n${mission}`,
+    appendSystem: LONG_SYSTEM_POINTER,
+  };
+}
+
+function resolveClaude(env: Record<string, string | undefined>): string {
+  const explicit = env[CLAUDE_CHANNEL_SETTINGS.bin];
+  if (explicit) {
+    const found = which(explicit, env);
+    if (!found) {
+      throw new ChannelSetupError(
+        "claude_cli",
+        `${CLAUDE_CHANNEL_SETTINGS.bin}=${explicit} is not an executable file`,
+        "Point it at the claude executable, or unset it to use claude from PATH.",
+      );
+    }
+    return found;
+  }
+  const onPath = which("claude", env);
+  if (!onPath) {
+    throw new ChannelSetupError(
+      "claude_cli",
+      "the claude CLI was not found on PATH",
+      `Install it (npm install -g @anthropic-ai/claude-code) or set ${CLAUDE_CHANNEL_SETTINGS.bin}.`,
+    );
+  }
+  return onPath;
+}
+
+function maxRetries(value: string | undefined): string {
+  const n = Number(value);
+  return value !== undefined && Number.isInteger(n) && n >= 0 && n <= MAX_RETRIES_CEILING
+    ? String(n)
+    : String(DEFAULT_MAX_RETRIES);
+}
+
+export class ClaudeChannel implements Channel {
+  readonly kind = "claude_cli";
+  readonly executable: string;
+  private readonly env: Record<string, string | undefined>;
+  private readonly graceMs: number;
+
+  /** Throws ChannelSetupError when the claude executable cannot be found. */
+  constructor(opts: ClaudeChannelOptions = {}) {
+    this.env = opts.env ?? process.env;
+    this.executable = resolveClaude(this.env);
+    this.graceMs = (opts.graceS ?? 5) * 1000;
+  }
+
+  /** The environment one session gets: base variables, Claude's provider routing, its own HOME. */
+  sessionEnv(request: ChannelRequest): Record<string, string> {
+    const home = join(request.sessionDir, "home");
+    const realHome = this.env.HOME;
+    const set: Record<string, string> = {
+      HOME: home,
+      CLAUDE_CONFIG_DIR: join(home, ".claude"),
+      CLAUDE_CODE_MAX_RETRIES: maxRetries(this.env.CLAUDE_CODE_MAX_RETRIES),
+      DISABLE_AUTOUPDATER: "1",
+      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
+      DISABLE_TELEMETRY: "1",
+      DISABLE_ERROR_REPORTING: "1",
+    };
+    if (this.env.CLAUDE_CODE_USE_VERTEX) {
+      const project =
+        this.env.ANTHROPIC_VERTEX_PROJECT_ID ??
+        this.env.GOOGLE_CLOUD_PROJECT ??
+        this.env[CLAUDE_CHANNEL_SETTINGS.vertexProject];
+      if (project) set.ANTHROPIC_VERTEX_PROJECT_ID = project;
+      set.CLOUD_ML_REGION = this.env.CLOUD_ML_REGION ?? this.env.GOOGLE_CLOUD_LOCATION ?? "global";
+      // The session's HOME is not the user's: keep application-default credentials reachable.
+      const gcloud = realHome ? join(realHome, ".config", "gcloud") : "";
+      if (!this.env.CLOUDSDK_CONFIG && gcloud && existsSync(gcloud)) set.CLOUDSDK_CONFIG = gcloud;
+    }
+    if (this.env.CLAUDE_CODE_USE_BEDROCK && realHome) {
+      const aws = join(realHome, ".aws");
+      if (!this.env.AWS_CONFIG_FILE && existsSync(join(aws, "config"))) {
+        set.AWS_CONFIG_FILE = join(aws, "config");
+      }
+      if (!this.env.AWS_SHARED_CREDENTIALS_FILE && existsSync(join(aws, "credentials"))) {
+        set.AWS_SHARED_CREDENTIALS_FILE = join(aws, "credentials");
+      }
+    }
+    return pickEnv(this.env, [...SESSION_BASE_ENV, ...CLAUDE_PROVIDER_ENV], set);
+  }
+
+  sessionArgv(request: ChannelRequest, appendSystem: string | null): string[] {
+    const argv = [
+      this.executable,
+      "-p",
+      "--output-format",
+      "json",
+      "--permission-mode",
+      "acceptEdits",
+    ];
+    if (request.model.trim().length > 0) argv.push("--model", request.model.trim());
+    // 2.1.332 warns about and ignores an effort it does not know; it never fails on one.
+    if (request.effort.trim().length > 0) argv.push("--effort", request.effort.trim());
+    if (appendSystem !== null) argv.push("--append-system-prompt", appendSystem);
+    return argv;
+  }
+
+  async run(request: ChannelRequest): Promise<ChannelResult> {
+    const env = this.sessionEnv(request);
+    mkdirSync(env.CLAUDE_CONFIG_DIR as string, { recursive: true });
+    const input = claudeInput(request.mission, request.system);
+
+    let exit: Awaited<ReturnType<typeof runProcess>>;
+    try {
+      exit = await runProcess({
+        argv: this.sessionArgv(request, input.appendSystem),
+        cwd: request.workspace,
+        env,
+        stdin: input.stdin,
+        timeoutMs: request.timeoutS * 1000,
+        graceMs: this.graceMs,
+        stderrFile: join(request.sessionDir, "claude.stderr.log"),
+        signal: request.signal,
+      });
+    } catch (err) {
+      if (err instanceof SpawnError) {
+        return { text: "", usd: 0, error: `cannot start claude: ${err.reason}`, timedOut: false };
+      }
+      throw err;
+    }
+
+    const payload = parseClaudeJson(exit.stdout);
+    const usd =
+      typeof payload?.total_cost_usd === "number" && Number.isFinite(payload.total_cost_usd)
+        ? Math.max(0, payload.total_cost_usd)
+        : 0;
+    if (exit.timedOut) {
+      return { text: "", usd, error: `timeout after ${request.timeoutS}s`, timedOut: true };
+    }
+    if (exit.aborted) return { text: "", usd, error: "aborted", timedOut: false };
+    const rc = exitLabel(exit.code, exit.signal);
+    if (payload === null) {
+      const shown = exit.stdout.trim().length > 0 ? exit.stdout : exit.stderrTail;
+      return {
+        text: "",
+        usd,
+        error: `${rc}: no JSON result from claude: ${lastChars(shown, 300) || "empty output"}`,
+        timedOut: false,
+      };
+    }
+    const raw = typeof payload.result === "string" ? payload.result : payload.text;
+    const text = typeof raw === "string" ? raw : "";
+    const subtype = payload.subtype ?? null;
+    if (payload.is_error || (subtype !== null && subtype !== "success")) {
+      const status =
+        typeof payload.api_error_status === "number" ? ` (HTTP ${payload.api_error_status})` : "";
+      return {
+        text: "",
+        usd,
+        error: `CLI error: ${subtype ?? "error"}${status}: ${text.slice(0, 200)}`,
+        timedOut: false,
+      };
+    }
+    if (text.trim().length === 0) {
+      return {
+        text: "",
+        usd,
+        error: `${rc}: ${lastChars(exit.stderrTail, 300) || "empty reply"}`,
+        timedOut: false,
+      };
+    }
+    return { text, usd, error: "", timedOut: false };
+  }
+}
