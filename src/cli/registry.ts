@@ -15,6 +15,16 @@ export const COMMANDS: readonly CommandEntry[] = [
     summary: "Check a harness directory against an executor's editable surface",
     load: () => import("./commands/validate.ts").then((m) => m.default),
   },
+  {
+    name: "runs",
+    summary: "List past sweeps, newest first: status, tasks, spend, duration",
+    load: () => import("./commands/runs.ts").then((m) => m.default),
+  },
+  {
+    name: "show",
+    summary: "Show one sweep, or one task of it: stages, ledger, tripwires, selection, library",
+    load: () => import("./commands/show.ts").then((m) => m.default),
+  },
 ];
 
 export function findCommand(name: string): CommandEntry | undefined {

@@ -1,0 +1,196 @@
+// `harness2 runs [--json]`: the sweeps recorded in the store, newest first, one line each. Also
+// the small text helpers `show` shares (aligned tables, money, durations, colour). Read-only: it
+// never creates a store or writes a row.
+
+import { listSweeps } from "../../../store/queries.ts";
+import type { RunsListing, SweepSummary } from "../../../store/views.ts";
+import { boolOpt, type CliIO, type Command, intOpt } from "../command.ts";
+import { EXIT } from "../exit-codes.ts";
+import { browseLocation, openForBrowsing, RUNS_OPTION, readStore } from "../run-handle.ts";
+
+export type Tone = "good" | "bad" | "warn" | "dim" | "bold" | "plain";
+
+/** Colour only for a terminal, and never when NO_COLOR is set (https://no-color.org). */
+export function painter(io: CliIO): (text: string, tone: Tone) => string {
+  const on = io.isTTY && !io.env.NO_COLOR;
+  const codes: Record<Tone, string> = {
+    good: "32",
+    bad: "31",
+    warn: "33",
+    dim: "2",
+    bold: "1",
+    plain: "",
+  };
+  return (text, tone) =>
+    on && codes[tone] && text ? `\u001b[${codes[tone]}m${text}\u001b[0m` : text;
+}
+
+/** The tone a status word is shown in, whatever record it belongs to. */
+export function toneOf(status: string): Tone {
+  if (status === "ok") return "good";
+  if (["failed", "dead", "unfinished", "base-failed"].includes(status)) return "bad";
+  if (["partial", "degraded", "interrupted", "fell back", "kept base"].includes(status)) {
+    return "warn";
+  }
+  if (status === "skipped") return "dim";
+  return "plain";
+}
+
+export function formatUsd(usd: number): string {
+  if (usd === 0) return "$0";
+  return usd < 0.01 ? `$${usd.toFixed(4)}` : `$${usd.toFixed(2)}`;
+}
+
+export function formatDuration(seconds: number | null): string {
+  if (seconds === null) return "-";
+  const s = Math.round(seconds);
+  if (s < 60) return `${s}s`;
+  const pad = (n: number) => String(n).padStart(2, "0");
+  if (s < 3600) return `${Math.floor(s / 60)}m ${pad(s % 60)}s`;
+  if (s < 86_400) return `${Math.floor(s / 3600)}h ${pad(Math.floor((s % 3600) / 60))}m`;
+  return `${Math.floor(s / 86_400)}d ${pad(Math.floor((s % 86_400) / 3600))}h`;
+}
+
+/** An ISO instant as "YYYY-MM-DD HH:MMZ" (UTC, so the same store prints the same everywhere). */
+export function formatWhen(iso: string | null): string {
+  if (!iso) return "-";
+  return `${iso.slice(0, 10)} ${iso.slice(11, 16)}Z`;
+}
+
+export type Column = { header: string; align?: "left" | "right" };
+
+/**
+ * Aligned columns separated by two spaces; `tone` colours a cell after padding, so colour codes
+ * never disturb the alignment. Trailing blanks are trimmed.
+ */
+export function renderTable(
+  columns: readonly Column[],
+  rows: readonly (readonly string[])[],
+  paint: (text: string, tone: Tone) => string,
+  tone: (row: number, col: number) => Tone = () => "plain",
+  indent = "",
+): string[] {
+  const widths = columns.map((c, i) =>
+    Math.max(c.header.length, ...rows.map((r) => (r[i] ?? "").length)),
+  );
+  const line = (cells: readonly string[], toneAt: (col: number) => Tone) =>
+    `${indent}${columns
+      .map((c, i) => {
+        const text = cells[i] ?? "";
+        const padded =
+          c.align === "right" ? text.padStart(widths[i] ?? 0) : text.padEnd(widths[i] ?? 0);
+        return paint(padded, toneAt(i));
+      })
+      .join("  ")}`.trimEnd();
+  return [
+    line(
+      columns.map((c) => c.header),
+      () => "dim",
+    ),
+    ...rows.map((r, ri) => line(r, (ci) => tone(ri, ci))),
+  ];
+}
+
+const COLUMNS: Column[] = [
+  { header: "ID" },
+  { header: "STARTED" },
+  { header: "STATUS" },
+  { header: "BENCH" },
+  { header: "SUB" },
+  { header: "K", align: "right" },
+  { header: "MODES" },
+  { header: "OK", align: "right" },
+  { header: "FAILED", align: "right" },
+  { header: "RUNNING", align: "right" },
+  { header: "SKIPPED", align: "right" },
+  { header: "SPEND", align: "right" },
+  { header: "DURATION", align: "right" },
+];
+
+function row(s: SweepSummary): string[] {
+  return [
+    s.id,
+    formatWhen(s.startedAt),
+    s.status,
+    s.bench || "?",
+    s.substrate || "?",
+    s.ks.join(",") || "-",
+    s.modes.join(",") || "-",
+    `${s.tasks.ok}/${s.tasks.total}`,
+    String(s.tasks.failed),
+    String(s.tasks.running),
+    String(s.tasks.skipped),
+    formatUsd(s.usd),
+    formatDuration(s.durationS),
+  ];
+}
+
+export function renderRuns(sweeps: readonly SweepSummary[], io: CliIO): string {
+  const paint = painter(io);
+  const statusCol = COLUMNS.findIndex((c) => c.header === "STATUS");
+  const failedCol = COLUMNS.findIndex((c) => c.header === "FAILED");
+  const lines = renderTable(COLUMNS, sweeps.map(row), paint, (r, c) => {
+    const s = sweeps[r] as SweepSummary;
+    if (c === statusCol) return toneOf(s.status);
+    if (c === failedCol && s.tasks.failed > 0) return "bad";
+    return "plain";
+  });
+  return `${lines.join("\n")}\n`;
+}
+
+const runsCommand: Command = {
+  name: "runs",
+  summary: "List past sweeps, newest first: status, tasks, spend, duration",
+  help: [
+    "Reads the runs directory's store and prints one line per sweep: id, start (UTC), status,",
+    "bench, substrate, k, modes, tasks ok/total, failed (partial or failed), running, skipped,",
+    "spend (improver sessions not served from cache plus executor rollouts) and duration.",
+    "Status is running only while a live process holds the sweep's lock; a sweep that stopped",
+    "without recording its end is unfinished. Pass an id (or a unique prefix, or `last`) to",
+    "`harness2 show` for the detail.",
+    "",
+    "--json prints one object: {store, sweeps: [{id, startedAt, finishedAt, status, bench,",
+    "substrate, ks, modes, seed, tag, tasks: {total, ok, failed, running, skipped}, usd,",
+    "durationS}]} with ISO-8601 UTC times. Fields are only ever added, never renamed.",
+    "",
+    "An empty or missing store prints one line (or an empty list) and exits 0.",
+  ].join("\n"),
+  options: {
+    json: { type: "boolean", description: "Print one JSON object instead of a table" },
+    limit: { type: "string", valueName: "N", description: "Show only the newest N sweeps" },
+    runs: RUNS_OPTION,
+  },
+  async run(args, io) {
+    const limit = intOpt(args, "limit", { min: 1 }, "runs");
+    const loc = browseLocation(args, io);
+    const db = openForBrowsing(loc);
+    const sweeps = db
+      ? readStore(loc, () => {
+          try {
+            return listSweeps(db, { limit });
+          } finally {
+            db.close();
+          }
+        })
+      : [];
+    if (boolOpt(args, "json")) {
+      const listing: RunsListing = { store: loc.dbPath, sweeps };
+      io.stdout(`${JSON.stringify(listing, null, 2)}\n`);
+      return EXIT.ok;
+    }
+    if (!db) {
+      io.stdout(
+        `No runs yet: there is no store at ${loc.dbPath}. Start one with 'harness2 run'.\n`,
+      );
+      return EXIT.ok;
+    }
+    if (sweeps.length === 0) {
+      io.stdout(`No sweeps recorded yet in ${loc.dbPath}.\n`);
+      return EXIT.ok;
+    }
+    io.stdout(renderRuns(sweeps, io));
+    return EXIT.ok;
+  },
+};
+
+export default runsCommand;

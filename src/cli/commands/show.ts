@@ -1,0 +1,317 @@
+// `harness2 show RUN [TASK] [--json]`: one sweep from the store — per task and mode the stages
+// with status and cost, ledger R/P against 4k/3k, tripwires, the selection and library entries;
+// with TASK, that task in full. Read-only: never creates a store or writes a row.
+
+import { sweepDetail, sweepTaskNames } from "../../../store/queries.ts";
+import type { ModeView, SweepDetail, TaskView, TripwireView } from "../../../store/views.ts";
+import { boolOpt, type CliIO, type Command } from "../command.ts";
+import { CliError } from "../errors.ts";
+import { EXIT } from "../exit-codes.ts";
+import {
+  browseLocation,
+  openForBrowsing,
+  RUNS_OPTION,
+  readStore,
+  resolveRunHandle,
+} from "../run-handle.ts";
+import {
+  formatDuration,
+  formatUsd,
+  formatWhen,
+  painter,
+  renderTable,
+  type Tone,
+  toneOf,
+} from "./runs.ts";
+
+type Paint = (text: string, tone: Tone) => string;
+
+const oneLine = (text: string) => text.replace(/\s+/g, " ").trim();
+const clip = (text: string, max: number) =>
+  text.length > max ? `${text.slice(0, max - 1)}…` : text;
+
+function header(d: SweepDetail, paint: Paint): string[] {
+  const s = d.sweep;
+  const label = (name: string) => paint(name.padEnd(9), "dim");
+  const t = s.tasks;
+  const ended = s.finishedAt ? `  finished ${formatWhen(s.finishedAt)}` : "";
+  return [
+    `${label("sweep")}${paint(s.id, "bold")}  ${paint(s.status, toneOf(s.status))}`,
+    `${label("bench")}${s.bench || "?"}  substrate ${s.substrate || "?"}  k ${s.ks.join(",") || "-"}  modes ${s.modes.join(",") || "-"}  seed ${s.seed ?? "-"}  tag ${s.tag || "-"}`,
+    `${label("started")}${formatWhen(s.startedAt)}${ended}  duration ${formatDuration(s.durationS)}`,
+    `${label("spend")}${formatUsd(s.usd)}`,
+    `${label("tasks")}${t.ok} ok, ${t.failed} failed, ${t.running} running, ${t.skipped} skipped of ${t.total}`,
+    ...(s.argv.length > 0 ? [`${label("argv")}harness2 ${s.argv.join(" ")}`] : []),
+  ];
+}
+
+function ledgerCounts(m: ModeView, paint: Paint): string {
+  const finished = m.finishedAt !== null;
+  const part = (name: string, have: number, want: number) =>
+    paint(`${name} ${have}/${want}`, finished && have !== want ? "bad" : "plain");
+  return `${part("R", m.R, m.expectedR)}  ${part("P", m.P, m.expectedP)}`;
+}
+
+function tripwireLine(t: TripwireView): string {
+  const marker = t.marker ? ` [${t.marker}]` : "";
+  return `${t.kind} at ${t.where || "?"}: ${t.path}${marker}${t.message ? ` — ${oneLine(t.message)}` : ""}`;
+}
+
+function selectionLine(m: ModeView, maxWhy: number): string | null {
+  const s = m.selection;
+  if (!s) return null;
+  const chosen = s.chosenLabel ? `${s.chosenLabel}${s.anonId ? ` (${s.anonId})` : ""}` : "(none)";
+  const flags = [s.fallback ? "fallback" : "", s.trivial ? "trivial" : "", s.ok ? "" : "FAILED"]
+    .filter(Boolean)
+    .join(", ");
+  const why = s.ok ? oneLine(s.why) : oneLine(s.error || s.why);
+  return `${chosen}${flags ? ` [${flags}]` : ""}${why ? ` — ${clip(why, maxWhy)}` : ""}`;
+}
+
+function taskTitle(t: TaskView, paint: Paint): string {
+  const status = paint(t.status, toneOf(t.status));
+  const cost = t.status === "skipped" ? "" : `  ${formatUsd(t.usd)}  ${formatDuration(t.wallS)}`;
+  return `${paint(t.task, "bold")}  ${status}  k=${t.k}${cost}  ${paint(t.id, "dim")}`;
+}
+
+/** The sweep view: a compact block per task and mode. */
+function renderSweep(d: SweepDetail, paint: Paint): string[] {
+  const out = header(d, paint);
+  const field = (name: string) => `    ${paint(name.padEnd(10), "dim")} `;
+  for (const t of d.tasks) {
+    out.push("", taskTitle(t, paint));
+    if (t.status === "skipped") out.push(`  ${paint(`skipped: ${oneLine(t.skipReason)}`, "dim")}`);
+    if (t.error) out.push(`  ${paint(`error: ${oneLine(t.error)}`, "bad")}`);
+    for (const m of t.modes) {
+      out.push(
+        `  ${paint(m.mode, "bold")}  ${paint(m.status, toneOf(m.status))}  ${ledgerCounts(m, paint)}  ${formatUsd(m.usd)}`,
+      );
+      if (m.stages.length > 0) {
+        const stages = m.stages.map(
+          (s) => `${s.label} ${paint(s.status, toneOf(s.status))} ${formatUsd(s.usd)}`,
+        );
+        out.push(`${field("stages")}${stages.join(" · ")}`);
+      }
+      const sel = selectionLine(m, 100);
+      if (sel) out.push(`${field("selection")}${sel}`);
+      for (const trip of m.tripwires)
+        out.push(`${field("tripwire")}${paint(tripwireLine(trip), "bad")}`);
+      for (const e of m.library) out.push(`${field("library")}+ ${e.entry}`);
+      if (m.error) out.push(`${field("error")}${paint(oneLine(m.error), "bad")}`);
+    }
+    for (const trip of t.tripwires) out.push(`  ${paint(`tripwire ${tripwireLine(trip)}`, "bad")}`);
+  }
+  if (d.tripwires.length > 0) {
+    out.push("", paint("tripwires outside any task", "bold"));
+    for (const trip of d.tripwires) out.push(`  ${paint(tripwireLine(trip), "bad")}`);
+  }
+  if (d.notes.length > 0) {
+    out.push("", paint("notes", "bold"));
+    for (const n of d.notes) {
+      out.push(`  ${n.level}${n.task ? ` [${n.task}]` : ""}: ${oneLine(n.message)}`);
+    }
+  }
+  return out;
+}
+
+/** One task in full: stage tables, ledger labels, selection with why and id map, rollouts. */
+function renderTask(d: SweepDetail, t: TaskView, paint: Paint): string[] {
+  const out = [
+    taskTitle(t, paint),
+    `  sweep ${d.sweep.id}  domain ${t.domain}  position ${t.position ?? "?"}/${t.of ?? "?"}`,
+    `  started ${formatWhen(t.startedAt)}  finished ${formatWhen(t.finishedAt)}`,
+  ];
+  if (t.taskDir) out.push(`  dir ${t.taskDir}`);
+  if (t.status === "skipped") out.push(`  skipped: ${oneLine(t.skipReason)}`);
+  if (t.error) out.push(`  ${paint(`error: ${oneLine(t.error)}`, "bad")}`);
+  for (const m of t.modes) {
+    out.push(
+      "",
+      `${paint(m.mode, "bold")}  ${paint(m.status, toneOf(m.status))}  ${ledgerCounts(m, paint)}  ${formatUsd(m.usd)}${m.phase && m.status === "running" ? `  phase ${m.phase}` : ""}`,
+    );
+    if (m.error) out.push(`  ${paint(`error: ${oneLine(m.error)}`, "bad")}`);
+    if (m.stages.length > 0) {
+      const rows = m.stages.map((s) => [
+        s.label,
+        s.dim,
+        s.status,
+        s.attempts === null ? "-" : String(s.attempts),
+        formatUsd(s.usd),
+        s.cached ? "yes" : "no",
+        clip(oneLine([s.error, s.notes].filter(Boolean).join("; ")), 100),
+      ]);
+      out.push(
+        ...renderTable(
+          [
+            { header: "STAGE" },
+            { header: "DIM" },
+            { header: "STATUS" },
+            { header: "ATTEMPTS", align: "right" },
+            { header: "USD", align: "right" },
+            { header: "CACHED" },
+            { header: "ERROR / NOTES" },
+          ],
+          rows,
+          paint,
+          (r, c) => (c === 2 ? toneOf(m.stages[r]?.status ?? "") : "plain"),
+          "  ",
+        ),
+      );
+    }
+    const labels = (kind: "rollout" | "session") =>
+      m.ledger
+        .filter((e) => e.kind === kind)
+        .map((e) => e.label)
+        .join(" ") || "(none)";
+    out.push(`  ledger     R: ${labels("rollout")}`, `             P: ${labels("session")}`);
+    const s = m.selection;
+    if (s) {
+      out.push(`  selection  ${selectionLine(m, 10_000)}`);
+      const ids = Object.entries(s.idMap).map(([id, label]) => `${id}=${label}`);
+      if (ids.length > 0) out.push(`             ids ${ids.join(" ")}`);
+      if (s.dropped.length > 0) out.push(`             dropped ${s.dropped.join(" ")}`);
+      if (s.chosenRunId) out.push(`             run ${s.chosenRunId}`);
+      out.push(`             cost ${formatUsd(s.usd)}`);
+    }
+    if (m.reflection) {
+      const r = m.reflection;
+      const what = r.ok ? (r.noEntry ? "ok, no entry" : "ok") : `failed: ${oneLine(r.error)}`;
+      out.push(`  reflection ${what}  ${formatUsd(r.usd)}`);
+    }
+    for (const e of m.library) {
+      out.push(`  library    + ${e.entry} (${e.confidence || "?"})  cue: ${oneLine(e.cue)}`);
+      out.push(`             lesson: ${oneLine(e.lesson)}`);
+    }
+    for (const trip of m.tripwires)
+      out.push(`  ${paint(`tripwire   ${tripwireLine(trip)}`, "bad")}`);
+    for (const j of m.judgments) {
+      const score = j.graded
+        ? `${j.score ?? "?"}${j.total !== null ? ` (${j.passed ?? "?"}/${j.total})` : ""}`
+        : "ungraded";
+      out.push(`  judgment   ${j.label || "(no pick)"} ${score}  ${oneLine(j.reason)}`);
+    }
+  }
+  for (const trip of t.tripwires) out.push(`  ${paint(`tripwire ${tripwireLine(trip)}`, "bad")}`);
+  if (t.rollouts.length > 0) {
+    out.push("", paint("rollouts", "bold"));
+    out.push(
+      ...renderTable(
+        [
+          { header: "LABEL" },
+          { header: "STATUS" },
+          { header: "DELIVERED" },
+          { header: "USD", align: "right" },
+          { header: "WALL", align: "right" },
+          { header: "RUN ID" },
+        ],
+        t.rollouts.map((r) => [
+          r.label,
+          r.reused ? `${r.status} (reused)` : r.status,
+          r.delivered ? "yes" : "no",
+          formatUsd(r.usd),
+          formatDuration(r.wallS),
+          r.runId,
+        ]),
+        paint,
+        (r, c) => (c === 1 ? toneOf(t.rollouts[r]?.status ?? "") : "plain"),
+        "  ",
+      ),
+    );
+  }
+  if (t.calls.length > 0) {
+    out.push("", paint("improver calls", "bold"));
+    out.push(
+      ...renderTable(
+        [
+          { header: "LABEL" },
+          { header: "MODE" },
+          { header: "PURPOSE" },
+          { header: "ATTEMPTS", align: "right" },
+          { header: "MODEL" },
+          { header: "CACHED" },
+          { header: "WALL", align: "right" },
+          { header: "USD", align: "right" },
+          { header: "ERROR" },
+        ],
+        t.calls.map((c) => [
+          c.label,
+          c.mode ?? "-",
+          c.purpose,
+          String(c.attempts),
+          c.model,
+          c.cached ? "yes" : "no",
+          formatDuration(c.wallS),
+          formatUsd(c.usd),
+          clip(oneLine(c.error), 80),
+        ]),
+        paint,
+        () => "plain",
+        "  ",
+      ),
+    );
+  }
+  return out;
+}
+
+const showCommand: Command = {
+  name: "show",
+  summary: "Show one sweep, or one task of it: stages, ledger, tripwires, selection, library",
+  args: "RUN [TASK]",
+  help: [
+    "RUN is a sweep id, a unique prefix of one (with or without swp_), or `last`.",
+    "Without TASK: per task and mode, the stages with status and cost, the ledger's R and P",
+    "against 4k and 3k, the selection (chosen label, why, fallback), tripwires and library",
+    "entries added. With TASK: that task in full — stage table, ledger labels, selection with",
+    "its anonymous-id map, reflection, judgments, rollouts and improver calls.",
+    "",
+    "--json prints one object: {sweep: {…the `runs --json` fields, argv, config, identity,",
+    "runsRoot, domains}, tasks: [{id, sweepId, domain, task, k, status, …, modes: [{mode,",
+    "status, R, P, expectedR, expectedP, usd, stages, ledger, selection, reflection,",
+    "tripwires, library, judgments}], rollouts, calls, tripwires}], tripwires, notes}.",
+    "Fields are only ever added, never renamed. An unknown or ambiguous RUN or TASK is one",
+    "line on stderr and exit 1.",
+  ].join("\n"),
+  options: {
+    json: { type: "boolean", description: "Print one JSON object instead of text" },
+    runs: RUNS_OPTION,
+  },
+  positionals: { min: 1, max: 2 },
+  async run(args, io: CliIO) {
+    const [handle, task] = args.positionals as [string, string | undefined];
+    const loc = browseLocation(args, io);
+    const db = openForBrowsing(loc);
+    if (!db) throw new CliError(`no store at ${loc.dbPath}: nothing has run yet`, EXIT.failed);
+    let detail: SweepDetail | null;
+    let taskNames: string[] = [];
+    try {
+      const id = readStore(loc, () => resolveRunHandle(db, handle, loc));
+      detail = readStore(loc, () => sweepDetail(db, id, { task }));
+      if (task !== undefined && detail && detail.tasks.length === 0) {
+        taskNames = readStore(loc, () => sweepTaskNames(db, id));
+      }
+    } finally {
+      db.close();
+    }
+    if (!detail) throw new CliError(`sweep '${handle}' vanished while reading`, EXIT.failed);
+    const found = detail;
+    if (task !== undefined && detail.tasks.length === 0) {
+      const some = taskNames.slice(0, 5).join(", ");
+      const more = taskNames.length > 5 ? `, … (${taskNames.length} in all)` : "";
+      const known = taskNames.length > 0 ? `; it ran ${some}${more}` : "; it ran no tasks";
+      throw new CliError(`no task '${task}' in sweep ${detail.sweep.id}${known}`, EXIT.failed);
+    }
+    if (boolOpt(args, "json")) {
+      io.stdout(`${JSON.stringify(detail, null, 2)}\n`);
+      return EXIT.ok;
+    }
+    const paint = painter(io);
+    const lines =
+      task === undefined
+        ? renderSweep(detail, paint)
+        : found.tasks.flatMap((t, i) => [...(i > 0 ? [""] : []), ...renderTask(found, t, paint)]);
+    io.stdout(`${lines.join("\n")}\n`);
+    return EXIT.ok;
+  },
+};
+
+export default showCommand;
