@@ -287,6 +287,11 @@ export const JudgmentRecorded = z.object({
   total: z.number().nullable(),
   reason: z.string(),
   judge: z.string(),
+  /**
+   * The scorer's unit when it names one (e.g. "weighted", "unweighted-fallback"), so a report can
+   * warn about averaging mixed units. Optional: added after the first release of this event.
+   */
+  metric: z.string().optional(),
 });
 
 // ── free-form notes (warnings the user should see, e.g. an autotrigger repair) ───────────────
