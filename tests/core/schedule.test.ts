@@ -1,0 +1,417 @@
+// The scheduler on fakes: tasks, domains and sweeps; selection, reflection and the library;
+// checkpoints, resume with zero new work, tampering, library prefixes, failed selections.
+import { describe, expect, test } from "bun:test";
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type { ModeToken } from "../../src/core/events.ts";
+import { expectedLabels } from "../../src/core/ledger.ts";
+import { ModeRecord } from "../../src/core/recursion.ts";
+import {
+  domainLibraries,
+  modeTaskDir,
+  runDomain,
+  runSweep,
+  runTask,
+  type ScheduleInputs,
+  summaryDir,
+} from "../../src/core/schedule.ts";
+import { readSummary } from "../../src/core/summary.ts";
+import {
+  type Action,
+  defaultAction,
+  FakeAdapter,
+  type FakeAdapterOptions,
+  RecordingSink,
+  type ScriptedCall,
+  ScriptedProposer,
+  stepClock,
+  tempDir,
+} from "./fakes.ts";
+
+const LIMITS = {
+  phaseWidth: 2,
+  stageAttempts: 2,
+  transportAttempts: 2,
+  proposerTimeoutS: 60,
+  rolloutTimeoutS: null,
+  domainWorkers: 1,
+};
+
+type Env = {
+  root: string;
+  adapter: FakeAdapter;
+  proposer: ScriptedProposer;
+  sink: RecordingSink;
+  inputs: ScheduleInputs;
+};
+
+function env(
+  opts: {
+    root?: string;
+    k?: number;
+    modes?: ModeToken[];
+    tasks?: Record<string, string>;
+    script?: (call: ScriptedCall) => Action;
+    hold?: (call: ScriptedCall) => Promise<void>;
+    adapter?: Partial<FakeAdapterOptions>;
+    proposer?: ScriptedProposer;
+    library?: boolean;
+    domainWorkers?: number;
+    seed?: number;
+  } = {},
+): Env {
+  const root = opts.root ?? tempDir("schedule");
+  const adapter = new FakeAdapter({
+    root,
+    tasks: opts.tasks ?? { t1: "books", t2: "books" },
+    ...opts.adapter,
+  });
+  const proposer =
+    opts.proposer ?? new ScriptedProposer(join(root, "sessions"), opts.script, opts.hold);
+  const sink = new RecordingSink();
+  const inputs: ScheduleInputs = {
+    adapter,
+    proposer,
+    limits: { ...LIMITS, domainWorkers: opts.domainWorkers ?? 1 },
+    runsRoot: join(root, "adapt"),
+    libraryRoot: opts.library === false ? null : join(root, "library"),
+    k: opts.k ?? 1,
+    modes: opts.modes ?? ["agg", "seq"],
+    seed: opts.seed ?? null,
+    sink,
+    clock: stepClock(),
+    sweep: "sw",
+  };
+  return { root, adapter, proposer, sink, inputs };
+}
+
+function summaryOf(e: Env, task: string) {
+  const read = readSummary(summaryDir(e.inputs, task));
+  if (read.kind !== "summary") throw new Error(`no summary for ${task}: ${read.kind}`);
+  return read.summary;
+}
+
+describe.each([1, 2])("runTask, k = %i", (k) => {
+  test("runs both modes on shared bases, selects, reflects, stores the lesson, writes the summary", async () => {
+    const e = env({ k });
+    const libraries = domainLibraries(e.inputs, "books");
+    const out = await runTask(e.inputs, "t1", { index: 1, of: 1, libraries });
+    expect(out.status).toBe("ok");
+    expect(out.ran).toEqual(["agg", "seq"]);
+    const s = summaryOf(e, "t1");
+    expect(s.status).toBe("ok");
+    expect(s.errors).toEqual([]);
+    expect(s.base.map((b) => b.label)).toEqual(Array.from({ length: k }, (_, i) => `base${i + 1}`));
+    for (const mode of ["agg", "seq"] as const) {
+      const rec = ModeRecord.parse(s.modes[mode]);
+      expect(rec.ledger.rollouts).toEqual(expectedLabels(mode, k).rollouts);
+      expect(rec.ledger.sessions).toEqual(expectedLabels(mode, k).sessions);
+      const sel = s.selections[mode];
+      expect(sel?.ok).toBe(true);
+      expect(sel?.trivial).toBe(k === 1);
+      expect(sel?.chosenRunDir).not.toBe("");
+      expect(sel?.harnessFingerprint).toMatch(/^[0-9a-f]{16}$/);
+      expect(sel?.outputDigest).toMatch(/^[0-9a-f]{64}$/);
+      expect(sel?.chosenTreeIsBase).toBe(false);
+      expect(sel?.experience?.lesson).toBe("keep negative amounts");
+      // Base rollouts are shared: both modes' ledgers name the same agg-namespace runs.
+      expect(s.base[0]?.runId).toStartWith("fake-oc-agg");
+    }
+    // Bases ran once for the task, not once per mode.
+    expect(e.adapter.executed.filter((r) => r.endsWith("/base1"))).toHaveLength(1);
+    // At k = 1 there is no select.* session; at k > 1 one per mode.
+    const selects = e.proposer.calls
+      .filter((c) => c.label.startsWith("select."))
+      .map((c) => c.label);
+    expect(selects).toEqual(k === 1 ? [] : ["select.agg2", "select.seq2"]);
+    const libs = ["agg", "seq"].map((m) => join(e.root, "library", m, "books", "harnesses", "t1"));
+    for (const lib of libs) expect(existsSync(join(lib, "EXPERIENCE.md"))).toBe(true);
+    const types = e.sink.events.map((ev) => ev.type);
+    expect(types[0]).toBe("task.started");
+    expect(types.at(-1)).toBe("task.finished");
+    expect(e.sink.ofType("mode.finished").map((m) => [m.mode, m.status])).toEqual([
+      ["agg", "ok"],
+      ["seq", "ok"],
+    ]);
+    expect(e.sink.ofType("selection.made")).toHaveLength(2);
+    expect(e.sink.ofType("library.added")).toHaveLength(2);
+    expect(e.sink.ofType("mode.finished")[1]?.similarity).toMatchObject({ n: k });
+  });
+});
+
+test("a failed selection is never ok: the task is partial, nothing enters the library", async () => {
+  const script = (call: ScriptedCall): Action =>
+    call.label.startsWith("select.") ? { fail: "selector down", usd: 0.2 } : defaultAction(call);
+  const e = env({ k: 2, modes: ["agg"], script });
+  const libraries = domainLibraries(e.inputs, "books");
+  const out = await runTask(e.inputs, "t1", { index: 1, of: 1, libraries });
+  expect(out.status).toBe("partial");
+  const s = summaryOf(e, "t1");
+  expect(s.status).toBe("partial");
+  expect(s.selections.agg).toMatchObject({ ok: false, fallback: true, experience: null });
+  expect(s.selections.agg?.chosenLabel).toBe("agg1");
+  expect(s.errors[0]).toStartWith("agg: selection failed: selector call failed: selector down");
+  expect(e.proposer.calls.some((c) => c.label.startsWith("experience."))).toBe(false);
+  expect(existsSync(join(e.root, "library", "agg", "books", "harnesses"))).toBe(false);
+  // And it is not skipped on the next run.
+  const again = await runTask({ ...e.inputs, sink: new RecordingSink() }, "t1");
+  expect(again.status).toBe("partial");
+  expect(again.ran).toEqual(["agg"]);
+});
+
+test("no base rollout produced anything: base-failed, nothing else runs", async () => {
+  const e = env({ adapter: { failLabels: new Set(["base1"]) } });
+  const out = await runTask(e.inputs, "t1");
+  expect(out.status).toBe("base-failed");
+  expect(summaryOf(e, "t1")).toMatchObject({
+    status: "base-failed",
+    errors: ["no base rollout produced anything"],
+  });
+  expect(e.proposer.calls).toEqual([]);
+  expect(e.sink.ofType("task.finished")[0]?.status).toBe("failed");
+});
+
+test("a mode that raises is recorded as failed; the other mode's record stands", async () => {
+  const e = env({ modes: ["agg", "seq"] });
+  const realValidate = e.adapter.validateTree.bind(e.adapter);
+  e.adapter.validateTree = async (tree) => {
+    if (e.sink.ofType("mode.started").at(-1)?.mode === "seq")
+      throw new TypeError("seq validator bug");
+    return realValidate(tree);
+  };
+  const out = await runTask(e.inputs, "t1");
+  expect(out.status).toBe("partial");
+  const s = summaryOf(e, "t1");
+  expect(s.modes.agg?.ok).toBe(true);
+  expect(s.modes.seq).toMatchObject({
+    ok: false,
+    status: "failed",
+    error: "TypeError: seq validator bug",
+  });
+  expect(s.selections.seq).toBeUndefined();
+  expect(s.errors).toEqual(["seq: TypeError: seq validator bug"]);
+  expect(e.sink.ofType("mode.finished").map((m) => m.status)).toEqual(["ok", "failed"]);
+});
+
+test("a degraded mode makes the task partial and stores no lesson", async () => {
+  const script = (call: ScriptedCall): Action =>
+    call.label.split(".")[0]?.match(/^(inv|dom|agg|c)\d/)
+      ? { fail: "no model" }
+      : defaultAction(call);
+  const e = env({ modes: ["agg"], script });
+  const libraries = domainLibraries(e.inputs, "books");
+  const out = await runTask(e.inputs, "t1", { index: 1, of: 1, libraries });
+  expect(out.status).toBe("partial");
+  const s = summaryOf(e, "t1");
+  expect(s.modes.agg).toMatchObject({ status: "degraded", ok: false });
+  expect(s.errors[0]).toStartWith("agg: degraded: every stage fell back");
+  expect(s.selections.agg?.ok).toBe(true);
+  expect(s.selections.agg?.chosenTreeIsBase).toBe(true);
+  expect(e.proposer.calls.some((c) => c.label.startsWith("experience."))).toBe(false);
+});
+
+test("the summary is checkpointed after each mode; a stopped run resumes with the finished mode intact", async () => {
+  let seen: ReturnType<typeof readSummary> | null = null;
+  let inputs: ScheduleInputs | null = null;
+  const e = env({
+    modes: ["agg", "seq"],
+    hold: async (call) => {
+      if (call.label === "inv1.a1" && seen === null && String(call.contextDir).includes("-seq1")) {
+        seen = readSummary(summaryDir(inputs as ScheduleInputs, "t1"));
+      }
+    },
+  });
+  inputs = e.inputs;
+  await runTask(e.inputs, "t1");
+  const checkpoint = seen as unknown as ReturnType<typeof readSummary>;
+  expect(checkpoint.kind).toBe("summary");
+  if (checkpoint.kind === "summary") {
+    expect(Object.keys(checkpoint.summary.modes)).toEqual(["agg"]);
+    expect(checkpoint.summary.modes.agg?.ok).toBe(true);
+  }
+
+  // A run of agg only, then a run asking for both: agg is reused, only seq runs.
+  const f = env({ modes: ["agg"] });
+  await runTask(f.inputs, "t1");
+  const proposer = new ScriptedProposer(join(f.root, "sessions2"));
+  const both = env({ root: f.root, modes: ["agg", "seq"], proposer });
+  const out = await runTask(both.inputs, "t1");
+  expect(out).toMatchObject({ status: "ok", ran: ["seq"], reused: ["agg"] });
+  expect(proposer.calls.every((c) => String(c.contextDir).includes("-seq1"))).toBe(true);
+  expect(both.adapter.executed.filter((r) => r.includes("-agg1/"))).toEqual([]);
+  expect(summaryOf(both, "t1").modes.agg?.ok).toBe(true);
+});
+
+describe("resume across sweeps", () => {
+  test("a second run does no new work: no execution, no proposer call, every task skipped, libraries restored", async () => {
+    const first = env({ k: 2 });
+    const r1 = await runSweep(first.inputs);
+    expect(r1.domains[0]).toMatchObject({ domain: "books", done: 2, failed: 0, skipped: 0 });
+    const second = env({ root: first.root, k: 2 });
+    const r2 = await runSweep(second.inputs);
+    expect(second.adapter.executed).toEqual([]);
+    expect(second.proposer.calls).toEqual([]);
+    expect(r2.domains[0]).toMatchObject({ done: 2, failed: 0, skipped: 2 });
+    expect(second.sink.ofType("task.skipped").map((e) => e.task)).toEqual(["t1", "t2"]);
+    // Replayed into the library: t2's row saw t1's entry in each mode.
+    const row = (r2.domains[0] as { tasks: { libraryEntriesBefore?: object }[] }).tasks[1];
+    expect(row?.libraryEntriesBefore).toEqual({ agg: 1, seq: 1 });
+    expect(second.sink.ofType("sweep.finished")[0]).toMatchObject({
+      status: "ok",
+      tasksSkipped: 2,
+    });
+  });
+
+  test("tampering re-runs only the tampered task, from run marks and cached replies", async () => {
+    const first = env({ k: 2 });
+    await runSweep(first.inputs);
+    const proposer = first.proposer;
+
+    // 1. The adopted harness of t1 (agg) is changed after selection.
+    const s1 = summaryOf(first, "t1");
+    const chosen = s1.selections.agg?.chosenLabel as string;
+    const harness = join(
+      modeTaskDir(first.inputs, "agg", "t1"),
+      "harnesses",
+      chosen,
+      "guardrails.md",
+    );
+    writeFileSync(harness, "tampered\n");
+    const second = env({ root: first.root, k: 2, proposer });
+    const freshBefore = proposer.fresh.length;
+    const r2 = await runSweep(second.inputs);
+    expect((r2.domains[0] as { tasks: { task: string; status: string }[] }).tasks).toMatchObject([
+      { task: "t1", status: "ok" },
+      { task: "t2", status: "skipped" },
+    ]);
+    expect(second.sink.ofType("task.started").length).toBe(2);
+    expect(readFileSync(harness, "utf8")).not.toBe("tampered\n");
+    expect(second.adapter.executed).toEqual([]);
+    expect(proposer.fresh.length).toBe(freshBefore);
+
+    // 2. The chosen answer of t2 (seq) is deleted.
+    const s2 = summaryOf(first, "t2");
+    const runDir = s2.selections.seq?.chosenRunDir as string;
+    rmSync(join(runDir, "output", "answer.txt"));
+    const third = env({ root: first.root, k: 2, proposer });
+    const r3 = await runSweep(third.inputs);
+    expect((r3.domains[0] as { tasks: { task: string; status: string }[] }).tasks).toMatchObject([
+      { task: "t1", status: "skipped" },
+      { task: "t2", status: "ok" },
+    ]);
+    // Only the adopted final is executed again; agg of t2 stays as it was.
+    expect(third.adapter.executed).toEqual([s2.selections.seq?.chosenRunId as string]);
+    expect(readFileSync(join(runDir, "output", "answer.txt"), "utf8").trim()).not.toBe("");
+    expect(proposer.fresh.length).toBe(freshBefore);
+  });
+
+  test("an edited adopted answer (same length, still delivered) is caught by its digest", async () => {
+    const first = env({ modes: ["agg"] });
+    await runSweep(first.inputs);
+    const runDir = summaryOf(first, "t2").selections.agg?.chosenRunDir as string;
+    const answer = join(runDir, "output", "answer.txt");
+    writeFileSync(answer, readFileSync(answer, "utf8").replace(/./, "X"));
+    const again = env({ root: first.root, modes: ["agg"] });
+    // The fake adapter's own artifact check is switched off: the digest alone must catch it.
+    again.adapter.artifactsIntact = async () => true;
+    const r = await runSweep(again.inputs);
+    expect((r.domains[0] as { tasks: { status: string }[] }).tasks.map((t) => t.status)).toEqual([
+      "skipped",
+      "ok",
+    ]);
+  });
+});
+
+describe("library prefix", () => {
+  test("task 2's improvers see task 1's entry only; task 1 sees none, even after a stale later entry", async () => {
+    const e = env({ modes: ["agg"], tasks: { t1: "books", t2: "books", t3: "books" } });
+    await runDomain(e.inputs, "books", ["t1", "t2"]);
+    // A stale entry of a LATER task (as an interrupted sweep of another stream would leave).
+    const libDir = join(e.root, "library", "agg", "books");
+    expect(readdirSync(join(libDir, "harnesses")).sort()).toEqual(["t1", "t2"]);
+    const again = env({
+      root: e.root,
+      modes: ["agg"],
+      tasks: { t1: "books", t2: "books", t3: "books" },
+    });
+    rmSync(join(summaryDir(again.inputs, "t1")), { recursive: true, force: true });
+    const d = await runDomain(again.inputs, "books", ["t1", "t3"]);
+    expect(d.tasks.map((t) => t.libraryEntriesBefore)).toEqual([{ agg: 0 }, { agg: 1 }]);
+    const ctxOf = (task: string) => join(modeTaskDir(again.inputs, "agg", task), "context");
+    for (const stage of ["inv1", "dom1", "agg1"]) {
+      expect(existsSync(join(ctxOf("t1"), stage, "library"))).toBe(false);
+      const lib = join(ctxOf("t3"), stage, "library", "harnesses");
+      expect(readdirSync(lib)).toEqual(["t1"]);
+    }
+  });
+});
+
+test("runSweep: domains in stream order under the worker limit; a failing task does not stop the rest", async () => {
+  const tasks = { a1: "alpha", a2: "alpha", b1: "beta", g1: "gamma" };
+  const e = env({ tasks, modes: ["agg"], seed: 7 });
+  e.adapter.taskPrompt = async (task: string) => {
+    if (task === "b1") throw new Error("beta prompt missing");
+    return `Total the ledger of ${task}.`;
+  };
+  const domainOf = e.adapter.domainOf.bind(e.adapter);
+  e.adapter.domainOf = (task: string) => {
+    if (task === "g1" && e.sink.ofType("sweep.started").length > 0)
+      throw new Error("gamma is gone");
+    return domainOf(task);
+  };
+  const r = await runSweep(e.inputs);
+  expect(r.domainOrder).toEqual(r.domains.map((d) => d.domain));
+  const byDomain = Object.fromEntries(r.domains.map((d) => [d.domain, d]));
+  expect(byDomain.alpha).toMatchObject({ done: 2, failed: 0 });
+  // b1's stages fell back (no evidence), so the task is partial, not a crash.
+  expect(byDomain.beta).toMatchObject({ done: 0, failed: 1 });
+  expect(
+    (byDomain.gamma as { tasks: { status: string; error?: string }[] }).tasks[0],
+  ).toMatchObject({
+    status: "exception",
+    error: "Error: gamma is gone",
+  });
+  // One worker: a domain's tasks never interleave with another's.
+  const starts = e.sink.events
+    .filter(
+      (ev) =>
+        ev.type === "task.started" || ev.type === "task.finished" || ev.type === "task.skipped",
+    )
+    .map((ev) => ev.domain);
+  const switches = starts.filter((d, i) => i > 0 && d !== starts[i - 1]).length;
+  expect(switches).toBeLessThanOrEqual(r.domains.length - 1);
+  expect(e.sink.ofType("sweep.finished")[0]).toMatchObject({ status: "failed", tasksOk: 2 });
+});
+
+test("runSweep with two workers runs two domains at once", async () => {
+  const tasks = { a1: "alpha", b1: "beta" };
+  let active = 0;
+  let peak = 0;
+  let release = () => {};
+  const both = new Promise<void>((r) => {
+    release = r;
+  });
+  const e = env({ tasks, modes: ["agg"], domainWorkers: 2 });
+  e.adapter.opts.onExecute = async (runId) => {
+    if (!runId.endsWith("/base1")) return;
+    active++;
+    peak = Math.max(peak, active);
+    if (active === 2) release();
+    await both;
+    active--;
+  };
+  const r = await runSweep(e.inputs);
+  expect(peak).toBe(2);
+  expect(r.domains.map((d) => ("done" in d ? d.done : -1))).toEqual([1, 1]);
+});
+
+test("bad requests are refused before any work", async () => {
+  const e = env();
+  await expect(runTask({ ...e.inputs, k: 0 }, "t1")).rejects.toThrow("k must be an integer");
+  await expect(runTask({ ...e.inputs, modes: [] }, "t1")).rejects.toThrow("at least one mode");
+  await expect(runTask({ ...e.inputs, modes: ["agg", "agg"] }, "t1")).rejects.toThrow("twice");
+  await expect(runTask({ ...e.inputs, modes: ["both" as ModeToken] }, "t1")).rejects.toThrow(
+    "unknown mode",
+  );
+  expect(e.adapter.executed).toEqual([]);
+});
