@@ -2,7 +2,7 @@
 // workspace, with its own XDG dirs and only its provider's environment. Never retries, caches or
 // harvests (the Proposer does), and never accepts non-JSON output as an answer.
 
-import { existsSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { z } from "zod";
 import type { Channel, ChannelRequest, ChannelResult } from "../core/channel.ts";
@@ -314,6 +314,8 @@ export class OpencodeChannel implements Channel {
   async run(request: ChannelRequest): Promise<ChannelResult> {
     const ws = request.workspace;
     mkdirSync(join(ws, "output"), { recursive: true });
+    // The answer must come from this session, never from a file that was already there.
+    rmSync(join(ws, "output", "answer.md"), { force: true });
     const missionText =
       request.system.length > 0
         ? `${request.system}\n\n---\n\n${request.mission}`

@@ -313,7 +313,7 @@ describe("OpenCode channel with the real opencode binary", () => {
       const turns = server.requests.filter((r) => r.role === "turn");
       expect(turns.map((r) => r.turn)).toEqual([0, 1, 2, 3, 4]);
       const afterEscape = JSON.stringify(bodyOf(turns[2]).messages.at(-1));
-      expect(afterEscape).toMatch(/rule which prevents you|rejected permission/);
+      expect(afterEscape).toContain("rule which prevents you");
 
       // Files the session was given, what it was told, and what it could see.
       expect(readFileSync(join(req.workspace, "MISSION.md"), "utf8")).toBe(
