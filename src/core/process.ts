@@ -113,11 +113,18 @@ function isExecutableFile(path: string): boolean {
   }
 }
 
-/** Absolute path of `name` as `env.PATH` would resolve it (or `name` itself if it has a `/`), else null. */
-export function which(name: string, env: Record<string, string | undefined>): string | null {
+/**
+ * Absolute path of `name` as `env.PATH` would resolve it, else null. A name with a `/` is taken as
+ * a path (relative ones against `cwd`, default this process's cwd).
+ */
+export function which(
+  name: string,
+  env: Record<string, string | undefined>,
+  cwd?: string,
+): string | null {
   if (name.length === 0) return null;
   if (name.includes("/")) {
-    const path = resolve(name);
+    const path = cwd === undefined ? resolve(name) : resolve(cwd, name);
     return isExecutableFile(path) ? path : null;
   }
   for (const dir of (env.PATH ?? "").split(":")) {
@@ -283,7 +290,8 @@ export async function runProcess(opts: SpawnOptions): Promise<ExitRecord> {
   const o = parsed.data;
   const argv0 = o.argv[0] as string;
   if (o.signal?.aborted) return emptyRecord(true);
-  const exe = which(argv0, o.env);
+  checkCwd(argv0, o.cwd);
+  const exe = which(argv0, o.env, o.cwd);
   if (exe === null) {
     throw new SpawnError(
       argv0,
@@ -292,13 +300,18 @@ export async function runProcess(opts: SpawnOptions): Promise<ExitRecord> {
         : `not found on PATH (${o.env.PATH ?? "PATH unset"})`,
     );
   }
-  checkCwd(argv0, o.cwd);
 
   const graceMs = o.graceMs ?? DEFAULT_GRACE_MS;
   const cap = o.maxCaptureBytes ?? DEFAULT_MAX_CAPTURE_BYTES;
   const stdinMode = o.stdin === undefined || o.stdin === "ignore" ? "ignore" : "pipe";
   const out = new OutputCapture(cap, o.stdoutFile, argv0);
-  const errOut = new OutputCapture(cap, o.stderrFile, argv0);
+  let errOut: OutputCapture;
+  try {
+    errOut = new OutputCapture(cap, o.stderrFile, argv0);
+  } catch (err) {
+    await out.finish();
+    throw err;
+  }
   const started = performance.now();
   // Before the spawn: a signal that arrives while it is in flight is then handled, not fatal.
   installParentHooks();

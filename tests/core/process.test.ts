@@ -1,7 +1,7 @@
 // The spawn module against real processes: exit codes, stdin, env isolation, group kills at the
 // timeout (grandchildren included), SIGTERM → SIGKILL escalation, abort, file output, spawn errors.
 import { describe, expect, test } from "bun:test";
-import { mkdtempSync, readFileSync, statSync } from "node:fs";
+import { chmodSync, mkdtempSync, readFileSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pickEnv, runProcess, SpawnError, which } from "../../src/core/process.ts";
@@ -49,6 +49,14 @@ describe("runProcess", () => {
     expect(r.stderrTail).toBe("err\n");
     expect(r.timedOut).toBe(false);
     expect(r.pid).toBeGreaterThan(0);
+  });
+
+  test("a relative executable path resolves against the child's cwd", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "h2-proc-"));
+    await Bun.write(join(dir, "hello.sh"), "#!/bin/sh\necho hello from $0\n");
+    chmodSync(join(dir, "hello.sh"), 0o755);
+    const r = await runProcess({ argv: ["./hello.sh"], env: ENV, cwd: dir });
+    expect(r.stdout).toBe(`hello from ${dir}/hello.sh\n`);
   });
 
   test("feeds stdin and runs in the given cwd", async () => {
@@ -191,6 +199,9 @@ describe("runProcess", () => {
       /working directory/,
     );
     await expect(runProcess({ argv: [], env: ENV })).rejects.toBeInstanceOf(SpawnError);
+    await expect(
+      runProcess({ argv: ["sh"], env: ENV, stdoutFile: "/nonexistent/dir/out.txt" }),
+    ).rejects.toThrow(/cannot open output file/);
   });
 
   test("groups still running when the parent is terminated are killed", async () => {
@@ -227,5 +238,6 @@ describe("pickEnv and which", () => {
     expect(which("sh", { PATH: "/nonexistent" })).toBeNull();
     expect(which("/bin/sh", {})).toBe("/bin/sh");
     expect(which("h2-no-such-binary", ENV)).toBeNull();
+    expect(which("./sh", {}, "/bin")).toBe("/bin/sh");
   });
 });
