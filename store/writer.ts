@@ -73,7 +73,7 @@ export class StoreWriter implements EventSink {
   private readonly writeBatch: (events: HarnessEvent[]) => void;
   private readonly counters: WriterStats = { recorded: 0, transactions: 0, rejected: 0 };
   /** Whatever is still buffered when the process exits normally is written synchronously. */
-  private readonly onExit = () => this.flush();
+  private readonly onExit = () => this.drain(true);
 
   /** Opens (creating and migrating) the store at `path`; close() then closes the database too. */
   static open(path: string, opts: StoreWriterOptions = {}): StoreWriter {
@@ -126,6 +126,15 @@ export class StoreWriter implements EventSink {
 
   /** Writes everything buffered now; returns how many events were recorded. */
   flush(): number {
+    return this.drain(this.closed);
+  }
+
+  /**
+   * One transaction for the whole buffer. When another process holds the write lock past the
+   * busy timeout the burst is kept and retried later — unless this is the last chance (close or
+   * process exit), when it is tried once more and then reported lost.
+   */
+  private drain(final: boolean): number {
     if (this.timer !== undefined) {
       clearTimeout(this.timer);
       this.timer = undefined;
@@ -134,20 +143,30 @@ export class StoreWriter implements EventSink {
     const batch = this.buffer;
     this.buffer = [];
     try {
-      this.writeBatch(batch);
-      this.counters.transactions++;
-      this.counters.recorded += batch.length;
-      return batch.length;
+      return this.commit(batch);
     } catch (err) {
       this.applier.reset();
-      if (isBusy(err) && !this.closed) {
-        // Another process held the write lock past the busy timeout: keep the burst, try again.
+      if (!isBusy(err)) return this.writeOneByOne(batch);
+      if (!final) {
         this.buffer = batch.concat(this.buffer);
         this.schedule(BUSY_RETRY_MS);
         return 0;
       }
-      return this.writeOneByOne(batch);
+      try {
+        return this.commit(batch);
+      } catch (again) {
+        this.applier.reset();
+        for (const ev of batch) this.reject(new StoreWriteError(ev.type, again));
+        return 0;
+      }
     }
+  }
+
+  private commit(batch: HarnessEvent[]): number {
+    this.writeBatch(batch);
+    this.counters.transactions++;
+    this.counters.recorded += batch.length;
+    return batch.length;
   }
 
   /** Flushes, stops accepting events and (when it opened it) closes the database. */
@@ -164,10 +183,7 @@ export class StoreWriter implements EventSink {
     let written = 0;
     for (const ev of batch) {
       try {
-        this.writeBatch([ev]);
-        this.counters.transactions++;
-        this.counters.recorded++;
-        written++;
+        written += this.commit([ev]);
       } catch (err) {
         this.applier.reset();
         this.reject(new StoreWriteError(ev.type, err));

@@ -387,6 +387,33 @@ describe("StoreWriter", () => {
     expect(r).toEqual({ announced: 0, status: "running", started_at: SAMPLES.note.ts });
   });
 
+  test("a burst that meets another process's write lock is kept and written later", () => {
+    const path = join(dir, "busy.db");
+    const mine = openStore(path, { busyTimeoutMs: 20 });
+    const other = openStore(path);
+    const errors: Error[] = [];
+    const w = new StoreWriter(mine, { onError: (e) => errors.push(e) });
+    other.run("BEGIN IMMEDIATE");
+    w.emit(SAMPLES["sweep.started"]);
+    w.emit(SAMPLES["task.started"]);
+    expect(w.flush()).toBe(0);
+    expect(w.pending).toBe(2);
+    expect(errors).toEqual([]);
+    other.run("COMMIT");
+    expect(w.flush()).toBe(2);
+    expect(one(mine, "SELECT COUNT(*) AS n FROM tasks").n).toBe(1);
+    // On close there is no later: a burst still locked out is reported lost, not dropped silently.
+    other.run("BEGIN IMMEDIATE");
+    w.emit(SAMPLES["task.finished"]);
+    w.close();
+    other.run("COMMIT");
+    expect(errors.map((e) => e.name)).toEqual(["StoreWriteError"]);
+    expect(errors[0]?.message).toContain("task.finished");
+    expect(w.stats).toEqual({ recorded: 2, transactions: 1, rejected: 1 });
+    other.close();
+    mine.close();
+  });
+
   test("after close, emit is refused and reported", () => {
     const errors: Error[] = [];
     const w = new StoreWriter(db, { onError: (e) => errors.push(e) });
