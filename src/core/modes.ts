@@ -49,6 +49,7 @@ function rolloutInputs(m: ModeInputs): RolloutInputs {
     workDir: m.workDir,
     runIdOf: m.runIdOf,
     rolloutTimeoutS: m.limits.rolloutTimeoutS,
+    ...(m.signal ? { signal: m.signal } : {}),
   };
 }
 

@@ -190,6 +190,8 @@ export type ModeInputs = {
   libraryDir: string | null;
   /** Python syntax checker for harness scripts (default: python3 on PATH). */
   python?: PythonChecker;
+  /** Passed to every execution; the scheduler starts no new task once it is aborted. */
+  signal?: AbortSignal;
 };
 
 /** The per-event fields of a mode's events. */

@@ -36,6 +36,8 @@ export type RolloutInputs = {
   runIdOf: (label: string) => string;
   /** Executor limit in seconds; null = the adapter's own default. */
   rolloutTimeoutS: number | null;
+  /** Aborts running executions (the adapter kills its executor); an aborted rollout is dead. */
+  signal?: AbortSignal;
 };
 
 /** `<workDir>/missing`: the run dir of a dead rollout. Never created. */
@@ -43,8 +45,11 @@ export function missingDir(workDir: string): string {
   return join(workDir, "missing");
 }
 
-function executeOptions(timeoutS: number | null): ExecuteOptions {
-  return timeoutS === null ? {} : { timeoutS };
+function executeOptions(inputs: RolloutInputs): ExecuteOptions {
+  return {
+    ...(inputs.rolloutTimeoutS === null ? {} : { timeoutS: inputs.rolloutTimeoutS }),
+    ...(inputs.signal ? { signal: inputs.signal } : {}),
+  };
 }
 
 /** When a rollout started: on the run's clock (for wall time) and on the system clock (marks). */
@@ -179,7 +184,7 @@ export async function roll(
       inputs.scope.task,
       harnessDir,
       runId,
-      executeOptions(inputs.rolloutTimeoutS),
+      executeOptions(inputs),
     );
     rolled = await describeRun(inputs, label, runId, runDir, started);
   } catch (err) {
@@ -226,12 +231,7 @@ export async function rollBases(
   let dirs: string[] | null = null;
   let failure: unknown = null;
   try {
-    dirs = await executeMany(
-      inputs.scope.task,
-      null,
-      runIds,
-      executeOptions(inputs.rolloutTimeoutS),
-    );
+    dirs = await executeMany(inputs.scope.task, null, runIds, executeOptions(inputs));
   } catch (err) {
     // One call: its failure is every base's failure (spec/03 §6.4, unavoidable for a batch).
     failure = err;

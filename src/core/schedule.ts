@@ -95,6 +95,11 @@ export type ScheduleInputs = {
   /** Where resume reads a task's last record (default: its summary.json). */
   records?: TaskRecordSource;
   python?: PythonChecker;
+  /**
+   * Interrupts the sweep: running executions get it, and no new task starts once it is aborted
+   * (finished work is kept and resumes on the next run).
+   */
+  signal?: AbortSignal;
 };
 
 function validateInputs(inputs: ScheduleInputs): void {
@@ -312,6 +317,7 @@ async function runOneMode(t: TaskContext, mode: ModeToken): Promise<ModeOutcome>
       base: t.bases,
       libraryDir: lib?.contextDir() ?? null,
       ...(inputs.python ? { python: inputs.python } : {}),
+      ...(inputs.signal ? { signal: inputs.signal } : {}),
     });
   } catch (err) {
     const error = describeError(err);
@@ -505,6 +511,7 @@ export async function runTask(
       workDir: dir,
       runIdOf: (label) => runId(aggNs, taskId, label),
       rolloutTimeoutS: inputs.limits.rolloutTimeoutS,
+      ...(inputs.signal ? { signal: inputs.signal } : {}),
     },
     inputs.k,
     inputs.limits.phaseWidth,
@@ -585,6 +592,8 @@ export type DomainResult = {
   skipped: number;
   usd: number;
   tasks: DomainRow[];
+  /** The sweep was interrupted before every task of the domain ran. */
+  interrupted: boolean;
 };
 
 /** One library per mode for this domain, or none when the sweep runs without a library. */
@@ -630,8 +639,13 @@ export async function runDomain(
     skipped: 0,
     usd: 0,
     tasks: [],
+    interrupted: false,
   };
   for (const [i, task] of taskIds.entries()) {
+    if (inputs.signal?.aborted) {
+      out.interrupted = true;
+      break;
+    }
     const before: Partial<Record<ModeToken, number>> = {};
     for (const [mode, lib] of Object.entries(libraries) as [ModeToken, Library][]) {
       lib.retain(taskIds.slice(0, i));
@@ -735,7 +749,7 @@ export async function runSweep(
       type: "sweep.finished",
       ts: finishedMs,
       sweep: inputs.sweep,
-      status: failed === 0 && dead === 0 ? "ok" : "failed",
+      status: inputs.signal?.aborted ? "interrupted" : failed === 0 && dead === 0 ? "ok" : "failed",
       tasksOk: sum((d) => d.done - d.skipped),
       tasksFailed: failed,
       tasksSkipped: sum((d) => d.skipped),

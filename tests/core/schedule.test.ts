@@ -415,3 +415,24 @@ test("bad requests are refused before any work", async () => {
   );
   expect(e.adapter.executed).toEqual([]);
 });
+
+test("an interrupted sweep starts no new task, keeps what finished, and resumes from there", async () => {
+  const e = env({ modes: ["agg"] });
+  const controller = new AbortController();
+  const sink = {
+    emit(ev: Parameters<RecordingSink["emit"]>[0]) {
+      e.sink.emit(ev);
+      if (ev.type === "task.finished" && ev.task === "t1") controller.abort();
+    },
+  };
+  const r = await runSweep({ ...e.inputs, sink, signal: controller.signal });
+  expect(r.domains[0]).toMatchObject({ done: 1, interrupted: true });
+  expect(e.sink.ofType("task.started").map((t) => t.task)).toEqual(["t1"]);
+  expect(e.sink.ofType("sweep.finished")[0]?.status).toBe("interrupted");
+  const again = env({ root: e.root, modes: ["agg"] });
+  const r2 = await runSweep(again.inputs);
+  expect((r2.domains[0] as { tasks: { status: string }[] }).tasks.map((t) => t.status)).toEqual([
+    "skipped",
+    "ok",
+  ]);
+});
