@@ -1,3 +1,4 @@
+// `harness2 runs` from the outside: table, JSON, locations, empty/missing/refused stores, colour.
 import { Database } from "bun:sqlite";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";

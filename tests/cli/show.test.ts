@@ -1,3 +1,4 @@
+// `harness2 show RUN [TASK]` from the outside: sweep and task views, JSON, handle errors.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { SweepDetail } from "../../store/views.ts";
 import { runCli } from "../helpers/cli.ts";

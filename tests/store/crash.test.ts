@@ -1,3 +1,4 @@
+// Process-level safety: kill -9 mid-transaction, exit with a pending burst, two writers at once.
 import type { Database } from "bun:sqlite";
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { join } from "node:path";

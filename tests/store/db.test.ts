@@ -1,3 +1,4 @@
+// openStore: pragmas and migrations, and refusal (untouched) of newer, corrupt and foreign files.
 import { Database } from "bun:sqlite";
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";

@@ -1,3 +1,4 @@
+// Experiment identity: a growing stream continues, a changed model/seed/endpoint is refused exactly.
 import type { Database } from "bun:sqlite";
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { join } from "node:path";

@@ -1,3 +1,4 @@
+// Record ids: prefixed, time-sortable, unique within a millisecond, typeable as prefixes.
 import { describe, expect, test } from "bun:test";
 import { idTime, isRecordId, newId, newSweepId, newTaskRecordId } from "../../store/ids.ts";
 

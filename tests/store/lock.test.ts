@@ -1,3 +1,4 @@
+// Sweep lock: refusal naming the holder, all-or-nothing namespaces, stale takeover across processes.
 import type { Database } from "bun:sqlite";
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { hostname } from "node:os";

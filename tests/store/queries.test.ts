@@ -1,3 +1,4 @@
+// Read side: listing, detail, handle resolution and the per-mode records resume consults.
 import type { Database } from "bun:sqlite";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";

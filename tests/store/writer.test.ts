@@ -1,3 +1,4 @@
+// StoreWriter: every event type lands in the log and its rows; bursts, refusals, busy retries.
 import type { Database } from "bun:sqlite";
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { join } from "node:path";
