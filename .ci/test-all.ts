@@ -29,7 +29,7 @@ for (const step of steps) {
 }
 
 const extra = process.argv.slice(2);
-const test = Bun.spawn([process.execPath, "test", ...extra], {
+const test = Bun.spawn([process.execPath, "test", "--timeout", "120000", ...extra], {
   cwd: `${import.meta.dir}/..`,
   stdout: "pipe",
   stderr: "pipe",
