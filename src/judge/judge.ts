@@ -32,7 +32,7 @@ export const PickSubject = z.object({
   ok: z.boolean(),
   fallback: z.boolean(),
   selectionError: z.string(),
-  /** The mode's error when it failed after selecting (its pick is then not the method's output). */
+  /** The mode's error when it failed (a pick it made is then not the method's output). */
   modeFailed: z.string().nullable(),
 });
 export type PickSubject = z.infer<typeof PickSubject>;
@@ -196,15 +196,22 @@ export type JudgeOptions = {
   clock?: Clock;
 };
 
+/** Why a pick is not the method's output to judge (a fallback, a failure), or null when it is. */
+export function pickRefusal(s: PickSubject): string | null {
+  if (s.fallback) {
+    return `selection fell back (${s.selectionError || "selector failed"}); a fallback pick is never judged`;
+  }
+  if (s.modeFailed !== null) return `mode failed: ${s.modeFailed}`;
+  if (!s.ok) return `selection failed: ${s.selectionError || "no run was picked"}`;
+  if (s.label === "" || s.runId === "") return "no chosen run was recorded";
+  return null;
+}
+
 /** Why a subject must not reach the scorer, or null when it may. */
 function skipReason(s: JudgeSubject): string | null {
   if (s.kind === "pick") {
-    if (s.fallback) {
-      return `selection fell back (${s.selectionError || "selector failed"}); a fallback pick is never judged`;
-    }
-    if (!s.ok) return `selection failed: ${s.selectionError || "no run was picked"}`;
-    if (s.modeFailed !== null) return `mode failed after selecting: ${s.modeFailed}`;
-    if (s.label === "" || s.runId === "") return "no chosen run was recorded";
+    const refusal = pickRefusal(s);
+    if (refusal !== null) return refusal;
   }
   if (s.runDir === "") return "no run directory was recorded";
   if (!existsSync(s.runDir) || !statSync(s.runDir).isDirectory()) {

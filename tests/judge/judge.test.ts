@@ -205,7 +205,7 @@ describe("judgeSweep", () => {
     expect(rows.every((r) => !r.graded && r.pass === "skipped")).toBe(true);
     expect(rows[0]?.reason).toContain("fell back (no choice block)");
     expect(rows[1]?.reason).toBe("selection failed: no candidate produced an artifact");
-    expect(rows[2]?.reason).toBe("mode failed after selecting: tripwire in reflection");
+    expect(rows[2]?.reason).toBe("mode failed: tripwire in reflection");
     expect(rows[3]?.reason).toContain("does not exist");
     // An unscored pick is keyed by its place, never by the run some selection adopted.
     expect(rows[0]?.runId).toBe("");

@@ -1,0 +1,355 @@
+import { describe, expect, test } from "bun:test";
+import { Report } from "../../src/core/report-types.ts";
+import { pickKind, summarise } from "../../src/judge/report.ts";
+import {
+  deltaBar,
+  PROCESS_COLUMNS,
+  renderMarkdown,
+  renderText,
+  SCORE_COLUMNS,
+  scoreBar,
+} from "../../src/judge/report-render.ts";
+import type { BaseCell, Judgment, PickCell } from "../../src/judge/sweep-data.ts";
+
+const JUDGE = '{"scorer":"test"}';
+
+const graded = (score: number, extra: Partial<Judgment> = {}): Judgment => ({
+  graded: true,
+  score,
+  passed: null,
+  total: null,
+  metric: null,
+  reason: "",
+  judge: JUDGE,
+  ...extra,
+});
+const ungraded = (reason: string): Judgment => ({
+  graded: false,
+  score: null,
+  passed: null,
+  total: null,
+  metric: null,
+  reason,
+  judge: JUDGE,
+});
+
+function cell(over: Partial<PickCell> & Pick<PickCell, "task">): PickCell {
+  const mode = over.mode ?? "agg";
+  return {
+    domain: "d",
+    mode,
+    k: 2,
+    sweep: "swp_x",
+    carried: false,
+    pick: { kind: "selector", label: mode === "agg" ? "agg1" : "c2" },
+    judgment: graded(1),
+    fellBack: 0,
+    similarity: null,
+    spend: { stages: 0, selection: 0, reflection: 0, executor: 0 },
+    ...over,
+  };
+}
+
+const baseCell = (task: string, k: number, scores: (number | null)[], executor = 0): BaseCell => ({
+  task,
+  k,
+  runs: scores.map((s, i) => ({
+    label: `base${i + 1}`,
+    judgment: s === null ? null : graded(s),
+  })),
+  executor,
+});
+
+const input = (picks: PickCell[], bases: BaseCell[] = []) => ({
+  picks,
+  bases,
+  bench: "demo",
+  substrate: "oc",
+  seed: null,
+  tag: "",
+  sweeps: ["swp_x"],
+});
+
+describe("summarise", () => {
+  test("the paired delta is pick minus the mean of the task's graded base runs, per task and averaged", () => {
+    const report = summarise(
+      input(
+        [cell({ task: "a", judgment: graded(1) }), cell({ task: "b", judgment: graded(0.5) })],
+        [baseCell("a", 2, [0, 0]), baseCell("b", 2, [0.5, 1, null])],
+      ),
+    );
+    const s = report.summaries[0];
+    expect(s?.score).toBe(0.75);
+    expect(s?.delta).toEqual({
+      n: 2,
+      mean: 0.375,
+      perTask: [
+        { task: "a", score: 1, base: 0, delta: 1 },
+        { task: "b", score: 0.5, base: 0.75, delta: -0.25 },
+      ],
+    });
+    expect(s?.base).toEqual({ n: 2, score: 0.375 });
+    expect(report.bases).toEqual([
+      { k: 2, tasks: 2, graded: 4, ungraded: 0, unjudged: 1, score: 0.375, executor: 0 },
+    ]);
+  });
+
+  test("ungraded picks are counted, never averaged as zeros; unjudged and unfinished apart", () => {
+    const report = summarise(
+      input([
+        cell({ task: "a", judgment: graded(1) }),
+        cell({
+          task: "b",
+          pick: { kind: "failed", label: "" },
+          judgment: ungraded("selection failed: empty pool"),
+        }),
+        cell({ task: "c", judgment: ungraded("judge error: Error: down") }),
+        cell({ task: "d", judgment: null }),
+        cell({ task: "e", pick: null, judgment: null }),
+      ]),
+    );
+    const s = report.summaries[0];
+    expect(s).toMatchObject({ tasks: 5, n: 1, ungraded: 2, unjudged: 1, unfinished: 1, score: 1 });
+    expect(s?.picks).toMatchObject({ selector: 3, failed: 1, final: 1 });
+    expect(report.warnings.join("\n")).toContain("failed on 1 of 5 task(s)");
+    expect(report.warnings.join("\n")).toContain("1 pick(s) are ungraded because the judge failed");
+    expect(report.warnings.join("\n")).toContain("1 pick(s) not judged yet");
+  });
+
+  test("k=1: the note calls the gap between the modes a noise floor; absent with one mode", () => {
+    const both = summarise(
+      input([
+        cell({ task: "a", k: 1, mode: "agg", judgment: graded(1) }),
+        cell({
+          task: "a",
+          k: 1,
+          mode: "seq",
+          pick: { kind: "trivial", label: "c1" },
+          judgment: graded(0.75),
+        }),
+      ]),
+    );
+    expect(both.notes).toHaveLength(1);
+    expect(both.notes[0]).toContain("same procedure");
+    expect(both.notes[0]).toContain("gap of 0.250 is a noise floor");
+    const one = summarise(input([cell({ task: "a", k: 1, judgment: graded(1) })]));
+    expect(one.notes).toEqual([]);
+    const k2 = summarise(
+      input([cell({ task: "a", mode: "agg" }), cell({ task: "a", mode: "seq" })]),
+    );
+    expect(k2.notes).toEqual([]);
+  });
+
+  test("comparisons pair the same tasks across modes and across k", () => {
+    const report = summarise(
+      input([
+        cell({ task: "a", k: 1, mode: "agg", judgment: graded(0.5) }),
+        cell({ task: "b", k: 1, mode: "agg", judgment: graded(0) }),
+        cell({ task: "a", k: 2, mode: "agg", judgment: graded(1) }),
+        cell({ task: "b", k: 2, mode: "agg", judgment: ungraded("judge returned nothing") }),
+        cell({ task: "a", k: 2, mode: "seq", judgment: graded(0.25) }),
+        cell({ task: "b", k: 2, mode: "seq", judgment: graded(1) }),
+      ]),
+    );
+    expect(report.summaries.map((s) => s.name)).toEqual([
+      "parallel k=1",
+      "parallel k=2",
+      "sequential k=2",
+    ]);
+    expect(report.comparisons).toEqual([
+      {
+        kind: "modes",
+        label: "sequential − parallel at k=2",
+        a: "sequential k=2",
+        b: "parallel k=2",
+        n: 1,
+        mean: -0.75,
+      },
+      {
+        kind: "k",
+        label: "parallel k=2 − k=1",
+        a: "parallel k=2",
+        b: "parallel k=1",
+        n: 1,
+        mean: 0.5,
+      },
+    ]);
+  });
+
+  test("the original's warnings: few finals, base picks, stage fallbacks, mixed units, no bases", () => {
+    const report = summarise(
+      input([
+        cell({ task: "a", pick: { kind: "selector", label: "inv1" }, fellBack: 2 }),
+        cell({
+          task: "b",
+          pick: { kind: "selector", label: "base1" },
+          judgment: graded(1, { metric: "weighted" }),
+        }),
+        cell({
+          task: "c",
+          pick: { kind: "selector", label: "base2" },
+          judgment: graded(0, { metric: "unweighted-fallback" }),
+        }),
+        cell({ task: "d", pick: { kind: "selector", label: "base1" } }),
+        cell({ task: "f", pick: { kind: "selector", label: "base3" } }),
+        cell({
+          task: "e",
+          pick: { kind: "fallback", label: "agg1" },
+          judgment: ungraded("fell back"),
+        }),
+      ]),
+    );
+    const w = report.warnings.join("\n");
+    expect(w).toContain("the mode's own final was picked on only 0/5 graded tasks");
+    expect(w).toContain("a base run was picked on 4/5 graded tasks");
+    expect(w).not.toContain("judge failed");
+    expect(w).toContain("2 improvement stage(s) fell back to the inherited harness on 1 task(s)");
+    expect(w).toContain("selection fell back on 1 and failed on 0 of 6 task(s)");
+    expect(w).toContain("mix scoring units (unweighted-fallback, weighted)");
+    expect(w).toContain("no base rollout has a graded judgment");
+    expect(report.summaries[0]?.picks).toMatchObject({
+      candidate: 1,
+      base: 4,
+      final: 0,
+      fallback: 1,
+    });
+  });
+
+  test("pick kinds follow the mode's finals", () => {
+    expect(pickKind("agg", 2, "agg2")).toBe("final");
+    expect(pickKind("agg", 2, "c1")).toBe("candidate");
+    expect(pickKind("seq", 2, "c2")).toBe("final");
+    expect(pickKind("seq", 2, "c3")).toBe("candidate");
+    expect(pickKind("seq", 2, "base1")).toBe("base");
+  });
+
+  test("all-pass needs criteria counts; spend and similarity are summed and averaged", () => {
+    const spend = { stages: 0.1, selection: 0.02, reflection: 0.00005, executor: 1.25 };
+    const report = summarise(
+      input([
+        cell({
+          task: "a",
+          judgment: graded(1, { passed: 4, total: 4 }),
+          spend,
+          similarity: { n: 2, nDistinct: 2, meanLineJaccard: 0.5 },
+        }),
+        cell({
+          task: "b",
+          judgment: graded(0.5, { passed: 2, total: 4 }),
+          spend,
+          similarity: { n: 2, nDistinct: 1, meanLineJaccard: 1 },
+        }),
+      ]),
+    );
+    const s = report.summaries[0];
+    expect(s?.allPass).toBe(0.5);
+    expect(s?.spend).toEqual({
+      stages: 0.2,
+      selection: 0.04,
+      reflection: 0.0001,
+      improver: 0.2401,
+      executor: 2.5,
+    });
+    expect(s?.similarity).toEqual({ tasks: 2, meanLineJaccard: 0.75, distinctShare: 0.75 });
+    const noCounts = summarise(input([cell({ task: "a", judgment: graded(0.3) })]));
+    expect(noCounts.summaries[0]?.allPass).toBeNull();
+  });
+
+  test("the report validates against its schema and names its judges and title", () => {
+    const report = summarise(
+      input([cell({ task: "a" }), cell({ task: "a", mode: "seq" })], [baseCell("a", 2, [0])]),
+    );
+    expect(Report.parse(report)).toEqual(report);
+    expect(report.title).toBe("demo-oc k=2 modes=parallel,sequential");
+    expect(report.judges).toEqual([JUDGE]);
+  });
+});
+
+/** Reads a rendered table back: header line followed by rows, split on runs of spaces. */
+function readTable(text: string, firstColumn: string): string[][] {
+  const lines = text.split("\n");
+  const start = lines.findIndex((l) => l.startsWith(`${firstColumn} `) || l.startsWith("mode "));
+  const rows: string[][] = [];
+  for (const line of lines.slice(start + 1)) {
+    if (line.trim() === "") break;
+    rows.push(line.trim().split(/\s+/));
+  }
+  return rows;
+}
+
+const num = (cell: string | undefined): number | null =>
+  cell === undefined || cell === "—" ? null : Number(cell);
+
+describe("rendering", () => {
+  const report = summarise(
+    input(
+      [
+        cell({ task: "a", k: 1, mode: "agg", judgment: graded(1, { passed: 1, total: 1 }) }),
+        cell({ task: "b", k: 1, mode: "agg", judgment: graded(0, { passed: 0, total: 1 }) }),
+        cell({ task: "a", k: 1, mode: "seq", judgment: graded(0.333333) }),
+        cell({ task: "b", k: 1, mode: "seq", judgment: ungraded("judge returned nothing") }),
+      ],
+      [baseCell("a", 1, [0]), baseCell("b", 1, [0.5])],
+    ),
+  );
+
+  test("the text table prints exactly the JSON's numbers", () => {
+    const text = renderText(report, { unicode: false });
+    const json = JSON.parse(JSON.stringify(report)) as Report;
+    const rows = readTable(text, "mode");
+    expect(rows).toHaveLength(json.summaries.length);
+    expect(rows[0]).toHaveLength(SCORE_COLUMNS.length);
+    json.summaries.forEach((s, i) => {
+      const r = rows[i] as string[];
+      expect(Number(r[1])).toBe(s.k);
+      expect(Number(r[2])).toBe(s.tasks);
+      expect(Number(r[3])).toBe(s.n);
+      expect(num(r[4])).toBe(s.score);
+      expect(num(r[5])).toBe(s.allPass);
+      expect(num(r[6])).toBe(s.base.score);
+      expect(num(r[7])).toBe(s.delta.mean);
+      expect(Number(r[8])).toBe(s.delta.n);
+      expect(Number(r[9])).toBe(s.ungraded);
+      expect(Number(r[10])).toBe(s.unjudged);
+      expect(Number(r[11])).toBe(s.unfinished);
+    });
+    expect(json.summaries[1]?.score).toBe(0.333);
+    expect(json.summaries[0]?.delta.mean).toBe(0.25);
+    expect(text).toContain("  parallel k=1    ");
+    expect(text).toContain("note: k=1");
+  });
+
+  test("the process table carries provenance, fallbacks and spend from the same numbers", () => {
+    const text = renderText(report, { unicode: false });
+    const header = text.split("\n").find((l) => l.startsWith("mode") && l.includes("selector"));
+    expect(header?.trim().split(/\s+/)).toEqual([...PROCESS_COLUMNS]);
+  });
+
+  test("bars: a score fills its share; a delta grows left or right of the axis; ASCII when asked", () => {
+    expect(scoreBar(1, 10, false)).toBe("##########");
+    expect(scoreBar(0.5, 10, true)).toBe("█████");
+    expect(scoreBar(null, 10, true)).toBe("");
+    expect(deltaBar(1, 4, false)).toEqual({ left: "    ", axis: "|", right: "####" });
+    expect(deltaBar(-0.5, 4, false)).toEqual({ left: "  ##", axis: "|", right: "" });
+    const plain = renderText(report, { unicode: false });
+    expect(plain).not.toContain("█");
+    expect(plain).not.toContain("\x1b[");
+    expect(renderText(report, { color: true })).toContain("\x1b[");
+  });
+
+  test("markdown has the same tables, per-task deltas, notes and warnings", () => {
+    const md = renderMarkdown(report);
+    expect(md).toContain(`| ${SCORE_COLUMNS.join(" | ")} |`);
+    expect(md).toContain(
+      "| parallel | 1 | 2 | 2 | 0.500 | 0.500 | 0.250 | +0.250 | 2 | 0 | 0 | 0 |",
+    );
+    expect(md).toContain("| a | +1.000 | +0.333 |");
+    expect(md).toContain("| b | -0.500 | — |");
+    expect(md).toContain("> **Note:** k=1");
+  });
+
+  test("per-task deltas appear in the text only when asked", () => {
+    expect(renderText(report)).not.toContain("per task");
+    expect(renderText(report, { perTask: true })).toContain("per task (pick − base harness)");
+  });
+});
