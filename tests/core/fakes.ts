@@ -35,11 +35,20 @@ import { OPENCODE_BASELINE_TREE, OPENCODE_SURFACE } from "../../src/substrate/op
 
 export const SURFACE = OPENCODE_SURFACE;
 
-/** A fresh temporary directory under the repository's ignored `.tmp/`. */
+const created: string[] = [];
+
+/** A fresh temporary directory under the repository's ignored `.tmp/` (see removeTempDirs). */
 export function tempDir(prefix: string): string {
   const root = join(import.meta.dir, "..", "..", ".tmp");
   mkdirSync(root, { recursive: true });
-  return mkdtempSync(join(root, `${prefix}-`));
+  const dir = mkdtempSync(join(root, `core-${prefix}-`));
+  created.push(dir);
+  return dir;
+}
+
+/** Removes every directory tempDir made in this test file (call it from afterAll). */
+export function removeTempDirs(): void {
+  for (const dir of created.splice(0)) rmSync(dir, { recursive: true, force: true });
 }
 
 /** A promise resolved by hand: tests wait on readiness, never on time. */

@@ -1,7 +1,7 @@
 // Recursion end to end on fakes: ledger identity and label orders in both modes, retries with
 // verbatim rejection, fallbacks and degraded modes, phase barriers and concurrency bounds, dead
 // rollouts, caching on a second run.
-import { describe, expect, test } from "bun:test";
+import { afterAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { ModeToken } from "../../src/core/events.ts";
@@ -19,6 +19,7 @@ import {
   type FakeAdapterOptions,
   gate,
   RecordingSink,
+  removeTempDirs,
   type ScriptedCall,
   ScriptedProposer,
   SURFACE,
@@ -26,6 +27,8 @@ import {
   stepClock,
   tempDir,
 } from "./fakes.ts";
+
+afterAll(removeTempDirs);
 
 const TASK = "t1";
 const LIMITS = {

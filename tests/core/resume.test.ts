@@ -1,5 +1,5 @@
 // The skip decision reads its record through a pluggable source (summary file today, store later).
-import { expect, test } from "bun:test";
+import { afterAll, expect, test } from "bun:test";
 import { join } from "node:path";
 import {
   SUMMARY_FILE_SOURCE,
@@ -11,11 +11,14 @@ import { readSummary } from "../../src/core/summary.ts";
 import {
   FakeAdapter,
   RecordingSink,
+  removeTempDirs,
   ScriptedProposer,
   SURFACE,
   stepClock,
   tempDir,
 } from "./fakes.ts";
+
+afterAll(removeTempDirs);
 
 async function finishedSweep() {
   const root = tempDir("resume");

@@ -1,6 +1,6 @@
 // The scheduler on fakes: tasks, domains and sweeps; selection, reflection and the library;
 // checkpoints, resume with zero new work, tampering, library prefixes, failed selections.
-import { describe, expect, test } from "bun:test";
+import { afterAll, describe, expect, test } from "bun:test";
 import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { ModeToken } from "../../src/core/events.ts";
@@ -22,11 +22,14 @@ import {
   FakeAdapter,
   type FakeAdapterOptions,
   RecordingSink,
+  removeTempDirs,
   type ScriptedCall,
   ScriptedProposer,
   stepClock,
   tempDir,
 } from "./fakes.ts";
+
+afterAll(removeTempDirs);
 
 const LIMITS = {
   phaseWidth: 2,

@@ -1,5 +1,5 @@
 // summary.json: status rules, the merge across runs and processes, the lock and atomic writes.
-import { describe, expect, test } from "bun:test";
+import { afterAll, describe, expect, test } from "bun:test";
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import {
@@ -13,7 +13,9 @@ import {
   withFileLock,
   writeSummary,
 } from "../../src/core/summary.ts";
-import { gate, tempDir } from "./fakes.ts";
+import { gate, removeTempDirs, tempDir } from "./fakes.ts";
+
+afterAll(removeTempDirs);
 
 const ledger = (mode: "agg" | "seq") => ({
   mode,
