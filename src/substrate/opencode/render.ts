@@ -1,0 +1,221 @@
+// Renders an OpenCode `--format json` event stream into the shared trajectory grammar (spec/01
+// §6.5): [ASSISTANT] [THINKING] [ACTION] tool(args) [OBSERVATION] [OBSERVATION ERROR] [ERROR].
+// Pure and total: any line, however malformed, degrades to nothing or to an [ERROR] — never a throw.
+
+import { readFile } from "node:fs/promises";
+
+/** Clip of a tool call's JSON arguments (spec/05 §3.0: 400 for OpenCode). */
+export const ARGS_TRUNC = 400;
+/** Clip of one [ERROR] message. The original used 300 without a marker; this one says it clipped. */
+export const ERROR_TRUNC = 1000;
+
+/** The clipped-text marker (the shape core's mission explains to the improver). */
+export function truncationMarker(dropped: number): string {
+  return `…(+${dropped} chars — render truncation)`;
+}
+
+/**
+ * The whole-trajectory marker. Fix of spec/01 §10.18: over the cap, the original kept only the
+ * beginning and dropped the end, where the deliverable is written; here the MIDDLE is cut and
+ * this marker says so, with the number of dropped characters.
+ */
+export function middleTruncationMarker(dropped: number, maxChars: number): string {
+  return `…(+${dropped} chars — render truncation: the middle of this trajectory was cut to fit ${maxChars} chars; its beginning and its end are kept)`;
+}
+
+/** Text of any value: strings as they are, other values as JSON, NUL characters removed. */
+export function asText(value: unknown): string {
+  if (value === undefined || value === null) return "";
+  const text = typeof value === "string" ? value : stringify(value);
+  return text.includes("\0") ? text.replaceAll("\0", "") : text;
+}
+
+function stringify(value: unknown): string {
+  try {
+    const json = JSON.stringify(value, (_k, v: unknown) =>
+      typeof v === "bigint" ? v.toString() : v,
+    );
+    return json ?? String(value);
+  } catch {
+    return String(value);
+  }
+}
+
+/** The shared clip rule: text over `limit` keeps its first `limit` characters plus the marker. */
+export function clipText(value: unknown, limit: number): string {
+  const text = asText(value);
+  if (limit <= 0 || text.length <= limit) return text;
+  // Never split a surrogate pair.
+  const keep = isHighSurrogate(text.charCodeAt(limit - 1)) ? limit - 1 : limit;
+  return `${text.slice(0, keep)}${truncationMarker(text.length - keep)}`;
+}
+
+const isHighSurrogate = (c: number) => c >= 0xd800 && c <= 0xdbff;
+
+type Obj = Record<string, unknown>;
+const isObj = (v: unknown): v is Obj => v !== null && typeof v === "object" && !Array.isArray(v);
+const str = (v: unknown): string | undefined => (typeof v === "string" ? v : undefined);
+const present = (v: unknown) => v !== undefined && v !== null;
+
+const TOOL_TYPES: ReadonlySet<string> = new Set([
+  "tool",
+  "tool_use",
+  "tool_call",
+  "tool-invocation",
+]);
+
+export type RenderOptions = {
+  /** Clip of one observation / assistant / thinking text. */
+  obsTrunc: number;
+  /** Cap on the whole rendered trajectory (≤ 0: no cap). */
+  maxChars: number;
+  /** Clip of a tool call's JSON arguments (default ARGS_TRUNC). */
+  argsTrunc?: number;
+};
+
+function errorMessage(error: unknown, event: Obj): string {
+  if (typeof error === "string" && error.trim() !== "") return error;
+  if (isObj(error)) {
+    const data = error.data;
+    // Fix of spec/01 §10.16: a string `data` is the message, not a crash.
+    if (isObj(data) && str(data.message)?.trim()) return data.message as string;
+    if (str(data)?.trim()) return data as string;
+    if (str(error.message)?.trim()) return error.message as string;
+    const name = str(error.name)?.trim();
+    if (name) return name;
+    return stringify(error).slice(0, 300);
+  }
+  return stringify(event).slice(0, 300);
+}
+
+function toolName(part: Obj, event: Obj): string {
+  const invocation = part.toolInvocation;
+  return (
+    str(part.tool) ||
+    str(event.tool) ||
+    str(part.name) ||
+    (isObj(invocation) ? str(invocation.toolName) : undefined) ||
+    "tool"
+  );
+}
+
+/** The lines of one tool event: [ACTION], then its observation when it has one. */
+function toolLines(part: Obj, event: Obj, o: Required<RenderOptions>): string[] {
+  const state = isObj(part.state) ? part.state : part;
+  const status = str(state.status) ?? "";
+  // Fix of spec/01 §10.16: present-but-falsy inputs (`{}`) render; only null/absent fall through.
+  const input = [state.input, part.input, part.args].find(present);
+  const args = input === undefined ? "" : clipText(input, o.argsTrunc);
+  const lines = [`[ACTION] ${toolName(part, event)}(${args})`];
+  if (status === "error") {
+    lines.push(`[OBSERVATION ERROR] ${clipText(state.error ?? "(no error text)", o.obsTrunc)}`);
+    return lines;
+  }
+  const output = [state.output, state.result, part.output].find(present);
+  if (output !== undefined) {
+    const text = asText(output);
+    let line = `[OBSERVATION] ${text === "" ? "(empty output)" : clipText(text, o.obsTrunc)}`;
+    const meta = isObj(state.metadata) ? state.metadata : {};
+    if (typeof meta.exit === "number" && meta.exit !== 0) {
+      line = `${line.trimEnd()} | exit_code=${meta.exit}`;
+    }
+    lines.push(line);
+  } else if (status === "pending" || status === "running") {
+    lines.push("[OBSERVATION] (no output: the call was still running when the event stream ended)");
+  }
+  return lines;
+}
+
+/**
+ * One event as rendered lines plus, for a tool event, the key that identifies its call (a later
+ * event with the same key replaces it in place).
+ */
+function renderEvent(event: Obj, o: Required<RenderOptions>): { lines: string[]; key?: string } {
+  if (present(event.error) && event.error !== false) {
+    return { lines: [`[ERROR] ${clipText(errorMessage(event.error, event), ERROR_TRUNC)}`] };
+  }
+  const part = isObj(event.part) ? event.part : event;
+  // A list-valued or otherwise non-string type is ignored (the original crashed on it).
+  const type = str(part.type) ?? str(event.type);
+  if (type === undefined) return { lines: [] };
+  if (type === "text" || type === "reasoning") {
+    const text = str(part.text) ?? str(part.content);
+    if (text === undefined || text.trim() === "") return { lines: [] };
+    const tag = type === "text" ? "ASSISTANT" : "THINKING";
+    return { lines: [`[${tag}] ${clipText(text, o.obsTrunc)}`] };
+  }
+  if (type === "error") {
+    return { lines: [`[ERROR] ${clipText(errorMessage(undefined, event), ERROR_TRUNC)}`] };
+  }
+  if (TOOL_TYPES.has(type)) {
+    const key = str(part.callID) || str(part.id);
+    return { lines: toolLines(part, event, o), key };
+  }
+  return { lines: [] };
+}
+
+/**
+ * Keeps the beginning and the end of `text` within `maxChars` (plus the marker line), cutting at
+ * line boundaries where one is near. Two thirds of the budget go to the beginning.
+ */
+export function capTrajectory(text: string, maxChars: number): string {
+  if (maxChars <= 0 || text.length <= maxChars) return text;
+  let headEnd = Math.floor((maxChars * 2) / 3);
+  const tailBudget = maxChars - headEnd;
+  const nl = text.lastIndexOf("\n", headEnd);
+  if (nl > headEnd * 0.8) headEnd = nl;
+  let tailStart = text.length - tailBudget;
+  const next = text.indexOf("\n", tailStart);
+  if (next !== -1 && next - tailStart < tailBudget * 0.2) tailStart = next + 1;
+  if (isHighSurrogate(text.charCodeAt(headEnd - 1))) headEnd--;
+  if (tailStart < text.length && isLowSurrogate(text.charCodeAt(tailStart))) tailStart++;
+  const dropped = tailStart - headEnd;
+  return `${text.slice(0, headEnd)}\n${middleTruncationMarker(dropped, maxChars)}\n${text.slice(tailStart)}`;
+}
+
+const isLowSurrogate = (c: number) => c >= 0xdc00 && c <= 0xdfff;
+
+/** Renders a whole JSONL stream. Repeated states of one tool call are rendered once, at the
+ * position of the first, with the latest state (fix of spec/01 §10.16). */
+export function renderTrajectory(jsonl: string, opts: RenderOptions): string {
+  const o: Required<RenderOptions> = { argsTrunc: ARGS_TRUNC, ...opts };
+  const blocks: string[][] = [];
+  const byKey = new Map<string, number>();
+  for (const raw of jsonl.split("\n")) {
+    const line = raw.trim();
+    if (!line.startsWith("{")) continue;
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(line);
+    } catch {
+      continue;
+    }
+    if (!isObj(parsed)) continue;
+    const { lines, key } = renderEvent(parsed, o);
+    if (lines.length === 0) continue;
+    const at = key === undefined ? undefined : byKey.get(key);
+    if (at !== undefined) {
+      blocks[at] = lines;
+      continue;
+    }
+    if (key !== undefined) byKey.set(key, blocks.length);
+    blocks.push(lines);
+  }
+  const text = blocks
+    .map((b) => b.join("\n"))
+    .join("\n")
+    .trim();
+  if (text === "") return "(no parseable events in trajectory)";
+  return capTrajectory(text, o.maxChars);
+}
+
+/** Renders the stream saved at `path`; an unreadable file renders as one explanatory line. */
+export async function renderTrajectoryFile(path: string, opts: RenderOptions): Promise<string> {
+  let text: string;
+  try {
+    text = await readFile(path, "utf8");
+  } catch (err) {
+    return `(failed to read trajectory: ${(err as Error).message})`;
+  }
+  return renderTrajectory(text, opts);
+}

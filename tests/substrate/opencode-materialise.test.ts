@@ -1,0 +1,178 @@
+// Rendering a harness tree into an OpenCode workspace (install mode workspace_agents_md).
+import { describe, expect, test } from "bun:test";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { treeFingerprint } from "../../src/core/fingerprint.ts";
+import { writeTree } from "../../src/core/tree.ts";
+import {
+  composeAgentsMd,
+  docstringSummary,
+  ensureSubagentMode,
+  MaterialiseError,
+  materialise,
+  SECTIONS,
+} from "../../src/substrate/opencode/materialise.ts";
+import { OPENCODE_BASELINE_TREE, OPENCODE_SURFACE } from "../../src/substrate/opencode/surface.ts";
+
+const tmp = (p: string) => mkdtempSync(join(tmpdir(), `h2-mat-${p}-`));
+
+const TREE = {
+  "systemprompt.md":
+    "<!-- role -->You work in {{ working_directory }} on {{ domain_focus }} tasks ({{ date }}). Keep {{ other }}.\n",
+  "guardrails.md":
+    "- Check output/ before finishing.\n- When a table needs cleaning, load the `csv-clean` skill.\n",
+  "LongTermMEMORY.md": "Amounts use two decimals.\n",
+  "tool_descriptions/tool_guidance.md": "<!-- only a comment -->\n",
+  "skills/csv-clean/SKILL.md":
+    "---\nname: csv-clean\ndescription: a table needs cleaning\n---\nRun python3 skills/csv-clean/scripts/clean.py\n",
+  "skills/csv-clean/scripts/clean.py": "print('clean')\n",
+  "sub_agents/checker/AGENT.md": "---\ndescription: checks numbers\nmode: primary\n---\nCheck.\n",
+  "sub_agents/plain/AGENT.md": "No frontmatter here.\n",
+  "scripts/totals.py": '#!/usr/bin/env python3\n"""Sum the amount column of a CSV.\n\nMore."""\n',
+  "scripts/_shared.py": "X = 1\n",
+  "scripts/nodoc.py": "print(1)\n",
+  "plugin/verify.ts": "export const V = async () => ({});\n",
+};
+
+describe("composeAgentsMd", () => {
+  const ctx = {
+    envDescription: "env",
+    domainFocus: "bookkeeping",
+    date: "2026-11-30",
+    workingDirectory: "/ws",
+  };
+
+  test("one documented order: system, guardrails, memory, tool guidance, helper scripts", () => {
+    expect(SECTIONS.map((s) => s.path)).toEqual(OPENCODE_SURFACE.alwaysOn);
+    const md = composeAgentsMd(
+      { ...TREE, "tool_descriptions/tool_guidance.md": "Prefer read over cat.\n" },
+      ctx,
+    );
+    expect(md).toBe(
+      [
+        "You work in /ws on bookkeeping tasks (2026-11-30). Keep {{ other }}.",
+        "",
+        "# Operating Guardrails",
+        "",
+        "- Check output/ before finishing.\n- When a table needs cleaning, load the `csv-clean` skill.",
+        "",
+        "# Long-Term Memory",
+        "",
+        "Amounts use two decimals.",
+        "",
+        "# Tool Guidance",
+        "",
+        "Prefer read over cat.",
+        "",
+        "# Helper scripts (run via Bash)",
+        "",
+        "- `python3 scripts/nodoc.py` — helper script",
+        "- `python3 scripts/totals.py` — Sum the amount column of a CSV.",
+        "",
+      ].join("\n"),
+    );
+  });
+
+  test("a comment-only harness (the baseline) renders nothing", () => {
+    expect(composeAgentsMd({ ...OPENCODE_BASELINE_TREE }, ctx)).toBe("");
+  });
+});
+
+describe("helpers", () => {
+  test("docstringSummary reads the first docstring line after a shebang and comments", () => {
+    expect(docstringSummary('#!/usr/bin/env python3\n# c\n\n"""  First line.\nSecond."""\n')).toBe(
+      "First line.",
+    );
+    expect(docstringSummary("r'''\n\nRaw doc'''")).toBe("Raw doc");
+    expect(docstringSummary("import os\n'''late'''")).toBeNull();
+    expect(docstringSummary(`"""${"a".repeat(200)}"""`)).toBe("a".repeat(120));
+  });
+
+  test("ensureSubagentMode sets, inserts or adds a frontmatter with mode: subagent", () => {
+    expect(ensureSubagentMode("---\ndescription: d\nmode: primary\n---\nBody\n", "x")).toBe(
+      "---\ndescription: d\nmode: subagent\n---\nBody\n",
+    );
+    expect(ensureSubagentMode("---\ndescription: d\n---\nBody\n", "x")).toBe(
+      "---\nmode: subagent\ndescription: d\n---\nBody\n",
+    );
+    expect(ensureSubagentMode("Body\n", "x")).toBe(
+      "---\ndescription: The x sub-agent.\nmode: subagent\n---\n\nBody\n",
+    );
+  });
+});
+
+describe("materialise", () => {
+  test("places every component where OpenCode and the relative script paths find it", async () => {
+    const src = tmp("src");
+    writeTree(OPENCODE_SURFACE, TREE, src);
+    writeFileSync(join(src, "harness.yaml"), "off-surface\n");
+    const dest = join(tmp("dest"), "ws");
+    const got = await materialise(src, dest, {
+      model: "local/mock-model",
+      steps: 42,
+      template: { domainFocus: "bookkeeping", date: "2026-11-30" },
+    });
+    expect(got.files).toEqual([
+      ".opencode/agent/checker.md",
+      ".opencode/agent/plain.md",
+      ".opencode/plugin/verify.ts",
+      ".opencode/skills/csv-clean/SKILL.md",
+      ".opencode/skills/csv-clean/scripts/clean.py",
+      "AGENTS.md",
+      "opencode.json",
+      "scripts/_shared.py",
+      "scripts/nodoc.py",
+      "scripts/totals.py",
+      "skills/csv-clean/scripts/clean.py",
+    ]);
+    const read = (rel: string) => readFileSync(join(dest, rel), "utf8");
+    expect(read("AGENTS.md")).toStartWith(`You work in ${dest} on bookkeeping tasks (2026-11-30).`);
+    expect(read("skills/csv-clean/scripts/clean.py")).toBe("print('clean')\n");
+    expect(read(".opencode/skills/csv-clean/scripts/clean.py")).toBe("print('clean')\n");
+    expect(read(".opencode/agent/checker.md")).toContain("mode: subagent");
+    expect(read(".opencode/agent/plain.md")).toStartWith("---\ndescription: The plain sub-agent.");
+    expect(read("scripts/_shared.py")).toBe("X = 1\n");
+    expect(existsSync(join(dest, "harness.yaml"))).toBe(false);
+    expect(existsSync(join(dest, "scripts/README.md"))).toBe(false);
+
+    const config = JSON.parse(read("opencode.json"));
+    expect(config).toEqual({
+      $schema: "https://opencode.ai/config.json",
+      model: "local/mock-model",
+      autoupdate: false,
+      share: "disabled",
+      snapshot: false,
+      agent: { build: { steps: 42 } },
+      permission: {
+        external_directory: expect.objectContaining({
+          "*": "deny",
+          [dest]: "allow",
+          [`${dest}/**`]: "allow",
+        }),
+      },
+    });
+    // The fingerprint is of the SOURCE tree (stubs and off-surface files included).
+    expect(got.fingerprint).toBe(await treeFingerprint(src));
+    expect(got.agentsMd).toBe(true);
+  });
+
+  test("the baseline renders no AGENTS.md; a non-tree or a non-empty destination is refused", async () => {
+    const base = tmp("base");
+    writeTree(OPENCODE_SURFACE, { ...OPENCODE_BASELINE_TREE }, base);
+    const dest = join(tmp("bdest"), "ws");
+    const got = await materialise(base, dest, { model: "p/m", steps: 1 });
+    expect(got.agentsMd).toBe(false);
+    expect(got.files).toEqual(["opencode.json"]);
+
+    const empty = tmp("empty");
+    await expect(
+      materialise(empty, join(tmp("d"), "ws"), { model: "p/m", steps: 1 }),
+    ).rejects.toThrow(MaterialiseError);
+    const busy = tmp("busy");
+    mkdirSync(join(busy, "x"));
+    await expect(materialise(base, busy, { model: "p/m", steps: 1 })).rejects.toThrow(
+      /is not empty/,
+    );
+  });
+});
