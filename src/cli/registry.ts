@@ -11,6 +11,11 @@ export type CommandEntry = {
 
 export const COMMANDS: readonly CommandEntry[] = [
   {
+    name: "demo",
+    summary: "Run the whole method offline on two ledger tasks (no model needed)",
+    load: () => import("./commands/demo.ts").then((m) => m.default),
+  },
+  {
     name: "validate",
     summary: "Check a harness directory against an executor's editable surface",
     load: () => import("./commands/validate.ts").then((m) => m.default),

@@ -1,0 +1,187 @@
+// `harness2 demo`: the whole method offline — real recursion, selection, reflection and library on
+// two ledger tasks, real python3 executions, the real proposer loop through a scripted channel.
+// Run it twice: the second run executes nothing and calls no improver (every task is skipped).
+
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { storeLocation } from "../../../store/db.ts";
+import { DemoAdapter } from "../../benchmarks/demo/demo-adapter.ts";
+import { DemoChannel } from "../../benchmarks/demo/demo-channel.ts";
+import { loadRunConfig } from "../../core/config.ts";
+import { MODE_NAMES, parseModes, taskDir } from "../../core/naming.ts";
+import { Proposer } from "../../core/proposer.ts";
+import { readSummary } from "../../core/summary.ts";
+import {
+  boolOpt,
+  type CliIO,
+  type Command,
+  intOpt,
+  type ParsedArgs,
+  stringOpt,
+  UsageError,
+} from "../command.ts";
+import { EXIT } from "../exit-codes.ts";
+import { chooseFrontEnd, runSweepSession } from "../sweep-session.ts";
+
+const demo: Command = {
+  name: "demo",
+  summary: "Run the whole method offline on two small ledger tasks (no model, no credentials)",
+  help: [
+    "The base harness's script drops negative amounts; scripted improvers fix it, a blind",
+    "selector picks the candidate whose total matches the ledger, and a reflector stores the",
+    "lesson in the library. Executions really run python3. Running it again resumes: nothing",
+    "is executed twice and every task reports skipped.",
+  ].join("\n"),
+  options: {
+    k: { type: "string", valueName: "N", description: "candidates per mode (default 2)" },
+    mode: {
+      type: "string",
+      valueName: "LIST",
+      description: "comma list of parallel,sequential (default both)",
+    },
+    output: {
+      type: "string",
+      valueName: "DIR",
+      description: "where the demo writes (default <runs>/demo)",
+    },
+    runs: {
+      type: "string",
+      valueName: "DIR",
+      description: "runs directory holding the store (default $HARNESS2_RUNS_DIR or runs)",
+    },
+    "no-tui": { type: "boolean", description: "one line per event instead of the terminal UI" },
+    json: { type: "boolean", description: "NDJSON events on stdout (one per line)" },
+  },
+  run: runDemo,
+};
+
+export default demo;
+
+async function runDemo(args: ParsedArgs, io: CliIO): Promise<number> {
+  const k = intOpt(args, "k", { min: 1, max: 8 }, "demo") ?? 2;
+  const modeList = stringOpt(args, "mode") ?? "parallel,sequential";
+  let modes: ReturnType<typeof parseModes>;
+  try {
+    modes = parseModes(modeList === "both" ? "parallel,sequential" : modeList);
+  } catch (err) {
+    throw new UsageError((err as Error).message, "demo");
+  }
+  const where = storeLocation({ runsDir: stringOpt(args, "runs"), env: io.env, cwd: io.cwd });
+  const output = resolve(io.cwd, stringOpt(args, "output") ?? join(where.runsDir, "demo"));
+  const config = loadRunConfig({ ...io.env, HARNESS2_RUNS_DIR: where.runsDir }, { cwd: io.cwd });
+  const frontEnd = chooseFrontEnd(io, {
+    noTui: boolOpt(args, "no-tui"),
+    json: boolOpt(args, "json"),
+  });
+
+  const adapter = new DemoAdapter({ root: output, env: io.env });
+  await adapter.preflight();
+  const channel = new DemoChannel();
+  const runsRoot = join(output, "runs");
+  const proposer = new Proposer({
+    channel,
+    spec: adapter.spec.channels.proposer as NonNullable<(typeof adapter.spec.channels)["proposer"]>,
+    auditDir: join(runsRoot, "_audit"),
+    runsRoot,
+    attempts: config.transportAttempts,
+    backoffS: 0, // a scripted channel has nothing to wait for
+  });
+
+  const session = await runSweepSession({
+    io,
+    dbPath: where.dbPath,
+    frontEnd,
+    title: `demo k=${k}`,
+    sessionLimit: config.sessionLimit,
+    inputs: {
+      adapter,
+      proposer,
+      limits: {
+        phaseWidth: config.phaseWidth,
+        stageAttempts: config.stageAttempts,
+        transportAttempts: config.transportAttempts,
+        proposerTimeoutS: config.proposerTimeoutS,
+        rolloutTimeoutS: config.rolloutTimeoutS,
+        domainWorkers: config.domainWorkers,
+      },
+      runsRoot,
+      libraryRoot: join(output, "library", `k${k}`),
+      k,
+      modes,
+    },
+    sweepOptions: {
+      argv: ["demo", ...process.argv.slice(3)],
+      config: {
+        k,
+        modes,
+        output,
+        phaseWidth: config.phaseWidth,
+        sessionLimit: config.sessionLimit,
+      },
+      identity: { channel: channel.kind, model: adapter.spec.channels.proposer?.model ?? "" },
+    },
+  });
+
+  const rows = session.result.domains.flatMap((d) => ("error" in d ? [] : d.tasks));
+  const ok = rows.filter((r) => r.status === "ok").length;
+  const skipped = rows.filter((r) => r.status === "skipped").length;
+  const failed = rows.length - ok - skipped;
+  const chosen = chosenTotals(runsRoot, session.result, modes);
+  const report = {
+    sweep: session.sweep,
+    output,
+    k,
+    modes: modes.map((m) => MODE_NAMES[m]),
+    tasks: { ok, skipped, failed },
+    executions: adapter.executions,
+    improverCalls: channel.sessions,
+    chosen,
+    interrupted: session.interrupted,
+  };
+  writeFileSync(join(output, "demo.json"), `${JSON.stringify(report, null, 2)}\n`);
+  if (frontEnd !== "json") {
+    io.stdout(
+      `Local demo: ${ok} task(s) completed, ${skipped} skipped, ${failed} failed; ${adapter.executions} execution(s), ${channel.sessions} improver call(s). ${output}\n`,
+    );
+    for (const c of chosen)
+      io.stdout(`  ${c.task} ${c.mode}: ${c.label || "(none)"} → ${c.answer}\n`);
+    io.stdout(`Browse it: harness2 show ${session.sweep}\n`);
+  }
+  if (session.interrupted) return EXIT.interrupted;
+  return failed > 0 ? EXIT.failed : EXIT.ok;
+}
+
+type Chosen = { task: string; mode: string; label: string; answer: string };
+
+/** Each task's adopted answer per mode, read back from its summary (also for skipped tasks). */
+function chosenTotals(
+  runsRoot: string,
+  result: Awaited<ReturnType<typeof runSweepSession>>["result"],
+  modes: readonly ("agg" | "seq")[],
+): Chosen[] {
+  const out: Chosen[] = [];
+  const cell = {
+    benchmark: result.benchmark,
+    substrate: result.substrate,
+    mode: "agg" as const,
+    k: result.k,
+    seed: result.seed,
+    tag: result.tag,
+  };
+  for (const d of result.domains) {
+    if ("error" in d) continue;
+    for (const row of d.tasks) {
+      const read = readSummary(taskDir(runsRoot, cell, row.task));
+      for (const mode of modes) {
+        const sel = read.kind === "summary" ? read.summary.selections[mode] : undefined;
+        const answerPath = sel?.chosenRunDir ? join(sel.chosenRunDir, "output", "answer.txt") : "";
+        const answer =
+          answerPath && existsSync(answerPath)
+            ? readFileSync(answerPath, "utf8").trim()
+            : "(no answer)";
+        out.push({ task: row.task, mode: MODE_NAMES[mode], label: sel?.chosenLabel ?? "", answer });
+      }
+    }
+  }
+  return out;
+}

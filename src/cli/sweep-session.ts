@@ -1,0 +1,202 @@
+// One sweep as a command runs it: store opened, experiment identity checked, namespaces locked,
+// events fanned out to the store and the chosen front end (TUI, lines or NDJSON), the scheduler
+// run, and everything closed however it ends. Shared by `harness2 demo` and `harness2 run`.
+
+import type { Database } from "bun:sqlite";
+import { openStore } from "../../store/db.ts";
+import { assertContinuesExperiment } from "../../store/identity.ts";
+import { newSweepId } from "../../store/ids.ts";
+import { acquireSweepLock } from "../../store/lock.ts";
+import { taskRecord } from "../../store/queries.ts";
+import { StoreWriter } from "../../store/writer.ts";
+import type { ModeToken } from "../core/events.ts";
+import {
+  type EventSink,
+  fanOut,
+  type HarnessEvent,
+  RecordingSink,
+  SYSTEM_CLOCK,
+} from "../core/events.ts";
+import { ns } from "../core/naming.ts";
+import { setSessionLimit } from "../core/proposer.ts";
+import type { TaskRecordSource } from "../core/resume.ts";
+import {
+  runSweep,
+  type ScheduleInputs,
+  type SweepOptions,
+  type SweepResult,
+} from "../core/schedule.ts";
+import { readSummary } from "../core/summary.ts";
+import type { CliIO } from "./command.ts";
+import { EXIT } from "./exit-codes.ts";
+import { jsonPrinter, linePrinter } from "./printers.ts";
+
+export type FrontEnd = "tui" | "lines" | "json";
+
+/** Which front end a command gets: the TUI only on a terminal, never with --no-tui or --json. */
+export function chooseFrontEnd(io: CliIO, flags: { noTui: boolean; json: boolean }): FrontEnd {
+  if (flags.json) return "json";
+  if (flags.noTui || !io.isTTY) return "lines";
+  return "tui";
+}
+
+export function useColor(io: CliIO): boolean {
+  return io.isTTY && (io.env.NO_COLOR === undefined || io.env.NO_COLOR === "");
+}
+
+export type SweepSessionOptions = {
+  io: CliIO;
+  dbPath: string;
+  frontEnd: FrontEnd;
+  /** Everything the scheduler needs except sink, sweep id, clock and record source. */
+  inputs: Omit<ScheduleInputs, "sink" | "sweep" | "clock" | "records" | "signal">;
+  sweepOptions: SweepOptions;
+  sessionLimit: number;
+  /** Shown in the TUI header. */
+  title: string;
+};
+
+export type SweepSessionResult = {
+  sweep: string;
+  result: SweepResult;
+  events: RecordingSink;
+  interrupted: boolean;
+  exitCode: number;
+};
+
+/**
+ * Resume consults the store first: a task with no finished record of its mode there re-runs
+ * (the store is the record of run state). When the store has one, the task's summary.json export
+ * and the artifact fingerprints decide, exactly as resume checks them.
+ */
+export function storeRecordSource(
+  db: Database,
+  bench: string,
+  substrate: string,
+  seed: number | null,
+  tag: string,
+  k: number,
+): TaskRecordSource {
+  return {
+    async read(taskId, taskDir) {
+      const record = taskRecord(db, { bench, substrate, seed, tag }, taskId, k);
+      if (Object.keys(record.modes).length === 0) return { kind: "missing" };
+      return readSummary(taskDir);
+    },
+  };
+}
+
+export async function runSweepSession(opts: SweepSessionOptions): Promise<SweepSessionResult> {
+  const { io, inputs } = opts;
+  setSessionLimit(opts.sessionLimit);
+  const db = openStore(opts.dbPath);
+  const sweep = newSweepId();
+  const adapter = inputs.adapter;
+  const seed = inputs.seed ?? null;
+  const tag = inputs.tag ?? "";
+  const namespaces = inputs.modes.map((mode: ModeToken) =>
+    ns({
+      benchmark: adapter.spec.name,
+      substrate: adapter.substrate.name,
+      mode,
+      k: inputs.k,
+      seed,
+      tag,
+    }),
+  );
+  const identity = opts.sweepOptions.identity ?? {};
+  const domainsForIdentity = await plannedStream(inputs, opts.sweepOptions);
+  assertContinuesExperiment(db, {
+    bench: adapter.spec.name,
+    substrate: adapter.substrate.name,
+    tag,
+    seed,
+    identity,
+    domains: domainsForIdentity,
+  });
+  const lock = acquireSweepLock(db, { namespaces, sweep });
+  const writer = new StoreWriter(db, {});
+  const recording = new RecordingSink();
+  const abort = new AbortController();
+  let forced = false;
+
+  let front: EventSink;
+  let finishFront: () => Promise<void> = async () => {};
+  if (opts.frontEnd === "json") front = jsonPrinter(io.stdout);
+  else if (opts.frontEnd === "lines") front = linePrinter(io.stdout, { color: useColor(io) });
+  else {
+    const { startLiveView } = await import("../../tui/live/start.ts");
+    const view = startLiveView({
+      sweepLabel: opts.title,
+      color: useColor(io),
+      onStopRequest: () => abort.abort(),
+      onForceStop: () => {
+        forced = true;
+        abort.abort();
+        process.kill(process.pid, "SIGINT");
+      },
+    });
+    front = view.sink;
+    finishFront = view.done;
+  }
+  const onSignal = () => abort.abort();
+  process.once("SIGINT", onSignal);
+  process.once("SIGTERM", onSignal);
+
+  const sink = fanOut(writer, front, recording);
+  let result: SweepResult;
+  try {
+    result = await runSweep(
+      {
+        ...inputs,
+        sink,
+        sweep,
+        clock: SYSTEM_CLOCK,
+        records: storeRecordSource(
+          db,
+          adapter.spec.name,
+          adapter.substrate.name,
+          seed,
+          tag,
+          inputs.k,
+        ),
+        signal: abort.signal,
+      },
+      opts.sweepOptions,
+    );
+  } finally {
+    process.off("SIGINT", onSignal);
+    process.off("SIGTERM", onSignal);
+    await finishFront();
+    writer.close();
+    lock.release();
+    db.close();
+  }
+  const interrupted = abort.signal.aborted || forced;
+  const failed = result.domains.some((d) => "error" in d || d.failed > 0);
+  return {
+    sweep,
+    result,
+    events: recording,
+    interrupted,
+    exitCode: interrupted ? EXIT.interrupted : failed ? EXIT.failed : EXIT.ok,
+  };
+}
+
+/** The stream the sweep will run, for the identity check (the scheduler computes the same). */
+async function plannedStream(
+  inputs: SweepSessionOptions["inputs"],
+  opts: SweepOptions,
+): Promise<{ domain: string; tasks: string[] }[]> {
+  const { taskStream } = await import("../core/stream.ts");
+  const stream = await taskStream(inputs.adapter, { ...opts, seed: inputs.seed ?? null });
+  return [...stream.entries()].map(([domain, tasks]) => ({ domain, tasks }));
+}
+
+/** Events of one type from a finished session, for summaries. */
+export function eventsOf<T extends HarnessEvent["type"]>(
+  events: RecordingSink,
+  type: T,
+): Extract<HarnessEvent, { type: T }>[] {
+  return events.ofType(type);
+}
