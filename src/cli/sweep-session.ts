@@ -40,7 +40,7 @@ export function chooseFrontEnd(io: CliIO, flags: { noTui: boolean; json: boolean
   return "tui";
 }
 
-export function useColor(io: CliIO): boolean {
+export function colorFor(io: CliIO): boolean {
   return io.isTTY && (io.env.NO_COLOR === undefined || io.env.NO_COLOR === "");
 }
 
@@ -123,12 +123,12 @@ export async function runSweepSession(opts: SweepSessionOptions): Promise<SweepS
   let front: EventSink;
   let finishFront: () => Promise<void> = async () => {};
   if (opts.frontEnd === "json") front = jsonPrinter(io.stdout);
-  else if (opts.frontEnd === "lines") front = linePrinter(io.stdout, { color: useColor(io) });
+  else if (opts.frontEnd === "lines") front = linePrinter(io.stdout, { color: colorFor(io) });
   else {
     const { startLiveView } = await import("../../tui/live/start.ts");
     const view = startLiveView({
       sweepLabel: opts.title,
-      color: useColor(io),
+      color: colorFor(io),
       onStopRequest: () => abort.abort(),
       onForceStop: () => {
         forced = true;
