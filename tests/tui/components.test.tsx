@@ -1,0 +1,483 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import chalk from "chalk";
+import { render } from "ink-testing-library";
+import { Bar, barText } from "../../tui/components/Bar.tsx";
+import { EventLog } from "../../tui/components/EventLog.tsx";
+import { FinishedTaskRow } from "../../tui/components/FinishedTaskRow.tsx";
+import { Footer } from "../../tui/components/Footer.tsx";
+import { Header } from "../../tui/components/Header.tsx";
+import { Lanes } from "../../tui/components/Lanes.tsx";
+import { LedgerCounters } from "../../tui/components/LedgerCounters.tsx";
+import { Selections } from "../../tui/components/Selections.tsx";
+import { StageTable } from "../../tui/components/StageTable.tsx";
+import { Table } from "../../tui/components/Table.tsx";
+import { TripwireAlerts } from "../../tui/components/TripwireAlerts.tsx";
+import { SPINNER } from "../../tui/components/theme.ts";
+import { progress } from "../../tui/live/derive.ts";
+import { reduceAll } from "../../tui/live/reducer.ts";
+import { initialState, type ModeLive, type StageRow } from "../../tui/live/view-model.ts";
+import { Script } from "./script.ts";
+
+const ESC = "\u001b[";
+let savedLevel: typeof chalk.level;
+beforeAll(() => {
+  // Ink colours through chalk, which sees no terminal under `bun test`; force colour so the
+  // colour-on cases can show their escapes and the colour-off cases prove they add none.
+  savedLevel = chalk.level;
+  chalk.level = 1;
+});
+afterAll(() => {
+  chalk.level = savedLevel;
+});
+
+const frame = (el: React.ReactElement) => {
+  const r = render(el);
+  const out = r.lastFrame() ?? "";
+  r.unmount();
+  return out;
+};
+
+const stage = (over: Partial<StageRow>): StageRow => ({
+  label: "inv1",
+  dim: "INV",
+  state: "ok",
+  attempts: 1,
+  usd: 0.02,
+  cached: false,
+  keptBase: false,
+  fellBack: false,
+  error: "",
+  ...over,
+});
+
+const mode = (over: Partial<ModeLive>): ModeLive => ({
+  mode: "agg",
+  status: "running",
+  phase: "proposals",
+  R: 0,
+  P: 0,
+  expectedR: 8,
+  expectedP: 6,
+  stages: [],
+  selection: null,
+  reflection: null,
+  lesson: "",
+  usd: 0,
+  error: "",
+  ...over,
+});
+
+const lineOf = (out: string, needle: string) =>
+  out.split("\n").find((l) => l.includes(needle)) ?? "";
+
+describe("Table", () => {
+  test("pads columns, rules the header with box drawing, right-aligns and cuts the shrinking column", () => {
+    const rows = [
+      { a: "x", n: "1", e: "short" },
+      { a: "longer", n: "12345", e: "a very long error message that must be cut" },
+    ];
+    const out = frame(
+      <Table
+        columns={[
+          { header: "name", cell: (r) => r.a },
+          { header: "n", cell: (r) => r.n, align: "right" },
+          { header: "error", cell: (r) => r.e, shrink: true },
+        ]}
+        rows={rows}
+        color={false}
+        width={30}
+        rowKey={(r) => r.a}
+      />,
+    );
+    const lines = out.split("\n");
+    expect(lines[0]).toBe("name   │     n │ error");
+    expect(lines[1]).toBe("───────┼───────┼──────────────");
+    expect(lines[2]).toBe("x      │     1 │ short");
+    expect(lines[3]).toBe("longer │ 12345 │ a very long …");
+    expect(lines[3]).toHaveLength(30);
+  });
+
+  test("colours a cell by its tone only when colour is on", () => {
+    const el = (color: boolean) => (
+      <Table
+        columns={[{ header: "state", cell: () => ({ text: "fell back", tone: "warn" as const }) }]}
+        rows={[1]}
+        color={color}
+        rowKey={(r) => String(r)}
+      />
+    );
+    expect(frame(el(true))).toContain(`${ESC}33m`);
+    expect(frame(el(false))).not.toContain(ESC);
+  });
+});
+
+describe("Bar", () => {
+  test("fills in proportion, clamped at both ends", () => {
+    expect(barText(0, 8, 8)).toBe("░░░░░░░░");
+    expect(barText(4, 8, 8)).toBe("████░░░░");
+    expect(barText(8, 8, 8)).toBe("████████");
+    expect(barText(12, 8, 4)).toBe("████");
+    expect(barText(3, 0, 4)).toBe("░░░░");
+    expect(frame(<Bar value={1} max={2} width={6} color={false} />)).toBe("███░░░");
+  });
+});
+
+describe("StageTable", () => {
+  const rows = [
+    stage({ label: "inv1", state: "running", attempts: null, usd: null }),
+    stage({ label: "dom1", dim: "DOM", state: "ok", cached: true, usd: 0 }),
+    stage({ label: "inv2", state: "kept base", keptBase: true }),
+    stage({
+      label: "dom2",
+      dim: "DOM",
+      state: "fell back",
+      fellBack: true,
+      attempts: 2,
+      error: "no description",
+    }),
+  ];
+  const out = frame(
+    <StageTable
+      mode={mode({ stages: rows, phase: "proposals" })}
+      maxRows={10}
+      spinnerFrame={3}
+      color={false}
+      width={100}
+    />,
+  );
+
+  test("a header line names every column the issue lists", () => {
+    const header = lineOf(out, "stage");
+    for (const col of [
+      "dim",
+      "state",
+      "att",
+      "cost",
+      "cached",
+      "kept base",
+      "fell back",
+      "error",
+    ]) {
+      expect(header).toContain(col);
+    }
+    expect(out).toContain("parallel · phase proposals");
+  });
+
+  test("a running stage shows the spinner frame and no attempts or cost yet", () => {
+    const line = lineOf(out, "inv1");
+    expect(line).toContain(`${SPINNER[3]} running`);
+    expect(line).not.toContain("$");
+  });
+
+  test("ok (cached), kept base and fell back rows show their outcome, attempts, cost and error", () => {
+    expect(lineOf(out, "dom1")).toMatch(/✔ ok .*\$0\.0000 .*cached/);
+    expect(lineOf(out, "inv2")).toMatch(/= kept base .* 1 .*\$0\.0200 .*│ yes/);
+    const fell = lineOf(out, "dom2");
+    expect(fell).toMatch(/↩ fell back .* 2 /);
+    expect(fell).toContain("yes");
+    expect(fell).toMatch(/│ no description$/);
+  });
+
+  test("the spinner moves with the frame number", () => {
+    const at = (n: number) =>
+      frame(
+        <StageTable
+          mode={mode({ stages: [rows[0]!] })}
+          maxRows={5}
+          spinnerFrame={n}
+          color={false}
+          width={100}
+        />,
+      );
+    expect(at(0)).toContain(SPINNER[0]);
+    expect(at(1)).toContain(SPINNER[1]);
+  });
+
+  test("rows beyond maxRows fold into one line; maxRows 0 folds the table to a summary", () => {
+    const cut = frame(
+      <StageTable
+        mode={mode({ stages: rows })}
+        maxRows={2}
+        spinnerFrame={0}
+        color={false}
+        width={100}
+      />,
+    );
+    expect(cut).toContain("… 2 earlier stage(s)");
+    expect(cut).not.toContain("inv1 ");
+    expect(cut).toContain("dom2");
+    const folded = frame(
+      <StageTable
+        mode={mode({ stages: rows })}
+        maxRows={0}
+        spinnerFrame={0}
+        color={false}
+        width={100}
+      />,
+    );
+    expect(folded.split("\n")).toHaveLength(1);
+    expect(folded).toContain("4 stage(s): 1 running, 1 ok, 1 kept base, 1 fell back");
+  });
+
+  test("fell back is yellow and the error red with colour on", () => {
+    const colored = frame(
+      <StageTable
+        mode={mode({ stages: [rows[3]!] })}
+        maxRows={5}
+        spinnerFrame={0}
+        color
+        width={120}
+      />,
+    );
+    expect(colored).toContain(`${ESC}33m↩ fell back`);
+    expect(colored).toContain(`${ESC}31mno description`);
+  });
+});
+
+describe("LedgerCounters", () => {
+  test("at 0: empty bars against 4k and 3k", () => {
+    const out = frame(
+      <LedgerCounters
+        modes={[mode({ R: 0, P: 0 }), mode({ mode: "seq", R: 0, P: 0 })]}
+        color={false}
+        width={100}
+      />,
+    );
+    expect(lineOf(out, "parallel")).toMatch(/rollouts R ░+ 0\/8\s+sessions P ░+ 0\/6/);
+    expect(lineOf(out, "sequential")).toMatch(/R ░+ 0\/8/);
+  });
+
+  test("at 4k/3k: full bars, green with colour on", () => {
+    const modes = [mode({ R: 8, P: 6, status: "ok" })];
+    const out = frame(<LedgerCounters modes={modes} color={false} width={100} />);
+    expect(out).toMatch(/rollouts R █+ 8\/8\s+sessions P █+ 6\/6/);
+    expect(out).not.toContain("░");
+    expect(frame(<LedgerCounters modes={modes} color width={100} />)).toContain(`${ESC}32m8/8`);
+  });
+});
+
+describe("TripwireAlerts", () => {
+  const alert = {
+    id: 1,
+    ts: 0,
+    kind: "grader_verdict" as const,
+    path: "context/dom1/rollouts/base1.md",
+    marker: "PASSED",
+    stage: "dom1",
+    task: "ledger-1",
+    mode: "agg" as const,
+    message: "grader verdict marker in evidence",
+  };
+
+  test("shows kind, stage, task and mode, path and marker, and how to acknowledge", () => {
+    const out = frame(<TripwireAlerts alerts={[alert]} overflow={0} color={false} />);
+    expect(out).toContain("TRIPWIRE");
+    expect(out).toContain("press a to acknowledge");
+    expect(out).toContain(
+      "grader_verdict at dom1 (ledger-1 parallel): context/dom1/rollouts/base1.md [marker PASSED]",
+    );
+    expect(out).toContain("╭");
+  });
+
+  test("is red with colour on, counts what it could not keep, and is absent with no alerts", () => {
+    const out = frame(<TripwireAlerts alerts={[alert]} overflow={3} color />);
+    expect(out).toContain(`${ESC}31m`);
+    expect(out).toContain("×4");
+    expect(out).toContain("3 earlier alert(s) not shown");
+    expect(frame(<TripwireAlerts alerts={[]} overflow={0} color />)).toBe("");
+  });
+});
+
+describe("Selections", () => {
+  const sel = {
+    chosenLabel: "agg2",
+    anonId: "B",
+    candidates: 2,
+    why: "Candidate B reconciles every ledger",
+    ok: true,
+    fallback: false,
+    trivial: false,
+    error: "",
+  };
+
+  test("a blind choice reads anon id → label with the why's first line", () => {
+    const out = frame(<Selections modes={[mode({ selection: sel })]} color={false} />);
+    expect(out).toBe("parallel    B → agg2 of 2 “Candidate B reconciles every ledger”");
+  });
+
+  test("a fallback is marked and names the selector's failure", () => {
+    const out = frame(
+      <Selections
+        modes={[
+          mode({
+            mode: "seq",
+            selection: {
+              ...sel,
+              chosenLabel: "c2",
+              ok: false,
+              fallback: true,
+              why: "",
+              error: "selector reply had no CHOICE line",
+            },
+          }),
+        ]}
+        color={false}
+      />,
+    );
+    expect(out).toBe("sequential  [FALLBACK] c2 — selector: selector reply had no CHOICE line");
+    const colored = frame(
+      <Selections modes={[mode({ selection: { ...sel, fallback: true, ok: false } })]} color />,
+    );
+    expect(colored).toContain(`${ESC}33m[FALLBACK]`);
+  });
+
+  test("k=1 is marked trivial; a mode not selected yet takes no line", () => {
+    const out = frame(
+      <Selections
+        modes={[
+          mode({ selection: { ...sel, chosenLabel: "agg1", anonId: "", trivial: true } }),
+          mode({ mode: "seq" }),
+        ]}
+        color={false}
+      />,
+    );
+    expect(lineOf(out, "parallel")).toContain("agg1 [k=1 trivial: the only final, no selector]");
+    expect(out.split("\n")).toHaveLength(1);
+    expect(frame(<Selections modes={[mode({})]} color={false} />)).toBe("");
+  });
+});
+
+describe("Header, Lanes, Footer, EventLog and finished rows from a recorded run", () => {
+  const s = new Script().sweepStarted(
+    [
+      { domain: "acct", tasks: ["ledger-1", "ledger-2"] },
+      { domain: "law", tasks: ["brief-1"] },
+    ],
+    { ks: [2], seed: 7 },
+  );
+  s.task("acct", "ledger-1", { of: 2, fallbackIn: "seq", fellBack: ["dom1"] });
+  const next = new Script().task("acct", "ledger-2", { index: 2, of: 2 });
+  const cut = next.events.findIndex((e) => e.type === "phase.started" && e.phase === "probes");
+  for (const e of next.events.slice(0, cut + 1)) s.push(e);
+  const state = reduceAll(initialState(), s.events);
+  const now = state.lastTs;
+
+  test("the header names the sweep and shows counts, bar, ETA and both spends", () => {
+    const out = frame(
+      <Header
+        sweep={state.sweep}
+        sweepLabel="demo"
+        counts={state.counts}
+        spend={state.spend}
+        progress={progress(state, now)}
+        color={false}
+        width={100}
+      />,
+    );
+    expect(out).toContain(
+      "harness2 swp_20261130_test · demo/opencode · k=2 · parallel+sequential · seed 7",
+    );
+    expect(out).toMatch(/tasks 1 ok · 0 failed · 0 skipped of 3 █+░+ 33% {2}ETA \d+m\d\ds/);
+    expect(out).toMatch(
+      /running · elapsed \d+m\d\ds · spend improver \$0\.\d{4} · executor \$0\.\d{4}/,
+    );
+  });
+
+  test("before sweep.started the header shows the label; without a finished task there is no ETA", () => {
+    expect(
+      frame(
+        <Header
+          sweep={null}
+          sweepLabel="demo"
+          counts={initialState().counts}
+          spend={initialState().spend}
+          progress={progress(initialState(), 0)}
+          color={false}
+          width={100}
+        />,
+      ),
+    ).toContain("harness2 demo — starting…");
+    const fresh = reduceAll(initialState(), s.events.slice(0, 1));
+    const out = frame(
+      <Header
+        sweep={fresh.sweep}
+        sweepLabel="demo"
+        counts={fresh.counts}
+        spend={fresh.spend}
+        progress={progress(fresh, fresh.lastTs + 5000)}
+        color={false}
+        width={100}
+      />,
+    );
+    expect(out).not.toContain("ETA");
+    expect(out).toContain("0%");
+  });
+
+  test("lanes show each domain's task, k, position and per-mode phase, and mark the focus", () => {
+    const out = frame(
+      <Lanes
+        lanes={state.lanes}
+        tasks={state.tasks}
+        focusKey={state.tasks[0]?.key ?? null}
+        maxLines={5}
+        spinnerFrame={0}
+        color={false}
+        width={100}
+      />,
+    );
+    expect(lineOf(out, "acct")).toMatch(
+      /^▶ acct\s+1\/2\s+⠋ ledger-2 k=2 \(2\/2\) {2}parallel: probes · sequential: waiting/,
+    );
+    expect(lineOf(out, "law")).toMatch(/^ {2}law\s+0\/1\s+idle/);
+  });
+
+  test("lanes beyond the room are summarised, busy lanes first", () => {
+    const many = Array.from({ length: 6 }, (_, i) => ({
+      domain: `d${i}`,
+      total: 1,
+      done: 0,
+      active: [] as string[],
+    }));
+    const out = frame(
+      <Lanes
+        lanes={[...many, ...state.lanes]}
+        tasks={state.tasks}
+        focusKey={null}
+        maxLines={3}
+        spinnerFrame={0}
+        color={false}
+        width={100}
+      />,
+    );
+    const lines = out.split("\n");
+    expect(lines).toHaveLength(3);
+    expect(lines[0]).toContain("acct");
+    expect(lines[2]).toContain("… 6 more lane(s)");
+  });
+
+  test("the footer lists the keys, and explains a pending stop", () => {
+    const base = { showLog: false, hasAlerts: true, canFocus: true, finished: false, color: false };
+    expect(frame(<Footer stop="none" {...base} />)).toBe(
+      "tab/←→ focus task · l show log · a acknowledge tripwires · q stop",
+    );
+    expect(frame(<Footer stop="requested" {...base} />)).toContain(
+      "in-flight work is left to resume — q or Ctrl-C again",
+    );
+    expect(frame(<Footer stop="forced" {...base} />)).toBe("stopping now…");
+  });
+
+  test("the event log shows the newest lines with UTC times", () => {
+    const out = frame(<EventLog lines={state.log.lines} maxLines={3} color={false} />);
+    const lines = out.split("\n");
+    expect(lines).toHaveLength(4);
+    expect(lines[0]).toBe("event log");
+    expect(lines[3]).toMatch(/^\d\d:\d\d:\d\d ledger-2 parallel → probes$/);
+  });
+
+  test("a finished task reads as one line with each mode's pick, fallback and fell-back stages", () => {
+    const row = state.finished.rows[0]!;
+    expect(frame(<FinishedTaskRow row={row} color={false} />)).toBe(
+      "✔ ok acct ledger-1 k=2  parallel B→agg2 ↩1  sequential FALLBACK c2 ↩1  $0.5000 42s",
+    );
+  });
+});

@@ -1,0 +1,41 @@
+// The key line at the bottom, and what a stop request means while one is pending.
+// Pure function of its props.
+
+import { Text } from "ink";
+import type { LiveState } from "../live/view-model.ts";
+import { toneProps } from "./theme.ts";
+
+export type FooterProps = {
+  stop: LiveState["stop"];
+  showLog: boolean;
+  hasAlerts: boolean;
+  /** More than one task in flight, so focus can move. */
+  canFocus: boolean;
+  finished: boolean;
+  color: boolean;
+};
+
+export function Footer({ stop, showLog, hasAlerts, canFocus, finished, color }: FooterProps) {
+  if (stop === "forced") {
+    return <Text {...toneProps(color, "error")}>stopping now…</Text>;
+  }
+  if (stop === "requested" && !finished) {
+    return (
+      <Text wrap="truncate" {...toneProps(color, "warn")}>
+        stop requested: no new work starts, in-flight work is left to resume — q or Ctrl-C again
+        stops at once
+      </Text>
+    );
+  }
+  const keys = [
+    canFocus ? "tab/←→ focus task" : null,
+    `l ${showLog ? "hide" : "show"} log`,
+    hasAlerts ? "a acknowledge tripwires" : null,
+    finished ? "q quit" : "q stop",
+  ].filter((k): k is string => k !== null);
+  return (
+    <Text wrap="truncate" {...toneProps(color, "dim")}>
+      {keys.join(" · ")}
+    </Text>
+  );
+}

@@ -1,0 +1,73 @@
+// The live view's header: which sweep (id, benchmark, substrate, k, modes, seed), how long it has
+// run, what it has spent, and how far it is (tasks ok/failed/skipped of total, a bar, an ETA).
+
+import { Box, Text } from "ink";
+import type { Progress } from "../live/derive.ts";
+import { formatDuration, formatUsd } from "../live/derive.ts";
+import { MODE_NAME } from "../live/log-line.ts";
+import type { LiveState, SweepHeader } from "../live/view-model.ts";
+import { Bar } from "./Bar.tsx";
+import { toneProps } from "./theme.ts";
+
+export type HeaderProps = {
+  sweep: SweepHeader | null;
+  /** Shown until sweep.started arrives (e.g. "demo"). */
+  sweepLabel: string;
+  counts: LiveState["counts"];
+  spend: LiveState["spend"];
+  progress: Progress;
+  color: boolean;
+  width: number;
+};
+
+export function Header({ sweep, sweepLabel, counts, spend, progress, color, width }: HeaderProps) {
+  if (!sweep) {
+    return (
+      <Box flexDirection="column">
+        <Text wrap="truncate">
+          <Text {...toneProps(color, "strong")}>harness2</Text> {sweepLabel} — starting…
+        </Text>
+      </Box>
+    );
+  }
+  const modes = sweep.modes.map((m) => MODE_NAME[m]).join("+");
+  const state = sweep.finished
+    ? { text: sweep.finished.status, tone: sweep.finished.status === "ok" ? "ok" : "error" }
+    : { text: "running", tone: "running" };
+  const pct = `${Math.floor(progress.fraction * 100)}%`;
+  const eta =
+    sweep.finished || progress.etaS === null ? "" : `  ETA ${formatDuration(progress.etaS)}`;
+  const barWidth = Math.max(10, Math.min(30, width - 70));
+  return (
+    <Box flexDirection="column">
+      <Text wrap="truncate">
+        <Text {...toneProps(color, "strong")}>harness2</Text> {sweep.id} · {sweep.bench}/
+        {sweep.substrate} · k={sweep.ks.join(",")} · {modes} · seed {sweep.seed ?? "none"}
+        {sweep.tag ? ` · tag ${sweep.tag}` : ""}
+      </Text>
+      <Text wrap="truncate">
+        tasks <Text {...toneProps(color, "ok")}>{counts.ok} ok</Text>
+        {" · "}
+        <Text {...toneProps(color, counts.failed > 0 ? "error" : undefined)}>
+          {counts.failed} failed
+        </Text>
+        {" · "}
+        {counts.skipped} skipped of {counts.total}{" "}
+        <Bar
+          value={progress.done}
+          max={progress.total}
+          width={barWidth}
+          color={color}
+          tone="accent"
+        />{" "}
+        {pct}
+        {eta}
+      </Text>
+      <Text wrap="truncate">
+        <Text {...toneProps(color, state.tone as "ok" | "error" | "running")}>{state.text}</Text>
+        {" · "}elapsed {formatDuration(progress.elapsedS)} · spend improver{" "}
+        {formatUsd(spend.improverUsd)} · executor {formatUsd(spend.executorUsd)}
+      </Text>
+    </Box>
+  );
+}

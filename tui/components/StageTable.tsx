@@ -1,0 +1,105 @@
+// The stage table of one mode of the focused task: each improvement stage's label, dimension,
+// state (a spinner while it runs), proposer attempts, cost, cache use, kept base, fell back and
+// the first line of its error. Pure function of its props.
+
+import { Box, Text } from "ink";
+import { formatUsd } from "../live/derive.ts";
+import { MODE_NAME } from "../live/log-line.ts";
+import type { ModeLive, StageRow } from "../live/view-model.ts";
+import { type Cell, type Column, Table } from "./Table.tsx";
+import { spinnerGlyph, toneProps } from "./theme.ts";
+
+export type StageTableProps = {
+  mode: ModeLive;
+  /** Stage rows that fit (older rows are summarised in one line); 0 folds the table away. */
+  maxRows: number;
+  spinnerFrame: number;
+  color: boolean;
+  width: number;
+};
+
+export function stateCell(row: StageRow, spinnerFrame: number): Cell {
+  switch (row.state) {
+    case "running":
+      return { text: `${spinnerGlyph(spinnerFrame)} running`, tone: "running" };
+    case "ok":
+      return { text: "✔ ok", tone: "ok" };
+    case "kept base":
+      return { text: "= kept base", tone: "accent" };
+    case "fell back":
+      return { text: "↩ fell back", tone: "warn" };
+  }
+}
+
+function columns(spinnerFrame: number): Column<StageRow>[] {
+  return [
+    { header: "stage", cell: (r) => r.label, max: 12 },
+    { header: "dim", cell: (r) => r.dim },
+    { header: "state", cell: (r) => stateCell(r, spinnerFrame) },
+    { header: "att", cell: (r) => (r.attempts === null ? "" : String(r.attempts)), align: "right" },
+    { header: "cost", cell: (r) => (r.usd === null ? "" : formatUsd(r.usd)), align: "right" },
+    { header: "cached", cell: (r) => (r.cached ? "cached" : "") },
+    { header: "kept base", cell: (r) => (r.keptBase ? "yes" : "") },
+    {
+      header: "fell back",
+      cell: (r) => (r.fellBack ? { text: "yes", tone: "warn" } : ""),
+    },
+    { header: "error", cell: (r) => ({ text: r.error, tone: "error" }), shrink: true, max: 80 },
+  ];
+}
+
+/** "6 stages: 4 ok, 1 fell back, 1 running" for a folded table. */
+export function stageSummary(stages: StageRow[]): string {
+  const counts = new Map<string, number>();
+  for (const r of stages) counts.set(r.state, (counts.get(r.state) ?? 0) + 1);
+  const parts = [...counts].map(([state, n]) => `${n} ${state}`);
+  return `${stages.length} stage(s): ${parts.join(", ")}`;
+}
+
+export function StageTable({ mode, maxRows, spinnerFrame, color, width }: StageTableProps) {
+  const folded = maxRows <= 0 || mode.stages.length === 0;
+  const hidden = folded ? mode.stages.length : Math.max(0, mode.stages.length - maxRows);
+  const rows = mode.stages.slice(hidden);
+  const status =
+    mode.status === "running"
+      ? `phase ${mode.phase ?? "starting"}`
+      : mode.status === "waiting"
+        ? "waiting"
+        : mode.status;
+  const tone =
+    mode.status === "ok"
+      ? "ok"
+      : mode.status === "degraded"
+        ? "warn"
+        : mode.status === "failed"
+          ? "error"
+          : "accent";
+  return (
+    <Box flexDirection="column">
+      <Text wrap="truncate">
+        <Text {...toneProps(color, "strong")}>{MODE_NAME[mode.mode]}</Text>
+        {" · "}
+        <Text {...toneProps(color, tone)}>{status}</Text>
+        {mode.usd > 0 ? ` · ${formatUsd(mode.usd)}` : ""}
+        {folded && mode.stages.length > 0 ? (
+          <Text {...toneProps(color, "dim")}> · {stageSummary(mode.stages)}</Text>
+        ) : null}
+        {mode.error ? <Text {...toneProps(color, "error")}> — {mode.error}</Text> : null}
+      </Text>
+      {folded ? null : (
+        <>
+          {hidden > 0 ? (
+            <Text {...toneProps(color, "dim")}> … {hidden} earlier stage(s)</Text>
+          ) : null}
+          <Table
+            columns={columns(spinnerFrame)}
+            rows={rows}
+            color={color}
+            width={width}
+            rowKey={(r) => r.label}
+          />
+        </>
+      )}
+    </Box>
+  );
+}
