@@ -1,0 +1,371 @@
+// Reads a user's task folder (the on-disk format of the `tasks` benchmark, documented in
+// fixtures/tasks/README.md) into task entries plus one problem per malformed thing. Reads only;
+// never follows a symlink, and never reads an answer key beyond listing its file names.
+//
+//   <root>/prompts.toml            optional: how the work is described to the improver
+//   <root>/harness/                optional: the starting OpenCode harness (else the baseline)
+//   <root>/<domain>/<task>/task.md       the instructions, as the agent sees them
+//   <root>/<domain>/<task>/inputs/       optional: copied into the workspace root
+//   <root>/<domain>/<task>/tests/check   optional answer key: run only by the judge
+//   <root>/<domain>/<task>/task.toml     optional: domain, timeout, deliverables, check_timeout
+
+import { accessSync, constants, type Dirent, readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { z } from "zod";
+import {
+  compareCodePoints,
+  dirExists,
+  lstatOrNull,
+  relSegments,
+  walkFiles,
+} from "../../core/safe-fs.ts";
+import { isTree } from "../../core/tree.ts";
+import { OPENCODE_SURFACE } from "../../substrate/opencode/surface.ts";
+import { type PromptsFile, parsePromptsToml } from "./tasks-prompts.ts";
+
+export const TASK_LAYOUT = {
+  instructions: "task.md",
+  settings: "task.toml",
+  inputs: "inputs",
+  tests: "tests",
+  check: "tests/check",
+  prompts: "prompts.toml",
+  harness: "harness",
+} as const;
+
+/** Largest task.md: the text is sent whole as the agent's first message. */
+export const TASK_MD_MAX_BYTES = 100_000;
+/** Default seconds the judge gives `tests/check`. */
+export const DEFAULT_CHECK_TIMEOUT_S = 300;
+
+/** Domain and task folder names: they become ids, run ids and directory names. */
+const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
+const NAME_RULE = "letters, digits, '.', '_' and '-', starting with a letter or digit";
+
+/**
+ * Top-level input names OpenCode would treat as configuration or that the workspace owns: an
+ * input there would change the agent's instructions or fake a deliverable.
+ */
+export const RESERVED_INPUT_NAMES: readonly string[] = [
+  "AGENTS.md",
+  "CLAUDE.md",
+  "CONTEXT.md",
+  "opencode.json",
+  "opencode.jsonc",
+  ".opencode",
+  ".git",
+  "output",
+];
+
+/** One malformed thing in a task folder: where, what, and how to fix it. */
+export type TaskProblem = { path: string; problem: string; fix: string };
+
+export function formatProblem(p: TaskProblem): string {
+  return `${p.path}: ${p.problem} — fix: ${p.fix}`;
+}
+
+const DeliverableName = z.string().refine(
+  (s) => {
+    try {
+      return relSegments(s).length > 0 && !s.endsWith("/");
+    } catch {
+      return false;
+    }
+  },
+  {
+    error: (iss) => `deliverables entry ${JSON.stringify(iss.input)} must be a relative file path`,
+  },
+);
+
+/** task.toml. Unknown keys are refused so a typo never silently does nothing. */
+export const TaskSettings = z.strictObject({
+  /** The library domain; default: the folder the task sits in. */
+  domain: z
+    .string()
+    .regex(NAME, { error: (iss) => `domain ${JSON.stringify(iss.input)} must use ${NAME_RULE}` })
+    .optional(),
+  /** Seconds per rollout (HARNESS2_ROLLOUT_TIMEOUT, when set, wins). */
+  timeout: z
+    .number()
+    .int()
+    .min(1, { error: (iss) => `timeout must be whole seconds ≥ 1, got ${String(iss.input)}` })
+    .optional(),
+  /** File names the agent is asked to save under output/. */
+  deliverables: z.array(DeliverableName).optional(),
+  /** Seconds the judge gives tests/check. */
+  check_timeout: z
+    .number()
+    .int()
+    .min(1, {
+      error: (iss) => `check_timeout must be whole seconds ≥ 1, got ${String(iss.input)}`,
+    })
+    .optional(),
+});
+export type TaskSettings = z.infer<typeof TaskSettings>;
+
+export type TaskEntry = {
+  /** `<domain folder>/<task folder>`. */
+  id: string;
+  dir: string;
+  domain: string;
+  /** task.md, as written. */
+  instructions: string;
+  inputsDir: string | null;
+  /** Absolute path of tests/check, or null when the task has no answer key. */
+  checkPath: string | null;
+  /** Files of the answer key, relative to tests/ (names only; never read here). */
+  answerKeyFiles: string[];
+  timeoutS: number | null;
+  checkTimeoutS: number;
+  deliverables: string[];
+};
+
+export type TaskFolder = {
+  root: string;
+  tasks: TaskEntry[];
+  problems: TaskProblem[];
+  prompts: PromptsFile;
+  /** `<root>/harness` when it holds an OpenCode harness, else null. */
+  baseHarness: string | null;
+};
+
+/** The task root itself is unusable (missing or not a directory). */
+export class TasksRootError extends Error {
+  constructor(
+    readonly root: string,
+    readonly reason: string,
+  ) {
+    super(`task folder '${root}' ${reason}`);
+    this.name = "TasksRootError";
+  }
+}
+
+const byName = (a: Dirent, b: Dirent) => compareCodePoints(a.name, b.name);
+const skipped = (name: string) => name.startsWith(".") || name.startsWith("_");
+
+function entries(dir: string): Dirent[] {
+  return readdirSync(dir, { withFileTypes: true }).sort(byName);
+}
+
+function isExecutable(path: string): boolean {
+  try {
+    accessSync(path, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Reads the folder at `root`. Throws TasksRootError only when `root` is not a directory. */
+export function readTaskFolder(root: string): TaskFolder {
+  if (!dirExists(root)) throw new TasksRootError(root, "does not exist or is not a directory");
+  const problems: TaskProblem[] = [];
+  const tasks: TaskEntry[] = [];
+
+  const promptsPath = join(root, TASK_LAYOUT.prompts);
+  let prompts = parsePromptsToml(null);
+  if (lstatOrNull(promptsPath)?.isFile()) {
+    prompts = parsePromptsToml(readFileSync(promptsPath, "utf8"));
+    for (const p of prompts.problems) problems.push({ path: promptsPath, ...p });
+  }
+
+  const harnessPath = join(root, TASK_LAYOUT.harness);
+  let baseHarness: string | null = null;
+  const harnessStat = lstatOrNull(harnessPath);
+  if (harnessStat?.isDirectory()) {
+    if (isTree(OPENCODE_SURFACE, harnessPath)) baseHarness = harnessPath;
+    else {
+      problems.push({
+        path: harnessPath,
+        problem: "holds no OpenCode harness (none of its always-on files)",
+        fix: `add ${OPENCODE_SURFACE.alwaysOn[0]} (and the other always-on files), or remove the folder to start from the baseline harness`,
+      });
+    }
+  } else if (harnessStat) {
+    problems.push({
+      path: harnessPath,
+      problem: "is not a directory",
+      fix: "make it a folder holding the starting harness, or remove it",
+    });
+  }
+
+  for (const d of entries(root)) {
+    if (skipped(d.name) || d.name === TASK_LAYOUT.harness) continue;
+    const domainDir = join(root, d.name);
+    if (d.isSymbolicLink()) {
+      problems.push({
+        path: domainDir,
+        problem: "is a symlink, which is never followed",
+        fix: "replace it with the real folder",
+      });
+      continue;
+    }
+    if (!d.isDirectory()) continue; // README.md and other notes at the top level
+    if (!NAME.test(d.name)) {
+      problems.push({
+        path: domainDir,
+        problem: `domain folder name is not allowed`,
+        fix: `rename it using ${NAME_RULE}`,
+      });
+      continue;
+    }
+    let found = 0;
+    for (const t of entries(domainDir)) {
+      if (skipped(t.name)) continue;
+      const taskDir = join(domainDir, t.name);
+      if (t.isSymbolicLink()) {
+        problems.push({
+          path: taskDir,
+          problem: "is a symlink, which is never followed",
+          fix: "replace it with the real folder",
+        });
+        continue;
+      }
+      if (!t.isDirectory()) continue;
+      found++;
+      if (!NAME.test(t.name)) {
+        problems.push({
+          path: taskDir,
+          problem: "task folder name is not allowed",
+          fix: `rename it using ${NAME_RULE}`,
+        });
+        continue;
+      }
+      const entry = readTask(taskDir, `${d.name}/${t.name}`, d.name, problems);
+      if (entry !== null) tasks.push(entry);
+    }
+    if (found === 0) {
+      problems.push({
+        path: domainDir,
+        problem: "holds no task folders",
+        fix: `add <task>/${TASK_LAYOUT.instructions} folders to it, or start its name with '_' to skip it`,
+      });
+    }
+  }
+  if (tasks.length === 0 && problems.length === 0) {
+    problems.push({
+      path: root,
+      problem: "holds no tasks",
+      fix: `add <domain>/<task>/${TASK_LAYOUT.instructions} (see fixtures/tasks/README.md)`,
+    });
+  }
+  return { root, tasks, problems, prompts: prompts.file, baseHarness };
+}
+
+const UTF8 = new TextDecoder("utf-8", { fatal: true });
+
+/** One task, or null (with its problems pushed) when it cannot be used. */
+function readTask(
+  dir: string,
+  id: string,
+  domainFolder: string,
+  problems: TaskProblem[],
+): TaskEntry | null {
+  const before = problems.length;
+  const add = (path: string, problem: string, fix: string) => problems.push({ path, problem, fix });
+
+  const mdPath = join(dir, TASK_LAYOUT.instructions);
+  const md = lstatOrNull(mdPath);
+  let instructions = "";
+  if (!md) add(mdPath, "is missing", "write the task's instructions into task.md");
+  else if (!md.isFile()) add(mdPath, "is not a regular file", "make task.md a plain file");
+  else if (md.size > TASK_MD_MAX_BYTES) {
+    add(
+      mdPath,
+      `is ${md.size} bytes, over the ${TASK_MD_MAX_BYTES}-byte limit for a first message`,
+      "move long material into inputs/ and refer to it from task.md",
+    );
+  } else {
+    try {
+      instructions = UTF8.decode(readFileSync(mdPath));
+      if (instructions.trim() === "") add(mdPath, "is empty", "write the task's instructions");
+    } catch {
+      add(mdPath, "is not valid UTF-8 text", "save it as UTF-8");
+    }
+  }
+
+  let settings: TaskSettings = {};
+  const tomlPath = join(dir, TASK_LAYOUT.settings);
+  if (lstatOrNull(tomlPath)?.isFile()) {
+    let raw: unknown;
+    try {
+      raw = Bun.TOML.parse(readFileSync(tomlPath, "utf8"));
+    } catch (err) {
+      add(tomlPath, `is not valid TOML (${(err as Error).message})`, "fix the syntax");
+    }
+    if (raw !== undefined) {
+      const parsed = TaskSettings.safeParse(raw);
+      if (parsed.success) settings = parsed.data;
+      else {
+        const what = parsed.error.issues
+          .map((i) =>
+            i.code === "unrecognized_keys" ? `unknown key(s) ${i.keys.join(", ")}` : i.message,
+          )
+          .join("; ");
+        add(tomlPath, what, "allowed keys: domain, timeout, deliverables, check_timeout");
+      }
+    }
+  }
+
+  const inputsPath = join(dir, TASK_LAYOUT.inputs);
+  const inputsStat = lstatOrNull(inputsPath);
+  let inputsDir: string | null = null;
+  if (inputsStat?.isDirectory()) {
+    inputsDir = inputsPath;
+    const links: string[] = [];
+    walkFiles(inputsPath, { onSymlink: (rel) => links.push(rel) });
+    if (links.length > 0) {
+      add(
+        inputsPath,
+        `holds symlinks (${links.slice(0, 5).join(", ")}), which are never followed`,
+        "replace each link with the file itself",
+      );
+    }
+    for (const name of readdirSync(inputsPath)) {
+      if (RESERVED_INPUT_NAMES.includes(name)) {
+        add(
+          join(inputsPath, name),
+          "has a name the workspace reserves (OpenCode would read it as configuration, or it is where deliverables go)",
+          "rename or move it",
+        );
+      }
+    }
+  } else if (inputsStat) {
+    add(inputsPath, "is not a directory", "make inputs/ a folder of files for the workspace");
+  }
+
+  const testsPath = join(dir, TASK_LAYOUT.tests);
+  const testsStat = lstatOrNull(testsPath);
+  let checkPath: string | null = null;
+  let answerKeyFiles: string[] = [];
+  if (testsStat?.isDirectory()) {
+    answerKeyFiles = walkFiles(testsPath);
+    const check = join(dir, TASK_LAYOUT.check);
+    const st = lstatOrNull(check);
+    if (!st?.isFile()) {
+      add(
+        check,
+        "is missing",
+        'add an executable tests/check that prints {"passed": n, "total": m}',
+      );
+    } else if (!isExecutable(check)) {
+      add(check, "is not executable", `run chmod +x ${check}`);
+    } else checkPath = check;
+  } else if (testsStat) {
+    add(testsPath, "is not a directory", "make tests/ a folder holding an executable check");
+  }
+
+  if (problems.length > before) return null;
+  return {
+    id,
+    dir,
+    domain: settings.domain ?? domainFolder,
+    instructions,
+    inputsDir,
+    checkPath,
+    answerKeyFiles,
+    timeoutS: settings.timeout ?? null,
+    checkTimeoutS: settings.check_timeout ?? DEFAULT_CHECK_TIMEOUT_S,
+    deliverables: settings.deliverables ?? [],
+  };
+}

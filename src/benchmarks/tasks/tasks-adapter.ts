@@ -1,0 +1,316 @@
+// The `tasks` benchmark: a user's own task folder run by the OpenCode executor (substrate `oc`,
+// install mode workspace_agents_md). The method sees instructions, inputs, trajectories and
+// output files; the answer key (tests/) reaches only the judge, through TasksScorer.
+
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { loadRunConfig, type RunConfig } from "../../core/config.ts";
+import { treeFingerprint } from "../../core/fingerprint.ts";
+import { parseRunId, taskSlug } from "../../core/naming.ts";
+import { isOutputIntact, isRunComplete, readRunMark } from "../../core/runmark.ts";
+import { isRegularFile, walkFiles } from "../../core/safe-fs.ts";
+import {
+  type BenchmarkAdapter,
+  type BenchPrompts,
+  BenchSpec,
+  type ExecuteOptions,
+  resolveChannelModel,
+} from "../../core/spec.ts";
+import { isTree, type Tree, writeTree } from "../../core/tree.ts";
+import {
+  DEFAULT_SOLVER_STEPS,
+  hasDeliverable,
+  outputDirOf,
+  ROLLOUT_LAYOUT,
+} from "../../substrate/opencode/execute.ts";
+import { OpencodeSubstrate } from "../../substrate/opencode/substrate.ts";
+import { OPENCODE_BASELINE_TREE, OPENCODE_SURFACE } from "../../substrate/opencode/surface.ts";
+import {
+  formatProblem,
+  readTaskFolder,
+  type TaskEntry,
+  type TaskFolder,
+  type TaskProblem,
+} from "./task-folder.ts";
+import { composeTaskPrompt, promptsForDomain } from "./tasks-prompts.ts";
+import { TasksScorer } from "./tasks-scorer.ts";
+
+export const TASKS_BENCH = "tasks";
+/** Rollout limit when neither HARNESS2_ROLLOUT_TIMEOUT nor task.toml sets one. */
+export const DEFAULT_TASK_TIMEOUT_S = 1800;
+/**
+ * Whole-trajectory cap. As large as the original JobBench adapter's, so in practice no trajectory
+ * is cut; when one is, its middle goes and a marker says so (render.ts).
+ */
+export const TRAJECTORY_MAX_CHARS = 8_000_000;
+/** Largest part of one output file shown as text (the rest is cut with a note). */
+const DELIVERABLE_TEXT_MAX = 2_000_000;
+
+/** The task folder has problems and strict mode refuses to skip the malformed tasks. */
+export class TasksFormatError extends Error {
+  constructor(
+    readonly root: string,
+    readonly problems: readonly TaskProblem[],
+  ) {
+    super(
+      `task folder '${root}' has ${problems.length} problem${problems.length === 1 ? "" : "s"}: ${problems.map(formatProblem).join(" | ")}`,
+    );
+    this.name = "TasksFormatError";
+  }
+}
+
+/** fnmatch-escapes a file name so a leak glob matches it literally. */
+function globLiteral(rel: string): string {
+  return rel.replace(/[[\]*?]/g, (c) => `[${c}]`);
+}
+
+/** Leak globs naming every answer-key file (`tests/<rel>`), matched at any depth. */
+export function answerKeyGlobs(tasks: readonly TaskEntry[]): string[] {
+  const globs = new Set<string>(["tests/check"]);
+  for (const t of tasks) for (const rel of t.answerKeyFiles) globs.add(`tests/${globLiteral(rel)}`);
+  return [...globs].sort();
+}
+
+export type TasksAdapterOptions = {
+  tasksDir: string;
+  /** Root of all run state; this benchmark writes under `<runsDir>/tasks`. */
+  runsDir: string;
+  env?: Record<string, string | undefined>;
+  /** Refuse a folder with any problem (TasksFormatError) instead of skipping malformed tasks. */
+  strict?: boolean;
+  /** Agent step cap per rollout (default DEFAULT_SOLVER_STEPS). */
+  steps?: number;
+  /** SIGTERM→SIGKILL grace at a rollout timeout, seconds (default 5). */
+  graceS?: number;
+};
+
+export class TasksAdapter implements BenchmarkAdapter {
+  readonly spec: BenchSpec;
+  readonly substrate: OpencodeSubstrate;
+  readonly folder: TaskFolder;
+  readonly #byId: Map<string, TaskEntry>;
+  readonly #config: RunConfig;
+  readonly #steps: number;
+  #baseDir: string | null = null;
+
+  constructor(folder: TaskFolder, opts: TasksAdapterOptions) {
+    const env = opts.env ?? process.env;
+    this.folder = folder;
+    this.#byId = new Map(folder.tasks.map((t) => [t.id, t]));
+    this.#config = loadRunConfig(env);
+    this.#steps = opts.steps ?? DEFAULT_SOLVER_STEPS;
+    const channel = resolveChannelModel(
+      {},
+      {
+        kind: this.#config.improverChannel,
+        model: this.#config.improverModel,
+        effort: this.#config.proposerEffort,
+        steps: this.#config.proposerSteps,
+        timeout: this.#config.proposerTimeoutS,
+      },
+    );
+    this.spec = BenchSpec.parse({
+      name: TASKS_BENCH,
+      runsRoot: join(opts.runsDir, TASKS_BENCH),
+      installMode: "workspace_agents_md",
+      prompts: folder.prompts.prompts,
+      channels: { proposer: channel, selector: channel },
+      leakGlobs: answerKeyGlobs(folder.tasks),
+      // OpenCode installs sub-agents as .opencode/agent/<n>.md.
+      allowSubagents: true,
+    });
+    this.substrate = new OpencodeSubstrate({ env, graceS: opts.graceS });
+  }
+
+  async tasks(split = "all"): Promise<string[]> {
+    if (split === "all") return [...this.#byId.keys()];
+    const domains = [...new Set(this.folder.tasks.map((t) => t.domain))].sort();
+    if (!domains.includes(split)) {
+      throw new Error(`unknown split '${split}': use all or a domain (${domains.join(", ")})`);
+    }
+    return this.folder.tasks.filter((t) => t.domain === split).map((t) => t.id);
+  }
+
+  domainOf(taskId: string): string {
+    return this.#task(taskId).domain;
+  }
+
+  async taskPrompt(taskId: string): Promise<string> {
+    return composeTaskPrompt(this.#promptInput(this.#task(taskId)));
+  }
+
+  promptsFor(taskId: string): BenchPrompts {
+    return promptsForDomain(this.folder.prompts, this.#task(taskId).domain);
+  }
+
+  /** The task's inputs/ only: task.md, task.toml and tests/ never reach the improver as source. */
+  async taskFiles(taskId: string): Promise<string | null> {
+    return this.#task(taskId).inputsDir;
+  }
+
+  /**
+   * `<root>/harness` when the folder has one; otherwise the OpenCode baseline tree, written once
+   * to `<runsRoot>/base-harness`.
+   */
+  async baseHarness(): Promise<string> {
+    if (this.folder.baseHarness !== null) return this.folder.baseHarness;
+    if (this.#baseDir === null) {
+      const dir = join(this.spec.runsRoot, "base-harness");
+      if (!isTree(OPENCODE_SURFACE, dir))
+        writeTree(OPENCODE_SURFACE, { ...OPENCODE_BASELINE_TREE }, dir);
+      this.#baseDir = dir;
+    }
+    return this.#baseDir;
+  }
+
+  /** `<runsRoot>/rollouts/<namespace>/<task slug>/<label>` (a slug of the whole id otherwise). */
+  rolloutDir(runId: string): string {
+    const parsed = parseRunId(runId);
+    const root = join(this.spec.runsRoot, "rollouts");
+    if (parsed === null) return join(root, "_other", taskSlug(runId));
+    const namespace = runId.slice(0, runId.indexOf("/"));
+    return join(root, namespace, taskSlug(parsed.taskId), parsed.label);
+  }
+
+  /**
+   * One rollout (see executeRollout), reused when its run mark matches the harness. A null
+   * harness is the base, fingerprinted by its directory so an edited base re-rolls.
+   */
+  async execute(
+    taskId: string,
+    harnessDir: string | null,
+    runId: string,
+    opts: ExecuteOptions = {},
+  ): Promise<string> {
+    const task = this.#task(taskId);
+    const model = this.#config.solverModel;
+    this.substrate.preflight(model);
+    const harness = harnessDir ?? (await this.baseHarness());
+    const fingerprint = await treeFingerprint(harness);
+    const runDir = this.rolloutDir(runId);
+    if (await isRunComplete(runDir, fingerprint)) return runDir;
+    await this.substrate.execute({
+      runId,
+      runDir,
+      harnessDir: harness,
+      harnessFingerprint: fingerprint,
+      inputsDir: task.inputsDir,
+      prompt: composeTaskPrompt(this.#promptInput(task)),
+      model,
+      steps: this.#steps,
+      timeoutS: opts.timeoutS ?? task.timeoutS ?? DEFAULT_TASK_TIMEOUT_S,
+      template: { domainFocus: task.domain },
+      signal: opts.signal,
+    });
+    return runDir;
+  }
+
+  async delivered(runDir: string): Promise<boolean> {
+    return hasDeliverable(outputDirOf(runDir));
+  }
+
+  async trajectory(runDir: string, opts: { obsTrunc: number }): Promise<string> {
+    return this.substrate.trajectory(runDir, {
+      obsTrunc: opts.obsTrunc,
+      maxChars: TRAJECTORY_MAX_CHARS,
+    });
+  }
+
+  /** Output file (relative to output/) → its text; binary files are named, not decoded. */
+  async deliverableFiles(runDir: string): Promise<Record<string, string>> {
+    const out = outputDirOf(runDir);
+    const files: Record<string, string> = {};
+    for (const rel of walkFiles(out)) files[rel] = readDeliverable(join(out, rel));
+    return files;
+  }
+
+  async deliverableText(runDir: string): Promise<string> {
+    const files = Object.entries(await this.deliverableFiles(runDir));
+    if (files.length === 0) return "(no deliverable produced)";
+    return files.map(([name, text]) => `### output/${name}\n\n${text}`).join("\n\n");
+  }
+
+  /**
+   * A reused run is intact when its output still has the fingerprint its mark recorded, or — for
+   * a run that delivered nothing — when it still delivers nothing and its stream is still there.
+   */
+  async artifactsIntact(runDir: string): Promise<boolean> {
+    const mark = await readRunMark(runDir);
+    if (mark === null) return false;
+    const output = outputDirOf(runDir);
+    if (mark.outputFingerprint === null) {
+      return !hasDeliverable(output) && isRegularFile(join(runDir, ROLLOUT_LAYOUT.stream));
+    }
+    return isOutputIntact(runDir, output);
+  }
+
+  async validateTree(_tree: Tree): Promise<string[]> {
+    return [];
+  }
+
+  async preflight(): Promise<void> {
+    this.substrate.preflight(this.#config.solverModel);
+  }
+
+  #promptInput(task: TaskEntry) {
+    return {
+      instructions: task.instructions,
+      deliverables: task.deliverables,
+      hasInputs: task.inputsDir !== null,
+    };
+  }
+
+  #task(taskId: string): TaskEntry {
+    const task = this.#byId.get(taskId);
+    if (task === undefined) {
+      throw new Error(`unknown task '${taskId}' in ${this.folder.root}`);
+    }
+    return task;
+  }
+}
+
+const UTF8 = new TextDecoder("utf-8", { fatal: true });
+
+function readDeliverable(path: string): string {
+  let bytes: Buffer;
+  try {
+    bytes = readFileSync(path);
+  } catch (err) {
+    return `(unreadable: ${(err as Error).message})`;
+  }
+  const head = bytes.subarray(0, DELIVERABLE_TEXT_MAX);
+  let text: string;
+  try {
+    text = UTF8.decode(head);
+  } catch {
+    if (bytes.length <= DELIVERABLE_TEXT_MAX) return `(binary file, ${bytes.length} bytes)`;
+    text = new TextDecoder("utf-8").decode(head);
+  }
+  return bytes.length > DELIVERABLE_TEXT_MAX
+    ? `${text}\n…(file cut at ${DELIVERABLE_TEXT_MAX} of ${bytes.length} bytes)`
+    : text;
+}
+
+export type CreatedTasksBench = {
+  adapter: TasksAdapter;
+  /** For the judge only. */
+  scorer: TasksScorer;
+  /** Malformed tasks (skipped); empty in strict mode, which throws instead. */
+  problems: readonly TaskProblem[];
+};
+
+/**
+ * Builds the `tasks` benchmark from a folder: the adapter, its judge-only Scorer, and the problems
+ * found. With `strict`, any problem throws TasksFormatError; otherwise malformed tasks are
+ * skipped. A folder that yields no task at all always throws.
+ */
+export function createTasksAdapter(opts: TasksAdapterOptions): CreatedTasksBench {
+  const folder = readTaskFolder(opts.tasksDir);
+  if ((opts.strict && folder.problems.length > 0) || folder.tasks.length === 0) {
+    throw new TasksFormatError(opts.tasksDir, folder.problems);
+  }
+  const adapter = new TasksAdapter(folder, opts);
+  const byId = new Map(folder.tasks.map((t) => [t.id, t]));
+  const scorer = new TasksScorer({ lookup: (id) => byId.get(id), env: opts.env });
+  return { adapter, scorer, problems: folder.problems };
+}

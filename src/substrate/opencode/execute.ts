@@ -1,0 +1,447 @@
+// Runs the executor: one `opencode run` per rollout in a fresh workspace holding the rendered
+// harness and the task inputs, through the same binary, environment allow-list, XDG isolation and
+// permission fence as the OpenCode improver channel. A run mark is written only after a normal
+// finish; every other ending throws RolloutError and leaves no mark, so the rollout is re-rolled.
+
+import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { ChannelSetupError } from "../../channels/channel-env.ts";
+import {
+  OPENCODE_CHANNEL_SETTINGS,
+  OpencodeChannel,
+  parseOpencodeEvents,
+} from "../../channels/opencode-channel.ts";
+import { type ExitRecord, pickEnv, runProcess, SpawnError } from "../../core/process.ts";
+import { writeRunMark } from "../../core/runmark.ts";
+import { isRegularFile, walkFiles } from "../../core/safe-fs.ts";
+import { materialise, type TemplateContext } from "./materialise.ts";
+import { OUTPUT_TOKEN_MAX } from "./surface.ts";
+
+/** Agent step cap of a rollout unless the benchmark sets one (the original's LAB turn cap). */
+export const DEFAULT_SOLVER_STEPS = 200;
+
+/** Where a rollout's pieces live inside its run directory. */
+export const ROLLOUT_LAYOUT = {
+  /** The fresh workspace: rendered harness, task inputs, and `output/`. */
+  workspace: "workspace",
+  /** What the rollout delivered, relative to the run directory. */
+  output: "workspace/output",
+  /** The `--format json` event stream, exactly as OpenCode printed it. */
+  stream: "opencode.jsonl",
+  stderr: "opencode.stderr.log",
+  /** What happened: model, exit, cost, errors (written for every ending). */
+  record: "rollout.json",
+  /** XDG dirs and HOME of the session; removed when the session ends. */
+  session: "session",
+} as const;
+
+/** The executor cannot run at all (no model, no git, no opencode): retrying cannot help. */
+export class SolverSetupError extends Error {
+  constructor(
+    readonly reason: string,
+    readonly hint: string,
+  ) {
+    super(`opencode executor: ${reason}. ${hint}`);
+    this.name = "SolverSetupError";
+  }
+}
+
+export type RolloutFailure = "timeout" | "aborted" | "exit" | "no-events" | "spawn" | "setup";
+
+/** A rollout that did not finish normally: a dead rollout. Carries what it had spent. */
+export class RolloutError extends Error {
+  constructor(
+    readonly runId: string,
+    readonly failure: RolloutFailure,
+    readonly detail: string,
+    /** USD spent before it ended (summed from the step costs it printed). */
+    readonly usd: number,
+  ) {
+    super(`rollout ${runId} ${detail}${usd > 0 ? ` (spent $${usd.toFixed(6)})` : ""}`);
+    this.name = "RolloutError";
+  }
+}
+
+export type SolverOptions = {
+  /** Environment for settings and pass-through variables (default: process.env). */
+  env?: Record<string, string | undefined>;
+  /** Seconds between SIGTERM and SIGKILL at the timeout (default 5). */
+  graceS?: number;
+};
+
+export type SessionRequest = {
+  /** The session's cwd and `--dir`: the only directory it may touch. */
+  workspace: string;
+  /** Owned by the session: its XDG dirs and HOME go here. */
+  sessionDir: string;
+  model: string;
+  /** The task as the agent sees it; sent on stdin (no argv length limit, no leading-dash risk). */
+  prompt: string;
+  timeoutS: number;
+  /** Where the JSONL stream and stderr are written. */
+  streamFile: string;
+  stderrFile: string;
+  title: string;
+  signal?: AbortSignal;
+};
+
+export type SessionOutcome = {
+  exit: ExitRecord;
+  /** Sum of the step costs in the stream, 6 decimals. */
+  usd: number;
+  /** JSON events parsed from the stream. */
+  events: number;
+  /** Messages of `error` events. */
+  errors: string[];
+  /** Assistant text parts, in order. */
+  texts: string[];
+};
+
+/**
+ * One OpenCode executor. It borrows the improver channel's binary resolution and environment
+ * (one mechanism for both: `HARNESS2_OPENCODE_DIR`, `HARNESS2_OPENCODE_CONFIG`,
+ * `OPENCODE_CONFIG_CONTENT`, the provider allow-list) and adds what a solver needs on top.
+ */
+export class OpencodeSolver {
+  readonly channel: OpencodeChannel;
+  /** The environment this executor draws settings and pass-through variables from. */
+  readonly env: Record<string, string | undefined>;
+  readonly #graceMs: number;
+  readonly #configFile: string | undefined;
+
+  /** Throws SolverSetupError when the opencode CLI or its configured files cannot be found. */
+  constructor(opts: SolverOptions = {}) {
+    this.env = opts.env ?? process.env;
+    try {
+      this.channel = new OpencodeChannel({ env: this.env });
+    } catch (err) {
+      if (err instanceof ChannelSetupError) throw new SolverSetupError(err.reason, err.hint);
+      throw err;
+    }
+    this.#graceMs = (opts.graceS ?? 5) * 1000;
+    const file = this.env[OPENCODE_CHANNEL_SETTINGS.config];
+    this.#configFile = file ? resolve(file) : undefined;
+  }
+
+  /**
+   * The session's environment: the channel's (base variables, the model's provider credentials,
+   * per-session XDG dirs, the `OPENCODE_PERMISSION` fence, no models fetch) plus:
+   * - HOME inside the session dir, so nothing from the user's `~/.opencode`, `~/.claude` or
+   *   `~/.agents` joins the harness under test;
+   * - `OPENCODE_CONFIG` = `HARNESS2_OPENCODE_CONFIG`: OpenCode reads the provider file itself, so
+   *   it is never copied into the workspace the agent can read (the improver channel merges it
+   *   into the workspace's opencode.json instead);
+   * - the 64,000-token output cap and no autoupdate, CLAUDE.md fallback or external skill scans;
+   * - for google-vertex models without `GOOGLE_APPLICATION_CREDENTIALS`, the user's gcloud
+   *   application-default credentials file, which the moved HOME would otherwise hide.
+   */
+  sessionEnv(
+    req: Pick<SessionRequest, "workspace" | "sessionDir" | "model">,
+  ): Record<string, string> {
+    const base = this.channel.sessionEnv({
+      workspace: req.workspace,
+      sessionDir: req.sessionDir,
+      model: req.model,
+      mission: "",
+      system: "",
+      effort: "",
+      steps: 1,
+      timeoutS: 1,
+    });
+    const set: Record<string, string> = {
+      HOME: join(req.sessionDir, "home"),
+      OPENCODE_EXPERIMENTAL_OUTPUT_TOKEN_MAX: String(OUTPUT_TOKEN_MAX),
+      OPENCODE_DISABLE_AUTOUPDATE: "1",
+      OPENCODE_DISABLE_CLAUDE_CODE: "1",
+      OPENCODE_DISABLE_EXTERNAL_SKILLS: "1",
+    };
+    if (this.#configFile !== undefined) set.OPENCODE_CONFIG = this.#configFile;
+    const realHome = this.env.HOME;
+    if (req.model.startsWith("google-vertex") && !base.GOOGLE_APPLICATION_CREDENTIALS && realHome) {
+      const adc = join(realHome, ".config", "gcloud", "application_default_credentials.json");
+      if (isRegularFile(adc)) set.GOOGLE_APPLICATION_CREDENTIALS = adc;
+    }
+    return { ...base, ...set };
+  }
+
+  /** argv of one session; the prompt itself goes on stdin. `--thinking` keeps reasoning events. */
+  sessionArgv(req: Pick<SessionRequest, "workspace" | "model" | "title">): string[] {
+    return [
+      ...this.channel.command.argv,
+      "run",
+      "--dir",
+      req.workspace,
+      "--model",
+      req.model,
+      "--format",
+      "json",
+      "--title",
+      req.title,
+      "--thinking",
+    ];
+  }
+
+  /** Runs one session to its end (or its timeout). Throws SpawnError when opencode cannot start. */
+  async runSession(req: SessionRequest): Promise<SessionOutcome> {
+    for (const d of ["data", "state", "config", "cache"]) {
+      mkdirSync(join(req.sessionDir, "xdg", d), { recursive: true });
+    }
+    mkdirSync(join(req.sessionDir, "home"), { recursive: true });
+    const exit = await runProcess({
+      argv: this.sessionArgv(req),
+      cwd: req.workspace,
+      env: this.sessionEnv(req),
+      stdin: req.prompt,
+      timeoutMs: req.timeoutS * 1000,
+      graceMs: this.#graceMs,
+      stdoutFile: req.streamFile,
+      stderrFile: req.stderrFile,
+      signal: req.signal,
+    });
+    const stream = existsSync(req.streamFile) ? readFileSync(req.streamFile, "utf8") : "";
+    const parsed = parseOpencodeEvents(stream);
+    return {
+      exit,
+      usd: parsed.usd,
+      events: parsed.events,
+      errors: parsed.errors,
+      texts: parsed.texts,
+    };
+  }
+
+  /** `opencode --version`, run with throwaway XDG dirs. Throws SolverSetupError when it fails. */
+  async version(scratch: string): Promise<string> {
+    const xdg = (d: string) => join(scratch, "xdg", d);
+    let exit: ExitRecord;
+    try {
+      exit = await runProcess({
+        argv: [...this.channel.command.argv, "--version"],
+        env: pickEnv(this.env, ["PATH", "LANG", "LC_*", "TMPDIR"], {
+          HOME: join(scratch, "home"),
+          XDG_DATA_HOME: xdg("data"),
+          XDG_STATE_HOME: xdg("state"),
+          XDG_CONFIG_HOME: xdg("config"),
+          XDG_CACHE_HOME: xdg("cache"),
+          OPENCODE_DISABLE_MODELS_FETCH: "1",
+          OPENCODE_DISABLE_AUTOUPDATE: "1",
+        }),
+        timeoutMs: 45_000,
+        graceMs: this.#graceMs,
+      });
+    } catch (err) {
+      if (err instanceof SpawnError) throw new SolverSetupError(err.message, "Reinstall it.");
+      throw err;
+    }
+    const version = exit.stdout.trim().split("\n").pop()?.trim() ?? "";
+    if (exit.code !== 0 || version === "") {
+      const why = exit.timedOut ? "timed out after 45 s" : `exit ${exit.code ?? exit.signal}`;
+      throw new SolverSetupError(
+        `\`${this.channel.command.source} --version\` failed (${why}): ${exit.stderrTail.trim().slice(-200)}`,
+        "Reinstall opencode-ai with `bun install`.",
+      );
+    }
+    return version;
+  }
+}
+
+/**
+ * Makes `workspace` a git repository of its own, so OpenCode takes it as the project root and
+ * never climbs to an AGENTS.md, opencode.json or .opencode/ in a directory above it (a runs dir
+ * inside a user's repository would otherwise hand that repository's instructions to the solver).
+ */
+export async function isolateWorkspace(
+  workspace: string,
+  env: Record<string, string | undefined>,
+): Promise<void> {
+  let exit: ExitRecord;
+  try {
+    exit = await runProcess({
+      argv: ["git", "init", "-q"],
+      cwd: workspace,
+      env: pickEnv(env, ["PATH", "LANG", "LC_*"], { HOME: workspace, GIT_CONFIG_NOSYSTEM: "1" }),
+      timeoutMs: 30_000,
+    });
+  } catch (err) {
+    if (err instanceof SpawnError) {
+      throw new SolverSetupError(
+        "git was not found on PATH",
+        "Install git: each rollout workspace is made its own repository so OpenCode loads no instructions from the directories above it",
+      );
+    }
+    throw err;
+  }
+  if (exit.code !== 0) {
+    throw new SolverSetupError(
+      `\`git init\` failed in ${workspace}: ${exit.stderrTail.trim().slice(-200)}`,
+      "Check that the runs directory is writable",
+    );
+  }
+}
+
+export type RolloutRequest = {
+  runId: string;
+  /** The rollout's own directory; wiped and recreated. */
+  runDir: string;
+  harnessDir: string;
+  /** Recorded in the run mark; the caller decides how a base harness is fingerprinted. */
+  harnessFingerprint: string;
+  /** Copied into the workspace root; null when the task has no inputs. */
+  inputsDir: string | null;
+  prompt: string;
+  model: string;
+  steps: number;
+  timeoutS: number;
+  template?: TemplateContext;
+  signal?: AbortSignal;
+};
+
+export type RolloutResult = {
+  runDir: string;
+  usd: number;
+  wallS: number;
+  /** At least one non-empty file under the output dir. */
+  delivered: boolean;
+};
+
+/** Absolute path of a rollout's output directory. */
+export function outputDirOf(runDir: string): string {
+  return join(runDir, ROLLOUT_LAYOUT.output);
+}
+
+/** True when the output dir holds at least one non-empty regular file. */
+export function hasDeliverable(outputDir: string): boolean {
+  for (const rel of walkFiles(outputDir)) {
+    try {
+      if (readFileSync(join(outputDir, rel)).length > 0) return true;
+    } catch {
+      // unreadable: not a deliverable
+    }
+  }
+  return false;
+}
+
+function copyInputs(runId: string, inputsDir: string, workspace: string): void {
+  const files = walkFiles(inputsDir);
+  const clash = files.find((rel) => existsSync(join(workspace, rel)));
+  if (clash !== undefined) {
+    throw new RolloutError(
+      runId,
+      "setup",
+      `cannot start: the task input '${clash}' has the same path as a file of the rendered harness`,
+      0,
+    );
+  }
+  for (const rel of files) {
+    const to = join(workspace, rel);
+    mkdirSync(join(to, ".."), { recursive: true });
+    copyFileSync(join(inputsDir, rel), to);
+  }
+}
+
+/**
+ * One rollout: renders the harness into `<runDir>/workspace`, copies the inputs beside it, makes
+ * `output/`, runs one session, saves the stream and a `rollout.json` record, removes the session's
+ * XDG/HOME dirs and — only when OpenCode exited 0 with events — writes the run mark with the
+ * session's cost in `extras.usd`. Every other ending throws RolloutError (with the cost so far).
+ */
+export async function executeRollout(
+  solver: OpencodeSolver,
+  req: RolloutRequest,
+): Promise<RolloutResult> {
+  rmSync(req.runDir, { recursive: true, force: true });
+  mkdirSync(req.runDir, { recursive: true });
+  const workspace = join(req.runDir, ROLLOUT_LAYOUT.workspace);
+  await materialise(req.harnessDir, workspace, {
+    model: req.model,
+    steps: req.steps,
+    template: { ...req.template, workingDirectory: workspace },
+  });
+  if (req.inputsDir !== null) copyInputs(req.runId, req.inputsDir, workspace);
+  const outputDir = outputDirOf(req.runDir);
+  mkdirSync(outputDir, { recursive: true });
+  await isolateWorkspace(workspace, solver.env);
+
+  const sessionDir = join(req.runDir, ROLLOUT_LAYOUT.session);
+  let outcome: SessionOutcome;
+  try {
+    outcome = await solver.runSession({
+      workspace,
+      sessionDir,
+      model: req.model,
+      prompt: req.prompt,
+      timeoutS: req.timeoutS,
+      streamFile: join(req.runDir, ROLLOUT_LAYOUT.stream),
+      stderrFile: join(req.runDir, ROLLOUT_LAYOUT.stderr),
+      title: `harness2 ${req.runId}`,
+      signal: req.signal,
+    });
+  } catch (err) {
+    if (err instanceof SpawnError) {
+      throw new RolloutError(req.runId, "spawn", `could not start opencode: ${err.reason}`, 0);
+    }
+    throw err;
+  } finally {
+    rmSync(sessionDir, { recursive: true, force: true });
+  }
+
+  const { exit, usd } = outcome;
+  const wallS = Math.round(exit.durationMs) / 1000;
+  const failure = failureOf(outcome, req.timeoutS);
+  writeFileSync(
+    join(req.runDir, ROLLOUT_LAYOUT.record),
+    `${JSON.stringify(
+      {
+        runId: req.runId,
+        model: req.model,
+        harness: req.harnessFingerprint,
+        steps: req.steps,
+        timeoutS: req.timeoutS,
+        exit: {
+          code: exit.code,
+          signal: exit.signal,
+          timedOut: exit.timedOut,
+          aborted: exit.aborted,
+          wallS,
+        },
+        usd,
+        events: outcome.events,
+        errors: outcome.errors,
+        failure: failure?.failure ?? null,
+      },
+      null,
+      2,
+    )}\n`,
+  );
+  if (failure !== null) throw new RolloutError(req.runId, failure.failure, failure.detail, usd);
+
+  const delivered = hasDeliverable(outputDir);
+  await writeRunMark(req.runDir, {
+    runId: req.runId,
+    harnessFingerprint: req.harnessFingerprint,
+    outputDir: delivered ? outputDir : null,
+    extras: { usd, model: req.model, executor: "opencode", wallS, events: outcome.events },
+  });
+  return { runDir: req.runDir, usd, wallS, delivered };
+}
+
+function failureOf(
+  outcome: SessionOutcome,
+  timeoutS: number,
+): { failure: RolloutFailure; detail: string } | null {
+  const { exit } = outcome;
+  if (exit.timedOut) return { failure: "timeout", detail: `timed out after ${timeoutS}s (killed)` };
+  if (exit.aborted) return { failure: "aborted", detail: "was aborted" };
+  if (exit.code !== 0) {
+    const why =
+      outcome.errors.join("; ") || exit.stderrTail.trim().slice(-300) || "no error message";
+    const how = exit.code === null ? `ended by ${exit.signal}` : `exited with code ${exit.code}`;
+    return { failure: "exit", detail: `${how}: ${why.slice(0, 600)}` };
+  }
+  if (outcome.events === 0) {
+    return {
+      failure: "no-events",
+      detail: `printed no JSON events: ${exit.stderrTail.trim().slice(-300) || "no output at all"}`,
+    };
+  }
+  return null;
+}
