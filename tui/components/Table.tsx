@@ -1,8 +1,10 @@
 // A small table: columns padded to their widest cell, a box-drawing rule under the header, one
-// tone per cell, cells cut with an ellipsis so a row never wraps. Pure function of its props.
+// tone per cell, cells cut with an ellipsis so a row never wraps. Pure function of its props;
+// tableLines gives the same table as Line[] for screens that scroll.
 
-import { Box, Text } from "ink";
-import { pad, type Tone, textWidth, toneProps, truncate } from "./theme.ts";
+import { Box } from "ink";
+import { type Line, LineView } from "./Lines.tsx";
+import { pad, type Tone, textWidth, truncate } from "./theme.ts";
 
 export type Cell = string | { text: string; tone?: Tone };
 
@@ -50,34 +52,39 @@ export function columnWidths<R>(columns: Column<R>[], cells: Cell[][], width?: n
   return widths;
 }
 
-export function Table<R>({ columns, rows, color, width, rowKey }: TableProps<R>) {
+/** The table as lines: header, rule, then one line per row. */
+export function tableLines<R>(columns: Column<R>[], rows: R[], width?: number): Line[] {
   const cells = rows.map((r) => columns.map((c) => c.cell(r)));
   const widths = columnWidths(columns, cells, width);
   const fit = (text: string, i: number) =>
     pad(truncate(text, widths[i] ?? 0), widths[i] ?? 0, columns[i]?.align);
+  const last = columns.length - 1;
   const header = columns.map((c, i) => fit(c.header, i)).join(GAP);
   const rule = widths.map((w) => "─".repeat(w)).join("─┼─");
+  return [
+    [{ text: header.trimEnd(), tone: "strong" }],
+    [{ text: rule, tone: "dim" }],
+    ...cells.map((row) =>
+      row.flatMap((cell, i) => {
+        const text = i === last ? truncate(textOf(cell), widths[i] ?? 0) : fit(textOf(cell), i);
+        const tone = toneOf(cell);
+        const seg = tone ? { text, tone } : { text };
+        return i > 0 ? [{ text: GAP }, seg] : [seg];
+      }),
+    ),
+  ];
+}
+
+export function Table<R>({ columns, rows, color, width, rowKey }: TableProps<R>) {
+  const lines = tableLines(columns, rows, width);
   return (
     <Box flexDirection="column">
-      <Text wrap="truncate" {...toneProps(color, "strong")}>
-        {header.trimEnd()}
-      </Text>
-      <Text wrap="truncate" {...toneProps(color, "dim")}>
-        {rule}
-      </Text>
-      {cells.map((row, r) => (
-        <Text key={rowKey(rows[r] as R, r)} wrap="truncate">
-          {row.map((cell, i) => (
-            <Text key={columns[i]?.header ?? i}>
-              {i > 0 ? GAP : ""}
-              <Text {...toneProps(color, toneOf(cell))}>
-                {i === row.length - 1
-                  ? truncate(textOf(cell), widths[i] ?? 0)
-                  : fit(textOf(cell), i)}
-              </Text>
-            </Text>
-          ))}
-        </Text>
+      {lines.map((l, i) => (
+        <LineView
+          key={i < 2 ? `head${i}` : rowKey(rows[i - 2] as R, i - 2)}
+          line={l}
+          color={color}
+        />
       ))}
     </Box>
   );
