@@ -1,0 +1,222 @@
+// The OpenCode executor with the REAL opencode binary against the scripted chat server, through
+// the tasks adapter: one normal rollout and one whose model hangs. Sequential and few: each
+// session costs ~6 s of CPU and ~630 MB.
+import { afterAll, describe, expect, test } from "bun:test";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { startChatServer } from "../../fixtures/servers/chat-server.ts";
+import { opencodeProviderConfig } from "../../fixtures/servers/opencode-config.ts";
+import type { ScriptedServer } from "../../fixtures/servers/script.ts";
+import { createTasksAdapter } from "../../src/benchmarks/tasks/tasks-adapter.ts";
+import { readRunMark } from "../../src/core/runmark.ts";
+import { RolloutError } from "../../src/substrate/opencode/execute.ts";
+
+/** One real session is ~6 s idle and far more on a loaded 2-core machine. */
+const SESSION_TEST_MS = 240_000;
+const COST = { input: 1, output: 2 };
+
+/** Live (non-zombie) processes whose command line or environment mentions `needle`. */
+function processesMentioning(needle: string): number[] {
+  const out: number[] = [];
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      if (stat.slice(stat.lastIndexOf(")") + 2).startsWith("Z")) continue;
+      const seen =
+        readFileSync(`/proc/${entry}/cmdline`, "utf8") +
+        readFileSync(`/proc/${entry}/environ`, "utf8");
+      if (seen.includes(needle)) out.push(Number(entry));
+    } catch {
+      // exited while we looked
+    }
+  }
+  return out;
+}
+
+/** Zombie children of this test process. */
+function zombieChildren(): number[] {
+  const out: number[] = [];
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      const [state, ppid] = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      if (state === "Z" && Number(ppid) === process.pid) out.push(Number(entry));
+    } catch {
+      // exited while we looked
+    }
+  }
+  return out;
+}
+
+function write(root: string, files: Record<string, string>): void {
+  for (const [rel, text] of Object.entries(files)) {
+    const p = join(root, rel);
+    mkdirSync(join(p, ".."), { recursive: true });
+    writeFileSync(p, text);
+  }
+}
+
+/**
+ * A task folder INSIDE a directory whose AGENTS.md must never reach the solver, with its own
+ * harness (system prompt marker, a skill) and one task with an input file.
+ */
+function setup(server: ScriptedServer) {
+  const outer = mkdtempSync(join(tmpdir(), "h2-exec-"));
+  writeFileSync(join(outer, "AGENTS.md"), "OUTER-AGENTS-MUST-NOT-LEAK\n");
+  const tasksDir = join(outer, "tasks");
+  write(tasksDir, {
+    "harness/systemprompt.md": "HARNESS-SYSTEM-MARKER: you work on {{ domain_focus }} tasks.\n",
+    "harness/guardrails.md": "- When notes need summarising, load the `summarise` skill.\n",
+    "harness/LongTermMEMORY.md": "",
+    "harness/tool_descriptions/tool_guidance.md": "",
+    "harness/skills/summarise/SKILL.md":
+      "---\nname: summarise\ndescription: notes need summarising\n---\nKeep it short.\n",
+    "notes/summary/task.md": "Summarise notes.txt into answer.md.\n",
+    "notes/summary/task.toml": 'deliverables = ["answer.md"]\n',
+    "notes/summary/inputs/notes.txt": "alpha\nbeta\n",
+  });
+  const env = {
+    PATH: process.env.PATH,
+    HOME: join(outer, "real-home"),
+    OPENCODE_CONFIG_CONTENT: JSON.stringify(opencodeProviderConfig(server.url, { cost: COST })),
+    HARNESS2_SOLVER_MODEL: "local/mock-model",
+    ANTHROPIC_API_KEY: "must-not-leak",
+  };
+  const runsDir = join(outer, "runs");
+  const { adapter } = createTasksAdapter({ tasksDir, runsDir, env, graceS: 2 });
+  return { adapter, outer };
+}
+
+describe("OpenCode executor with the real opencode binary", () => {
+  let server: ScriptedServer | undefined;
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  test(
+    "a rollout writes output/answer.md: delivered, cost summed, run mark, stream, trajectory",
+    async () => {
+      const usages = [1000, 2000, 3000, 4000].map((input) => ({ input, output: 100 }));
+      server = startChatServer({
+        turns: [
+          {
+            text: "Reading the notes.",
+            toolCalls: [{ name: "read", arguments: { filePath: "notes.txt" } }],
+            usage: usages[0],
+          },
+          {
+            toolCalls: [
+              { name: "bash", arguments: { command: "env > env.txt", description: "env" } },
+            ],
+            usage: usages[1],
+          },
+          {
+            toolCalls: [
+              {
+                name: "write",
+                arguments: { filePath: "output/answer.md", content: "alpha, beta\n" },
+              },
+            ],
+            usage: usages[2],
+          },
+          { text: "Saved output/answer.md.", usage: usages[3] },
+        ],
+      });
+      const { adapter } = setup(server);
+      const runId = "tasks-oc-agg1/notes/summary/base1";
+      const runDir = await adapter.execute("notes/summary", null, runId);
+
+      expect(runDir).toBe(adapter.rolloutDir(runId));
+      expect(await adapter.delivered(runDir)).toBe(true);
+      expect(readFileSync(join(runDir, "workspace/output/answer.md"), "utf8")).toBe(
+        "alpha, beta\n",
+      );
+
+      const expectedUsd = usages.reduce(
+        (s, u) => s + (u.input * COST.input + u.output * COST.output) / 1e6,
+        0,
+      );
+      const mark = await readRunMark(runDir);
+      expect(mark?.runId).toBe(runId);
+      expect(mark?.extras.usd as number).toBeCloseTo(expectedUsd, 9);
+      expect(mark?.outputFingerprint).not.toBeNull();
+      const record = JSON.parse(readFileSync(join(runDir, "rollout.json"), "utf8"));
+      expect(record.exit).toMatchObject({ code: 0, timedOut: false });
+      expect(record.failure).toBeNull();
+      expect(existsSync(join(runDir, "session"))).toBe(false);
+
+      // The stream is saved as printed, and renders in the shared grammar.
+      const stream = readFileSync(join(runDir, "opencode.jsonl"), "utf8");
+      expect(stream.split("\n").filter((l) => l.startsWith('{"type":"step_finish"'))).toHaveLength(
+        4,
+      );
+      const trajectory = await adapter.trajectory(runDir, { obsTrunc: 50_000 });
+      expect(trajectory).toStartWith("[ASSISTANT] Reading the notes.\n[ACTION] read(");
+      expect(trajectory).toContain(
+        '[ACTION] write({"filePath":"output/answer.md","content":"alpha, beta\\n"})',
+      );
+      expect(trajectory).toEndWith("[ASSISTANT] Saved output/answer.md.");
+
+      // What the model was sent: the task prompt on the first turn, the rendered harness (with
+      // its template filled and its skill advertised), never the AGENTS.md above the runs dir.
+      const turns = server.requests.filter((r) => r.role === "turn");
+      expect(turns.map((r) => r.turn)).toEqual([0, 1, 2, 3]);
+      const first = JSON.stringify(turns[0]?.body);
+      expect(first).toContain(
+        JSON.stringify(await adapter.taskPrompt("notes/summary")).slice(1, -1),
+      );
+      expect(first).toContain("HARNESS-SYSTEM-MARKER: you work on notes tasks.");
+      expect(first).toContain("notes need summarising");
+      expect(first).not.toContain("OUTER-AGENTS-MUST-NOT-LEAK");
+      expect(JSON.stringify(turns[1]?.body)).toContain("alpha");
+
+      // The session's environment: its own HOME and XDG dirs, the fence, no foreign credentials.
+      const env = readFileSync(join(runDir, "workspace/env.txt"), "utf8");
+      expect(env).toContain(`HOME=${join(runDir, "session/home")}`);
+      expect(env).toContain(`XDG_CONFIG_HOME=${join(runDir, "session/xdg/config")}`);
+      expect(env).toContain("OPENCODE_PERMISSION=");
+      expect(env).not.toContain("must-not-leak");
+
+      // Executing the same run id again reuses the finished rollout.
+      const before = server.requests.length;
+      expect(await adapter.execute("notes/summary", null, runId)).toBe(runDir);
+      expect(server.requests.length).toBe(before);
+    },
+    SESSION_TEST_MS,
+  );
+
+  test(
+    "a hanging model is killed at the timeout: a dead rollout, no run mark, no process left",
+    async () => {
+      await server?.stop();
+      server = startChatServer([{ hang: true }]);
+      const { adapter } = setup(server);
+      const runId = "tasks-oc-agg1/notes/summary/inv1";
+      const err = await adapter
+        .execute("notes/summary", null, runId, { timeoutS: 30 })
+        .catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(RolloutError);
+      expect((err as RolloutError).failure).toBe("timeout");
+      expect((err as RolloutError).message).toContain("timed out after 30s");
+
+      const runDir = adapter.rolloutDir(runId);
+      expect(await readRunMark(runDir)).toBeNull();
+      const record = JSON.parse(readFileSync(join(runDir, "rollout.json"), "utf8"));
+      expect(record.failure).toBe("timeout");
+      expect(record.exit.timedOut).toBe(true);
+      expect(processesMentioning(runDir)).toEqual([]);
+      expect(zombieChildren()).toEqual([]);
+    },
+    SESSION_TEST_MS,
+  );
+});
