@@ -1,0 +1,214 @@
+// The report view: the judged sweeps' figures per mode × k as tables, plus horizontal bar charts of
+// score and of the paired delta against the base harness. A pure function of the Report value (used
+// by `harness2 report` in a terminal and by the browser's report tab); it computes no figure.
+
+import { Box, renderToString, Text } from "ink";
+import type { ModeSummary, Report } from "../../src/core/report-types.ts";
+import { type Column, Table } from "../components/Table.tsx";
+import { toneProps } from "../components/theme.ts";
+
+export type ReportViewProps = {
+  report: Report;
+  color: boolean;
+  /** Columns available (bars shrink to fit). */
+  width?: number;
+};
+
+const NONE = "—";
+const f3 = (x: number | null) => (x === null ? NONE : x.toFixed(3));
+const signed3 = (x: number | null) => (x === null ? NONE : `${x > 0 ? "+" : ""}${x.toFixed(3)}`);
+const usd = (x: number) => `$${x.toFixed(4)}`;
+const deltaTone = (x: number | null) =>
+  x === null || x === 0 ? undefined : x > 0 ? "ok" : "error";
+
+const SCORE_COLUMNS: Column<ModeSummary>[] = [
+  { header: "mode × k", cell: (s) => s.name },
+  { header: "graded", cell: (s) => `${s.n}/${s.tasks}`, align: "right" },
+  { header: "score", cell: (s) => f3(s.score), align: "right" },
+  { header: "all-pass", cell: (s) => f3(s.allPass), align: "right" },
+  { header: "base", cell: (s) => f3(s.base.score), align: "right" },
+  {
+    header: "Δ vs base",
+    cell: (s) => ({ text: signed3(s.delta.mean), tone: deltaTone(s.delta.mean) }),
+    align: "right",
+  },
+  { header: "paired", cell: (s) => String(s.delta.n), align: "right" },
+  {
+    header: "ungraded",
+    cell: (s) => ({ text: String(s.ungraded), tone: s.ungraded > 0 ? "warn" : undefined }),
+    align: "right",
+  },
+  { header: "unjudged", cell: (s) => String(s.unjudged), align: "right" },
+];
+
+const PROCESS_COLUMNS: Column<ModeSummary>[] = [
+  { header: "mode × k", cell: (s) => s.name },
+  {
+    header: "picks sel/triv/fb/fail",
+    cell: (s) => `${s.picks.selector}/${s.picks.trivial}/${s.picks.fallback}/${s.picks.failed}`,
+    align: "right",
+  },
+  {
+    header: "final/cand/base",
+    cell: (s) => `${s.picks.final}/${s.picks.candidate}/${s.picks.base}`,
+    align: "right",
+  },
+  {
+    header: "fell back",
+    cell: (s) => ({
+      text: String(s.fellBack.stages),
+      tone: s.fellBack.stages > 0 ? "warn" : undefined,
+    }),
+    align: "right",
+  },
+  { header: "similarity", cell: (s) => f3(s.similarity.meanLineJaccard), align: "right" },
+  { header: "improver", cell: (s) => usd(s.spend.improver), align: "right" },
+  { header: "executor", cell: (s) => usd(s.spend.executor), align: "right" },
+];
+
+/** Filled cells of a bar for `value` in [0, 1]. */
+export function barCells(value: number | null, width: number): number {
+  if (value === null) return 0;
+  return Math.round(Math.max(0, Math.min(1, value)) * Math.max(0, width));
+}
+
+function ScoreChart({ summaries, color, barWidth, nameWidth }: ChartProps) {
+  return (
+    <Box flexDirection="column">
+      <Text {...toneProps(color, "strong")}>score (0 … 1)</Text>
+      {summaries.map((s) => (
+        <Text key={s.name} wrap="truncate">
+          {`  ${s.name.padEnd(nameWidth)}  `}
+          <Text {...toneProps(color, "accent")}>{"█".repeat(barCells(s.score, barWidth))}</Text>
+          {`${s.score === null ? "" : " "}${f3(s.score)}`}
+        </Text>
+      ))}
+    </Box>
+  );
+}
+
+function DeltaChart({ summaries, color, barWidth, nameWidth }: ChartProps) {
+  const half = Math.max(1, Math.floor(barWidth / 2));
+  return (
+    <Box flexDirection="column">
+      <Text {...toneProps(color, "strong")}>Δ vs base harness (-1 … +1)</Text>
+      {summaries.map((s) => {
+        const d = s.delta.mean;
+        const cells = barCells(d === null ? null : Math.abs(d), half);
+        const fill = "█".repeat(cells);
+        return (
+          <Text key={s.name} wrap="truncate">
+            {`  ${s.name.padEnd(nameWidth)}  `}
+            <Text {...toneProps(color, "error")}>
+              {(d !== null && d < 0 ? fill : "").padStart(half)}
+            </Text>
+            │<Text {...toneProps(color, "ok")}>{d !== null && d > 0 ? fill : ""}</Text>
+            {` ${signed3(d)}`}
+          </Text>
+        );
+      })}
+    </Box>
+  );
+}
+
+type ChartProps = {
+  summaries: readonly ModeSummary[];
+  color: boolean;
+  barWidth: number;
+  nameWidth: number;
+};
+
+export function ReportView({ report, color, width = 100 }: ReportViewProps) {
+  const nameWidth = Math.max(0, ...report.summaries.map((s) => s.name.length));
+  const barWidth = Math.max(10, Math.min(40, width - nameWidth - 14));
+  const chart = { summaries: report.summaries, color, barWidth, nameWidth };
+  return (
+    <Box flexDirection="column">
+      <Text {...toneProps(color, "strong")}>{report.title}</Text>
+      <Text {...toneProps(color, "dim")} wrap="truncate">
+        {`sweeps ${report.sweeps.join(", ")}${report.judges.length > 0 ? ` · judge ${report.judges.join("; ")}` : ""}`}
+      </Text>
+      {report.summaries.length === 0 ? (
+        <Box marginTop={1}>
+          <Text>no task has finished a mode in these sweeps yet</Text>
+        </Box>
+      ) : (
+        <>
+          <Box marginTop={1}>
+            <Table
+              columns={SCORE_COLUMNS}
+              rows={[...report.summaries]}
+              color={color}
+              width={width}
+              rowKey={(s) => s.name}
+            />
+          </Box>
+          <Box marginTop={1}>
+            <Table
+              columns={PROCESS_COLUMNS}
+              rows={[...report.summaries]}
+              color={color}
+              width={width}
+              rowKey={(s) => s.name}
+            />
+          </Box>
+          <Box marginTop={1} flexDirection="column">
+            {report.bases.map((b) => (
+              <Text key={b.k} wrap="truncate">
+                {`base harness k=${b.k}: ${b.graded} graded run(s) on ${b.tasks} task(s), mean ${f3(b.score)}, executor ${usd(b.executor)}`}
+              </Text>
+            ))}
+          </Box>
+          <Box marginTop={1}>
+            <ScoreChart {...chart} />
+          </Box>
+          <Box marginTop={1}>
+            <DeltaChart {...chart} />
+          </Box>
+        </>
+      )}
+      {report.comparisons.length > 0 && (
+        <Box marginTop={1} flexDirection="column">
+          <Text {...toneProps(color, "strong")}>
+            comparisons (paired on the tasks graded in both)
+          </Text>
+          {report.comparisons.map((c) => (
+            <Text key={c.label}>
+              {`  ${c.label}: `}
+              <Text {...toneProps(color, deltaTone(c.mean))}>{signed3(c.mean)}</Text>
+              {` on ${c.n} task(s)`}
+            </Text>
+          ))}
+        </Box>
+      )}
+      {report.notes.length > 0 && (
+        <Box marginTop={1} flexDirection="column">
+          {report.notes.map((n) => (
+            <Text key={n} {...toneProps(color, "dim")}>{`note: ${n}`}</Text>
+          ))}
+        </Box>
+      )}
+      {report.warnings.length > 0 && (
+        <Box marginTop={1} flexDirection="column">
+          {report.warnings.map((w) => (
+            <Text key={w} {...toneProps(color, "warn")}>{`warning: ${w}`}</Text>
+          ))}
+        </Box>
+      )}
+    </Box>
+  );
+}
+
+/** The view as a finished string, for `harness2 report` in a terminal. */
+export function renderReportView(
+  report: Report,
+  opts: { columns: number; color: boolean },
+): string {
+  const out = renderToString(
+    <ReportView report={report} color={opts.color} width={opts.columns} />,
+    {
+      columns: opts.columns,
+    },
+  );
+  return `${out}\n`;
+}
