@@ -30,6 +30,17 @@ export const COMMANDS: readonly CommandEntry[] = [
     summary: "Show one sweep, or one task of it: stages, ledger, tripwires, selection, library",
     load: () => import("./commands/show.ts").then((m) => m.default),
   },
+  {
+    name: "judge",
+    summary: "Score the chosen run of every finished task and mode of a sweep (outside the method)",
+    load: () => import("./commands/judge.ts").then((m) => m.default),
+  },
+  {
+    name: "report",
+    summary:
+      "Summarise judged sweeps: score and paired delta against the base harness per mode and k",
+    load: () => import("./commands/report.ts").then((m) => m.default),
+  },
 ];
 
 export function findCommand(name: string): CommandEntry | undefined {

@@ -1,0 +1,59 @@
+// The judge of each benchmark, by the name a sweep recorded: its Scorer (loaded lazily, so only a
+// judge run ever loads scoring code) and the identity stored with every judgment. Only `harness2
+// judge` calls this; nothing in the method does.
+
+import type { Scorer } from "../core/spec.ts";
+import type { JudgeIdentity } from "../judge/judge-identity.ts";
+import { CliError } from "./errors.ts";
+import { EXIT } from "./exit-codes.ts";
+
+export type BenchJudge = { scorer: Scorer; identity: JudgeIdentity };
+
+export type BenchJudgeContext = {
+  /** The sweep's recorded configuration (`sweep.started.config`). */
+  config: Readonly<Record<string, unknown>>;
+  /** The runs directory of the store being judged. */
+  runsDir: string;
+  env: Record<string, string | undefined>;
+  /** `--tasks DIR`: the task folder, when the sweep did not record one. */
+  tasksDir?: string;
+};
+
+const LOADERS: Record<string, (ctx: BenchJudgeContext) => Promise<BenchJudge>> = {
+  demo: async () => {
+    const { DemoScorer } = await import("../benchmarks/demo/demo-scorer.ts");
+    return {
+      scorer: new DemoScorer(),
+      identity: { scorer: "demo-ledger-total", version: "1" },
+    };
+  },
+  tasks: async (ctx) => {
+    const recorded = ctx.config.tasksDir;
+    const tasksDir = ctx.tasksDir ?? (typeof recorded === "string" ? recorded : undefined);
+    if (tasksDir === undefined) {
+      throw new CliError(
+        "this tasks sweep recorded no task folder: give it with --tasks DIR",
+        EXIT.failed,
+      );
+    }
+    const { createTasksAdapter } = await import("../benchmarks/tasks/tasks-adapter.ts");
+    const { scorer } = createTasksAdapter({ tasksDir, runsDir: ctx.runsDir, env: ctx.env });
+    // The checks are the task folder's own tests/check scripts.
+    return { scorer, identity: { scorer: "tasks-check", version: "1" } };
+  },
+};
+
+/** Benchmarks this build can judge. */
+export const JUDGEABLE_BENCHES: readonly string[] = Object.keys(LOADERS);
+
+/** The judge of `bench`, or a CliError naming the benchmarks this build can judge. */
+export async function loadBenchJudge(bench: string, ctx: BenchJudgeContext): Promise<BenchJudge> {
+  const load = LOADERS[bench];
+  if (load === undefined) {
+    throw new CliError(
+      `no judge for benchmark '${bench || "(unrecorded)"}' in this build (judgeable: ${JUDGEABLE_BENCHES.join(", ")})`,
+      EXIT.failed,
+    );
+  }
+  return load(ctx);
+}

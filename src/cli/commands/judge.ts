@@ -1,0 +1,181 @@
+// `harness2 judge [RUN]`: scores the run the blind selector picked for every finished task × mode ×
+// k of a sweep (with --bases, the base rollouts too) and records each judgment in the store with the
+// judge's identity. Never scores a failed or fallback pick; never overwrites a graded row with a
+// failed re-judge; refuses a changed judge for the experiment. The only CLI that loads a Scorer.
+
+import { experimentJudges, judgmentsFor, sweepRecords } from "../../../store/report-queries.ts";
+import { StoreWriter } from "../../../store/writer.ts";
+import { loadRunConfig } from "../../core/config.ts";
+import { MODE_NAMES } from "../../core/naming.ts";
+import { judgeSweep, type PreviousJudgment, type Scored } from "../../judge/judge.ts";
+import {
+  JudgeChangedError,
+  judgeIdentityChanges,
+  judgeIdentityText,
+  parseJudgeIdentity,
+} from "../../judge/judge-identity.ts";
+import { baseSubjects, judgmentKeys, pickSubjects } from "../../judge/sweep-data.ts";
+import { loadBenchJudge } from "../bench-judges.ts";
+import { boolOpt, type Command, intOpt, stringOpt } from "../command.ts";
+import { CliError } from "../errors.ts";
+import { EXIT } from "../exit-codes.ts";
+import { browseLocation, openForBrowsing, RUNS_OPTION, readStore } from "../run-handle.ts";
+import { CELL_OPTIONS, selectSweeps } from "../sweep-handles.ts";
+
+/**
+ * Some newly judged row is ungraded (a judge failure or a pick that may not be judged). The same
+ * number as a usage error, as in the original's judge CLI and as the issue specifies; the message
+ * on stderr tells the two apart.
+ */
+export const EXIT_UNGRADED = 2;
+
+const oneLine = (t: string) => t.replace(/\s+/g, " ").trim();
+
+function rowLine(r: Scored): string {
+  const where = `${r.task} ${MODE_NAMES[r.mode]} k=${r.k} ${r.label || "(no pick)"}`;
+  if (r.kind === "base") {
+    return r.graded
+      ? `  base ${r.task} k=${r.k} ${r.label}: ${r.score?.toFixed(3)}`
+      : `  base ${r.task} k=${r.k} ${r.label}: ungraded — ${oneLine(r.reason)}`;
+  }
+  return r.graded
+    ? `  ${where}: ${r.score?.toFixed(3)}`
+    : `  ${where}: ungraded — ${oneLine(r.reason)}`;
+}
+
+const judgeCommand: Command = {
+  name: "judge",
+  summary: "Score the chosen run of every finished task and mode of a sweep (outside the method)",
+  args: "[RUN]",
+  help: [
+    "RUN is `last` (the default), a sweep id or a unique prefix of one; or name the sweep by its",
+    "flags (--bench, --substrate, --seed, --tag, --k). Only a pick the blind selector made is",
+    "scored: a failed or fallback selection is recorded ungraded with its reason, and a judge",
+    "failure is ungraded too — never a zero. A run the same judge already graded is kept (use",
+    "--rejudge to score it again); a graded row is never replaced by a failed re-judge.",
+    "Exit 0 when every row judged now is graded, 2 when some are ungraded, 1 on a refusal (e.g.",
+    "the experiment's judge changed).",
+  ].join("\n"),
+  options: {
+    bases: {
+      type: "boolean",
+      description: "Also judge the base rollouts, so the report can pair them",
+    },
+    parallel: {
+      type: "string",
+      valueName: "N",
+      description: "Judgements at once (default: $HARNESS2_JUDGE_PARALLEL, else 8)",
+    },
+    rejudge: { type: "boolean", description: "Score again runs this judge already graded" },
+    tasks: {
+      type: "string",
+      valueName: "DIR",
+      description: "The task folder of a tasks sweep (default: the one the sweep recorded)",
+    },
+    json: { type: "boolean", description: "Print the judged rows as one JSON object" },
+    runs: RUNS_OPTION,
+    ...CELL_OPTIONS,
+  },
+  positionals: { min: 0, max: 1 },
+  async run(args, io) {
+    const loc = browseLocation(args, io);
+    const db = openForBrowsing(loc);
+    if (db === null) throw new CliError(`no harness2 store at ${loc.dbPath}: nothing to judge`);
+    try {
+      const [sweepId] = readStore(loc, () =>
+        selectSweeps(db, loc, args, { command: "judge", single: true }),
+      );
+      const records = readStore(loc, () => sweepRecords(db, sweepId as string));
+      if (records === null) throw new CliError(`no sweep ${sweepId} in ${loc.dbPath}`);
+      const { sweep } = records;
+      const picks = pickSubjects(records);
+      const bases = boolOpt(args, "bases") ? baseSubjects(records) : [];
+      if (picks.length === 0 && bases.length === 0) {
+        throw new CliError(
+          `nothing to judge in sweep ${sweep.id}: no task has finished a mode yet (is it still running?)`,
+        );
+      }
+      const parallel =
+        intOpt(args, "parallel", { min: 1 }, "judge") ??
+        loadRunConfig(io.env, { cwd: io.cwd }).judgeParallel;
+      const tasksDir = stringOpt(args, "tasks");
+      const bench = await loadBenchJudge(sweep.bench, {
+        config: sweep.config,
+        runsDir: loc.runsDir,
+        env: io.env,
+        ...(tasksDir === undefined ? {} : { tasksDir }),
+      });
+      const judge = judgeIdentityText(bench.identity);
+      for (const prior of readStore(loc, () => experimentJudges(db, sweep))) {
+        if (prior.judge === judge) continue;
+        throw new CliError(
+          new JudgeChangedError(
+            `${sweep.bench}/${sweep.substrate}${sweep.tag ? `/${sweep.tag}` : ""}`,
+            prior.judge,
+            judgeIdentityChanges(parseJudgeIdentity(prior.judge), bench.identity),
+            prior.sweeps,
+          ).message,
+          EXIT.failed,
+        );
+      }
+      const stored = readStore(loc, () => judgmentsFor(db, judgmentKeys(records)));
+      const previous = new Map<string, PreviousJudgment>(
+        [...stored].map(([key, j]) => [key, { ...j, sweep: j.sweepId }]),
+      );
+
+      const lost: string[] = [];
+      const writer = new StoreWriter(db, { onError: (err) => lost.push(err.message) });
+      let rows: Scored[];
+      try {
+        rows = await judgeSweep({
+          picks,
+          bases,
+          scorer: bench.scorer,
+          parallel,
+          sink: writer,
+          judge,
+          previous,
+          rejudge: boolOpt(args, "rejudge"),
+        });
+      } finally {
+        writer.close();
+      }
+      if (lost.length > 0) {
+        throw new CliError(`could not record ${lost.length} judgment(s): ${lost[0]}`);
+      }
+      const fresh = rows.filter((r) => r.pass !== "kept");
+      const ungraded = fresh.filter((r) => !r.graded);
+      const counts = {
+        picks: rows.filter((r) => r.kind === "pick").length,
+        bases: rows.filter((r) => r.kind === "base").length,
+        graded: fresh.filter((r) => r.graded).length,
+        ungraded: ungraded.length,
+        kept: rows.length - fresh.length,
+      };
+      if (boolOpt(args, "json")) {
+        io.stdout(`${JSON.stringify({ sweep: sweep.id, judge, ...counts, rows })}\n`);
+      } else {
+        io.stdout(
+          `judging sweep ${sweep.id} (${sweep.bench}/${sweep.substrate}) with ${judge}, ${parallel} at once\n`,
+        );
+        for (const r of fresh) io.stdout(`${rowLine(r)}\n`);
+        const what = `${counts.picks} pick(s)${counts.bases > 0 ? ` and ${counts.bases} base run(s)` : ""}`;
+        io.stdout(
+          `${what}: ${counts.graded} graded, ${counts.ungraded} ungraded (judge failure or no pick to judge — never zeros), ${counts.kept} already graded (kept)\n`,
+        );
+        io.stdout(`next: harness2 report ${sweep.id}\n`);
+      }
+      if (ungraded.length > 0) {
+        io.stderr(
+          `harness2 judge: ${ungraded.length} row(s) ungraded; they stay out of every mean\n`,
+        );
+        return EXIT_UNGRADED;
+      }
+      return EXIT.ok;
+    } finally {
+      db.close();
+    }
+  },
+};
+
+export default judgeCommand;

@@ -1,0 +1,138 @@
+// `harness2 report [RUN…]`: what the judged sweeps say — per mode × k the mean over graded picks,
+// the paired delta against the base harness, provenance, fallbacks, similarity and spend — as a
+// table with bar charts (Ink in a terminal), --json or --markdown. Read-only: never scores, never
+// writes a row.
+
+import type { Database } from "bun:sqlite";
+import { judgmentsFor, type SweepRecords, sweepRecords } from "../../../store/report-queries.ts";
+import type { ModeToken } from "../../core/events.ts";
+import { parseModes } from "../../core/naming.ts";
+import { summarise } from "../../judge/report.ts";
+import { renderMarkdown, renderText } from "../../judge/report-render.ts";
+import { type BaseCell, judgmentKeys, type PickCell, reportCells } from "../../judge/sweep-data.ts";
+import { boolOpt, type Command, stringOpt, UsageError } from "../command.ts";
+import { CliError } from "../errors.ts";
+import { EXIT } from "../exit-codes.ts";
+import { browseLocation, openForBrowsing, RUNS_OPTION, readStore } from "../run-handle.ts";
+import { CELL_OPTIONS, selectSweeps } from "../sweep-handles.ts";
+
+/**
+ * Cells of several sweeps of one benchmark and substrate: a (task, mode, k) — or a task's bases at
+ * k — recorded by more than one of them is taken from the newest sweep.
+ */
+function cellsOf(
+  db: Database,
+  all: readonly SweepRecords[],
+): { picks: PickCell[]; bases: BaseCell[] } {
+  const picks = new Map<string, PickCell>();
+  const bases = new Map<string, BaseCell>();
+  const newestFirst = [...all].sort(
+    (a, b) => b.sweep.startedAt - a.sweep.startedAt || b.sweep.id.localeCompare(a.sweep.id),
+  );
+  for (const records of newestFirst) {
+    const cells = reportCells(records, judgmentsFor(db, judgmentKeys(records)));
+    for (const c of cells.picks) {
+      const key = `${c.task}\u0000${c.mode}\u0000${c.k}`;
+      if (!picks.has(key)) picks.set(key, c);
+    }
+    for (const b of cells.bases) {
+      const key = `${b.task}\u0000${b.k}`;
+      if (!bases.has(key)) bases.set(key, b);
+    }
+  }
+  return { picks: [...picks.values()], bases: [...bases.values()] };
+}
+
+const reportCommand: Command = {
+  name: "report",
+  summary:
+    "Summarise judged sweeps: score and paired delta against the base harness per mode and k",
+  args: "[RUN…]",
+  help: [
+    "RUN is `last` (the default), a sweep id or a unique prefix; several RUNs of one benchmark and",
+    "substrate (e.g. one per k) go into one table. Or name the sweeps by their flags (--bench,",
+    "--substrate, --seed, --tag, --k 1,2,4: the newest sweep per k). Ungraded picks are counted,",
+    "never averaged as zeros; the delta pairs each pick with the base harness on the same task",
+    "(judge the bases with `harness2 judge --bases`).",
+  ].join("\n"),
+  options: {
+    json: { type: "boolean", description: "Print the report as JSON (the table's own numbers)" },
+    markdown: { type: "boolean", description: "Print the report as Markdown, for notes" },
+    "per-task": { type: "boolean", description: "Add the per-task delta table to the text" },
+    modes: {
+      type: "string",
+      valueName: "LIST",
+      description: "Only these modes: parallel, sequential (or agg, seq)",
+    },
+    runs: RUNS_OPTION,
+    ...CELL_OPTIONS,
+  },
+  positionals: { min: 0, max: 64 },
+  async run(args, io) {
+    if (boolOpt(args, "json") && boolOpt(args, "markdown")) {
+      throw new UsageError("--json and --markdown are exclusive", "report");
+    }
+    const modesRaw = stringOpt(args, "modes");
+    let modes: ModeToken[] | null = null;
+    if (modesRaw !== undefined) {
+      try {
+        modes = parseModes(modesRaw);
+      } catch (err) {
+        throw new UsageError((err as Error).message, "report");
+      }
+    }
+    const loc = browseLocation(args, io);
+    const db = openForBrowsing(loc);
+    if (db === null) throw new CliError(`no harness2 store at ${loc.dbPath}: nothing to report`);
+    try {
+      const ids = readStore(loc, () =>
+        selectSweeps(db, loc, args, { command: "report", single: false }),
+      );
+      const all = ids.map((id) => {
+        const r = readStore(loc, () => sweepRecords(db, id));
+        if (r === null) throw new CliError(`no sweep ${id} in ${loc.dbPath}`);
+        return r;
+      });
+      const first = all[0] as SweepRecords;
+      const other = all.find(
+        (r) => r.sweep.bench !== first.sweep.bench || r.sweep.substrate !== first.sweep.substrate,
+      );
+      if (other !== undefined) {
+        throw new CliError(
+          `one report covers one benchmark and substrate: ${first.sweep.id} is ${first.sweep.bench}/${first.sweep.substrate}, ${other.sweep.id} is ${other.sweep.bench}/${other.sweep.substrate}`,
+        );
+      }
+      const cells = readStore(loc, () => cellsOf(db, all));
+      const keep = (mode: ModeToken) => modes === null || modes.includes(mode);
+      const report = summarise({
+        picks: cells.picks.filter((c) => keep(c.mode)),
+        bases: cells.bases,
+        bench: first.sweep.bench,
+        substrate: first.sweep.substrate,
+        seed: first.sweep.seed,
+        tag: first.sweep.tag,
+        sweeps: all.map((r) => r.sweep.id),
+      });
+      if (boolOpt(args, "json")) {
+        io.stdout(`${JSON.stringify(report, null, 2)}\n`);
+      } else if (boolOpt(args, "markdown")) {
+        io.stdout(renderMarkdown(report));
+      } else if (io.isTTY) {
+        const { renderReportView } = await import("../../../tui/report/report-view.tsx");
+        io.stdout(
+          renderReportView(report, {
+            columns: process.stdout.columns || 120,
+            color: !io.env.NO_COLOR,
+          }),
+        );
+      } else {
+        io.stdout(renderText(report, { perTask: boolOpt(args, "per-task") }));
+      }
+      return EXIT.ok;
+    } finally {
+      db.close();
+    }
+  },
+};
+
+export default reportCommand;
