@@ -143,7 +143,15 @@ export async function runSweepSession(opts: SweepSessionOptions): Promise<SweepS
   process.once("SIGINT", onSignal);
   process.once("SIGTERM", onSignal);
 
-  const sink = fanOut(writer, front, recording);
+  // A finished task or mode is a checkpoint: it reaches the database before anything else happens,
+  // so a process killed right after still resumes from it.
+  const durable: EventSink = {
+    emit(event) {
+      writer.emit(event);
+      if (event.type === "task.finished" || event.type === "mode.finished") writer.flush();
+    },
+  };
+  const sink = fanOut(durable, front, recording);
   let result: SweepResult;
   try {
     result = await runSweep(

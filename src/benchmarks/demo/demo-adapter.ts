@@ -7,7 +7,7 @@ import { join, resolve } from "node:path";
 import { treeFingerprint } from "../../core/fingerprint.ts";
 import { runProcess } from "../../core/process.ts";
 import { pythonEnv, resolvePython } from "../../core/python.ts";
-import { isRunComplete, writeRunMark } from "../../core/runmark.ts";
+import { isOutputIntact, isRunComplete, writeRunMark } from "../../core/runmark.ts";
 import { dirExists } from "../../core/safe-fs.ts";
 import {
   type BenchmarkAdapter,
@@ -94,11 +94,14 @@ export class DemoAdapter implements BenchmarkAdapter {
   async execute(taskId: string, harnessDir: string | null, runId: string): Promise<string> {
     const runDir = join(this.spec.runsRoot, runId);
     const fingerprint = await treeFingerprint(harnessDir);
-    if (await isRunComplete(runDir, fingerprint)) return runDir;
+    const output = join(runDir, "output");
+    // Reused only when both the harness and the delivered output still match the run mark.
+    if ((await isRunComplete(runDir, fingerprint)) && (await isOutputIntact(runDir, output))) {
+      return runDir;
+    }
 
     rmSync(runDir, { recursive: true, force: true });
     const work = join(runDir, "work");
-    const output = join(runDir, "output");
     mkdirSync(work, { recursive: true });
     mkdirSync(output, { recursive: true });
     cpSync(join(this.#taskDir(taskId), INPUT), join(work, INPUT));
