@@ -2,6 +2,8 @@
 // own variables, the setup error, and small text helpers for error tails. Never reads credentials
 // itself: a channel names the variables it passes through, and nothing else reaches the child.
 
+import { ChannelSetupError as CoreChannelSetupError } from "../core/channel.ts";
+
 /**
  * Variables any CLI session gets from the parent when set: executable search path, locale, time
  * zone, temp dir, identity, shell (the agents' bash tools use it), and network plumbing
@@ -28,15 +30,17 @@ export const SESSION_BASE_ENV = [
   "NODE_EXTRA_CA_CERTS",
 ] as const;
 
-/** A channel cannot run at all (missing CLI or checkout, unreadable config): retrying cannot help. */
-export class ChannelSetupError extends Error {
+/**
+ * A channel cannot run at all (missing CLI or checkout, unreadable config): retrying cannot help.
+ * The core class with the reason and the remedy kept apart, so the proposer never retries it.
+ */
+export class ChannelSetupError extends CoreChannelSetupError {
   constructor(
-    readonly channel: string,
+    channel: string,
     readonly reason: string,
     readonly hint: string,
   ) {
-    super(`${channel} channel: ${reason}. ${hint}`);
-    this.name = "ChannelSetupError";
+    super(`${channel} channel: ${reason}. ${hint}`, channel);
   }
 }
 
