@@ -16,6 +16,11 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: () => import("./commands/demo.ts").then((m) => m.default),
   },
   {
+    name: "run",
+    summary: "Adapt a harness on a benchmark's tasks (e.g. --bench tasks --tasks DIR)",
+    load: () => import("./commands/run.ts").then((m) => m.default),
+  },
+  {
     name: "validate",
     summary: "Check a harness directory against an executor's editable surface",
     load: () => import("./commands/validate.ts").then((m) => m.default),

@@ -1,0 +1,332 @@
+// `harness2 run`: an adaptation sweep on a benchmark — builds the adapter, the improver channel and
+// the proposer from flags and environment, then runs it through the shared sweep session (store,
+// lock, identity, front end). `--dry-run` prints the stream and budgets and touches nothing.
+
+import { join, resolve } from "node:path";
+import { storeLocation } from "../../../store/db.ts";
+import type { Channel } from "../../core/channel.ts";
+import { loadRunConfig, type RunConfig } from "../../core/config.ts";
+import type { ModeToken } from "../../core/events.ts";
+import { expectedRollouts, expectedSessions } from "../../core/ledger.ts";
+import { MODE_NAMES, ns, parseModes, validateTag } from "../../core/naming.ts";
+import { Proposer } from "../../core/proposer.ts";
+import { type BenchmarkAdapter, type ChannelSpec, resolveChannelModel } from "../../core/spec.ts";
+import { taskStream } from "../../core/stream.ts";
+import {
+  boolOpt,
+  type CliIO,
+  type Command,
+  intOpt,
+  type ParsedArgs,
+  stringOpt,
+  UsageError,
+} from "../command.ts";
+import { CliError } from "../errors.ts";
+import { EXIT } from "../exit-codes.ts";
+import { chooseFrontEnd, runSweepSession } from "../sweep-session.ts";
+
+/** Benchmarks this build can run with `harness2 run` (the demo has its own command). */
+export const RUNNABLE_BENCHES = ["tasks"] as const;
+
+const run: Command = {
+  name: "run",
+  summary: "Adapt a harness on a benchmark's tasks: propose, probe, compose, select, reflect",
+  args: "",
+  help: [
+    "Example: harness2 run --bench tasks --tasks ./my-tasks --k 2 --mode parallel",
+    "",
+    "The executor and improver models come from HARNESS2_SOLVER_MODEL and",
+    "HARNESS2_IMPROVER_MODEL (provider/model for OpenCode). Running the same command again",
+    "resumes: finished, intact tasks are skipped and finished rollouts are reused.",
+  ].join("\n"),
+  options: {
+    bench: { type: "string", valueName: "NAME", description: "benchmark: tasks" },
+    tasks: { type: "string", valueName: "DIR", description: "task folder (for --bench tasks)" },
+    k: { type: "string", valueName: "N", description: "candidates per mode (default 1)" },
+    mode: {
+      type: "string",
+      valueName: "LIST",
+      description: "comma list of parallel,sequential (default parallel)",
+    },
+    substrate: {
+      type: "string",
+      valueName: "NAME",
+      description: "executor framework: oc (default)",
+    },
+    "only-domains": {
+      type: "string",
+      valueName: "LIST",
+      description: "comma list of domains to run",
+    },
+    "only-tasks": {
+      type: "string",
+      valueName: "LIST",
+      description: "comma list of task ids to run",
+    },
+    "max-tasks": { type: "string", valueName: "N", description: "at most N tasks per domain" },
+    seed: { type: "string", valueName: "N", description: "shuffle the stream with this seed" },
+    tag: { type: "string", valueName: "TAG", description: "name a variant of the experiment" },
+    workers: { type: "string", valueName: "N", description: "domains at once (default 1)" },
+    runs: {
+      type: "string",
+      valueName: "DIR",
+      description: "runs directory (default $HARNESS2_RUNS_DIR or runs)",
+    },
+    strict: { type: "boolean", description: "refuse a task folder with any malformed task" },
+    "dry-run": {
+      type: "boolean",
+      description: "print the stream, namespaces and budgets; run nothing",
+    },
+    "no-tui": { type: "boolean", description: "one line per event instead of the terminal UI" },
+    json: { type: "boolean", description: "NDJSON events on stdout (one per line)" },
+  },
+  run: runSweepCommand,
+};
+
+export default run;
+
+type RunFlags = {
+  k: number;
+  modes: ModeToken[];
+  seed: number | null;
+  tag: string;
+  onlyDomains: string[];
+  onlyTasks: string[];
+  maxTasks: number | null;
+};
+
+function list(raw: string | undefined): string[] {
+  return (raw ?? "")
+    .split(",")
+    .map((s) => s.trim())
+    .filter((s) => s !== "");
+}
+
+function flags(args: ParsedArgs): RunFlags {
+  const modes = (() => {
+    try {
+      return parseModes(stringOpt(args, "mode") ?? "parallel");
+    } catch (err) {
+      throw new UsageError((err as Error).message, "run");
+    }
+  })();
+  const tag = stringOpt(args, "tag") ?? "";
+  if (tag !== "") {
+    try {
+      validateTag(tag);
+    } catch (err) {
+      throw new UsageError((err as Error).message, "run");
+    }
+  }
+  return {
+    k: intOpt(args, "k", { min: 1, max: 16 }, "run") ?? 1,
+    modes,
+    seed: intOpt(args, "seed", { min: 0 }, "run") ?? null,
+    tag,
+    onlyDomains: list(stringOpt(args, "only-domains")),
+    onlyTasks: list(stringOpt(args, "only-tasks")),
+    maxTasks: intOpt(args, "max-tasks", { min: 1 }, "run") ?? null,
+  };
+}
+
+async function buildAdapter(
+  args: ParsedArgs,
+  io: CliIO,
+  runsDir: string,
+): Promise<{ adapter: BenchmarkAdapter; warnings: string[] }> {
+  const bench = stringOpt(args, "bench");
+  if (bench === undefined) throw new UsageError("--bench is required (available: tasks)", "run");
+  if (bench === "demo") {
+    throw new UsageError("the demo has its own command: harness2 demo", "run");
+  }
+  if (!(RUNNABLE_BENCHES as readonly string[]).includes(bench)) {
+    throw new UsageError(
+      `benchmark '${bench}' is not available in this build (available: ${RUNNABLE_BENCHES.join(", ")})`,
+      "run",
+    );
+  }
+  const substrate = stringOpt(args, "substrate") ?? "oc";
+  if (substrate !== "oc") {
+    throw new UsageError(
+      `substrate '${substrate}' cannot run the tasks benchmark (available: oc)`,
+      "run",
+    );
+  }
+  const tasksDir = stringOpt(args, "tasks");
+  if (tasksDir === undefined) throw new UsageError("--bench tasks needs --tasks DIR", "run");
+  const { createTasksAdapter } = await import("../../benchmarks/tasks/tasks-adapter.ts");
+  const { formatProblem } = await import("../../benchmarks/tasks/task-folder.ts");
+  const created = createTasksAdapter({
+    tasksDir: resolve(io.cwd, tasksDir),
+    runsDir,
+    env: io.env,
+    strict: boolOpt(args, "strict"),
+  });
+  return { adapter: created.adapter, warnings: created.problems.map(formatProblem) };
+}
+
+async function buildChannel(
+  config: RunConfig,
+  io: CliIO,
+): Promise<{ channel: Channel; spec: ChannelSpec }> {
+  const spec = resolveChannelModel(
+    {},
+    {
+      kind: config.improverChannel,
+      model: config.improverModel,
+      effort: config.proposerEffort,
+      steps: config.proposerSteps,
+      timeout: config.proposerTimeoutS,
+    },
+  );
+  if (spec.model === "") {
+    throw new CliError(
+      "no improver model: set HARNESS2_IMPROVER_MODEL (or HARNESS2_SOLVER_MODEL), e.g. provider/model for opencode",
+    );
+  }
+  if (spec.kind === "claude_cli") {
+    const { ClaudeChannel } = await import("../../channels/claude-channel.ts");
+    return { channel: new ClaudeChannel({ env: io.env }), spec };
+  }
+  const { OpencodeChannel } = await import("../../channels/opencode-channel.ts");
+  return { channel: new OpencodeChannel({ env: io.env }), spec };
+}
+
+async function runSweepCommand(args: ParsedArgs, io: CliIO): Promise<number> {
+  const f = flags(args);
+  const workers = intOpt(args, "workers", { min: 1, max: 64 }, "run");
+  const where = storeLocation({ runsDir: stringOpt(args, "runs"), env: io.env, cwd: io.cwd });
+  const config = loadRunConfig({ ...io.env, HARNESS2_RUNS_DIR: where.runsDir }, { cwd: io.cwd });
+  const { adapter, warnings } = await buildAdapter(args, io, where.runsDir);
+  for (const w of warnings) io.stderr(`warning: ${w}\n`);
+
+  const benchRoot = join(where.runsDir, adapter.spec.name);
+  const runsRoot = join(benchRoot, "adapt");
+  const streamOpts = {
+    seed: f.seed,
+    onlyDomains: f.onlyDomains,
+    onlyTasks: f.onlyTasks,
+    maxTasks: f.maxTasks ?? undefined,
+  };
+  if (boolOpt(args, "dry-run")) {
+    const stream = await taskStream(adapter, streamOpts);
+    printPlan(io, adapter, f, stream, runsRoot, boolOpt(args, "json"));
+    return EXIT.ok;
+  }
+
+  if (config.solverModel === "" || !config.solverModel.includes("/")) {
+    throw new CliError(
+      `HARNESS2_SOLVER_MODEL must be set as provider/model for the OpenCode executor (got '${config.solverModel}')`,
+    );
+  }
+  const { channel, spec } = await buildChannel(config, io);
+  const proposer = new Proposer({
+    channel,
+    spec,
+    auditDir: join(runsRoot, "_audit"),
+    runsRoot,
+    attempts: config.transportAttempts,
+    backoffS: config.backoffS,
+  });
+  const variant = `k${f.k}-${adapter.substrate.name}${f.seed === null ? "" : `-s${f.seed}`}${f.tag ? `-${f.tag}` : ""}`;
+  const session = await runSweepSession({
+    io,
+    dbPath: where.dbPath,
+    frontEnd: chooseFrontEnd(io, { noTui: boolOpt(args, "no-tui"), json: boolOpt(args, "json") }),
+    title: `${adapter.spec.name} k=${f.k}`,
+    sessionLimit: config.sessionLimit,
+    inputs: {
+      adapter,
+      proposer,
+      limits: {
+        phaseWidth: config.phaseWidth,
+        stageAttempts: config.stageAttempts,
+        transportAttempts: config.transportAttempts,
+        proposerTimeoutS: config.proposerTimeoutS,
+        rolloutTimeoutS: config.rolloutTimeoutS,
+        domainWorkers: workers ?? config.domainWorkers,
+      },
+      runsRoot,
+      libraryRoot: join(benchRoot, "library", adapter.spec.name, variant),
+      k: f.k,
+      modes: f.modes,
+      seed: f.seed,
+      tag: f.tag,
+    },
+    sweepOptions: {
+      ...streamOpts,
+      argv: ["run", ...process.argv.slice(3)],
+      config: {
+        k: f.k,
+        modes: f.modes,
+        phaseWidth: config.phaseWidth,
+        sessionLimit: config.sessionLimit,
+        stageAttempts: config.stageAttempts,
+        transportAttempts: config.transportAttempts,
+        proposerTimeoutS: config.proposerTimeoutS,
+        rolloutTimeoutS: config.rolloutTimeoutS,
+      },
+      identity: {
+        solverModel: config.solverModel,
+        improverChannel: spec.kind,
+        improverModel: spec.model,
+        effort: spec.effort,
+      },
+    },
+  });
+  return session.exitCode;
+}
+
+function printPlan(
+  io: CliIO,
+  adapter: BenchmarkAdapter,
+  f: RunFlags,
+  stream: Map<string, string[]>,
+  runsRoot: string,
+  json: boolean,
+): void {
+  const namespaces = f.modes.map((mode) =>
+    ns({
+      benchmark: adapter.spec.name,
+      substrate: adapter.substrate.name,
+      mode,
+      k: f.k,
+      seed: f.seed,
+      tag: f.tag,
+    }),
+  );
+  const tasks = [...stream.values()].reduce((n, t) => n + t.length, 0);
+  const perTask = {
+    rollouts: f.modes.length * expectedRollouts(f.k) - (f.modes.length - 1) * f.k,
+    sessions: f.modes.length * expectedSessions(f.k),
+  };
+  const plan = {
+    bench: adapter.spec.name,
+    substrate: adapter.substrate.name,
+    k: f.k,
+    modes: f.modes.map((m) => MODE_NAMES[m]),
+    namespaces,
+    runsRoot,
+    domains: [...stream.entries()].map(([domain, ids]) => ({ domain, tasks: ids })),
+    budget: {
+      perModePerTask: { R: expectedRollouts(f.k), P: expectedSessions(f.k) },
+      perTask,
+      total: { rollouts: tasks * perTask.rollouts, sessions: tasks * perTask.sessions },
+    },
+  };
+  if (json) {
+    io.stdout(`${JSON.stringify(plan, null, 2)}\n`);
+    return;
+  }
+  io.stdout(
+    `Dry run: ${plan.bench}/${plan.substrate} k=${f.k} modes=${plan.modes.join(",")} — nothing is run or written.\n`,
+  );
+  io.stdout(`Namespaces: ${namespaces.join(", ")} (under ${runsRoot})\n`);
+  for (const d of plan.domains) io.stdout(`  ${d.domain}: ${d.tasks.join(", ")}\n`);
+  io.stdout(
+    `Budget per mode and task: R=${plan.budget.perModePerTask.R} rollouts, P=${plan.budget.perModePerTask.P} improver sessions (bases shared by the modes).\n`,
+  );
+  io.stdout(
+    `Total: ${tasks} task(s), ${plan.budget.total.rollouts} executions, ${plan.budget.total.sessions} improver sessions, plus selection and reflection sessions.\n`,
+  );
+}
