@@ -1,7 +1,6 @@
-// Read queries for `harness2 judge` and `harness2 report`: a sweep's picks, base rollouts, stage
-// fallbacks, similarity and spend per task × mode × k (a task skipped on resume carries its record
-// from an earlier sweep of the same experiment), stored judgments, and the experiment's judges.
-// Read-only SQL with a fixed number of queries per call; it never writes and never scores anything.
+// Read queries for judge and report: a sweep's picks, bases, fallbacks, similarity and spend per
+// task × mode × k (tasks skipped on resume carry their earlier record), stored judgments and the
+// experiment's judges. Read-only SQL, a fixed number of queries per call; never writes or scores.
 
 import type { Database } from "bun:sqlite";
 

@@ -240,6 +240,11 @@ async function scoreOne(scorer: Scorer, s: JudgeSubject): Promise<Verdict> {
  * scores a failed or fallback selection; a throwing or empty scorer gives an ungraded row. Emits a
  * `judgment.recorded` for each row that is new information (the store keeps a graded row against
  * any later ungraded one).
+ *
+ * Differences from the original (spec/04 §3.3, §3.5): rows come back in input order, not completion
+ * order; a run the same judge already graded for the same sweep is kept rather than scored again
+ * (judges are costly model calls; `rejudge` forces it); and bases are rows of the same store table,
+ * so the report can pair them (the original wrote them to a file nothing read).
  */
 export async function judgeSweep(opts: JudgeOptions): Promise<Scored[]> {
   const parallel = opts.parallel ?? DEFAULT_JUDGE_PARALLEL;

@@ -1,7 +1,6 @@
-// The report's maths: per mode × k, the mean over graded picks only (ungraded rows are counted,
-// never averaged as zeros), the paired delta against the base harness on the same tasks,
-// provenance, fallbacks, similarity, spend, cross-mode and cross-k comparisons, notes and warnings.
-// Pure: it takes cells (src/judge/sweep-data.ts) and returns a Report value; it prints nothing.
+// The report's maths per mode × k: the mean over graded picks only (ungraded rows are counted, never
+// zeros), the paired delta against the base harness, provenance, fallbacks, similarity, spend,
+// comparisons, notes and warnings. Pure: cells in, a Report value out; it never prints or scores.
 
 import type { ModeToken } from "../core/events.ts";
 import { MODE_NAMES } from "../core/naming.ts";
@@ -267,7 +266,12 @@ export type SummariseInput = {
   sweeps: readonly string[];
 };
 
-/** Per (mode, k) figures, comparisons, notes and warnings for the given cells. */
+/**
+ * Per (mode, k) figures, comparisons, notes and warnings for the given cells. Differences from the
+ * original (spec/04 §4, §6.14): scores stay fractions in [0, 1] (not percent), the base harness is
+ * paired per task, modes and k are compared on the same tasks, selection fallbacks get a warning
+ * (the mean is conditioned on the selector succeeding), and spend includes executor rollouts.
+ */
 export function summarise(input: SummariseInput): Report {
   const groups = new Map<string, PickCell[]>();
   for (const c of input.picks) {

@@ -1,3 +1,5 @@
+// judgeSweep and score normalisation: graded rows carry the score and the judge; a throwing or
+// empty scorer, a fallback or a failed selection is ungraded with its reason, never a zero.
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";

@@ -1,7 +1,6 @@
-// `harness2 judge [RUN]`: scores the run the blind selector picked for every finished task × mode ×
-// k of a sweep (with --bases, the base rollouts too) and records each judgment in the store with the
-// judge's identity. Never scores a failed or fallback pick; never overwrites a graded row with a
-// failed re-judge; refuses a changed judge for the experiment. The only CLI that loads a Scorer.
+// `harness2 judge [RUN]`: scores the chosen run of every finished task × mode × k (with --bases, the
+// base rollouts too) and records judgments with the judge's identity. Never scores a failed or
+// fallback pick, never replaces a graded row with a failed re-judge, refuses a changed judge.
 
 import { experimentJudges, judgmentsFor, sweepRecords } from "../../../store/report-queries.ts";
 import { StoreWriter } from "../../../store/writer.ts";

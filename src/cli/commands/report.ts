@@ -1,7 +1,6 @@
-// `harness2 report [RUN…]`: what the judged sweeps say — per mode × k the mean over graded picks,
-// the paired delta against the base harness, provenance, fallbacks, similarity and spend — as a
-// table with bar charts (Ink in a terminal), --json or --markdown. Read-only: never scores, never
-// writes a row.
+// `harness2 report [RUN…]`: per mode × k the mean over graded picks, the paired delta against the
+// base harness, provenance, fallbacks, similarity and spend — Ink in a terminal, else text, --json
+// or --markdown. Read-only: it never scores and never writes a row.
 
 import type { Database } from "bun:sqlite";
 import { judgmentsFor, type SweepRecords, sweepRecords } from "../../../store/report-queries.ts";
