@@ -335,6 +335,13 @@ export function summarise(input: SummariseInput): Report {
     bases,
     comparisons: comparisons(groups, ks),
     notes,
-    warnings: warningsFor(summaries, bases),
+    warnings: [
+      ...warningsFor(summaries, bases),
+      ...(judges.length > 1
+        ? [
+            `the rows come from ${judges.length} different judges; scores by different judges are not comparable`,
+          ]
+        : []),
+    ],
   });
 }

@@ -264,6 +264,12 @@ describe("summarise", () => {
     expect(Report.parse(report)).toEqual(report);
     expect(report.title).toBe("demo-oc k=2 modes=parallel,sequential");
     expect(report.judges).toEqual([JUDGE]);
+    expect(report.warnings.join("\n")).not.toContain("different judges");
+    const mixed = summarise(
+      input([cell({ task: "a" }), cell({ task: "b", judgment: graded(1, { judge: "other" }) })]),
+    );
+    expect(mixed.judges).toEqual([JUDGE, "other"]);
+    expect(mixed.warnings.join("\n")).toContain("2 different judges");
   });
 });
 
