@@ -268,7 +268,7 @@ describe("summarise", () => {
     const mixed = summarise(
       input([cell({ task: "a" }), cell({ task: "b", judgment: graded(1, { judge: "other" }) })]),
     );
-    expect(mixed.judges).toEqual([JUDGE, "other"]);
+    expect(mixed.judges).toEqual(["other", JUDGE]);
     expect(mixed.warnings.join("\n")).toContain("2 different judges");
   });
 });
