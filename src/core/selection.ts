@@ -203,7 +203,7 @@ export function readSelectionFile(text: string): SelectionFile {
   return SelectionFile.parse(JSON.parse(text));
 }
 
-function emitSelection(scope: SelectionScope, sel: Selection): void {
+function emitSelection(scope: SelectionScope, sel: Selection, chosen?: RunView): void {
   scope.sink.emit(
     SelectionMade.parse({
       type: "selection.made",
@@ -223,6 +223,9 @@ function emitSelection(scope: SelectionScope, sel: Selection): void {
       dropped: sel.dropped,
       usd: sel.usd,
       error: sel.error,
+      // Which run was adopted, so the store (and the judge) need not guess it from the label.
+      chosenRunId: chosen?.runId,
+      chosenRunDir: chosen?.runDir,
     }),
   );
 }
@@ -244,7 +247,7 @@ function finish(
     }),
     pool,
   );
-  emitSelection(scope, done);
+  emitSelection(scope, done, chosen);
   return done;
 }
 

@@ -203,7 +203,8 @@ describe("harness2 run --bench tasks with the real opencode binary", () => {
       for (const req of improver.requests) expect(JSON.stringify(req.body)).not.toContain(SECRET);
 
       // the judge scores the pick through tests/check
-      const judged = await runCli(["judge", "last", "--runs", runs, "--tasks", tasks], { env });
+      // the sweep recorded its task folder, so the judge needs no --tasks
+      const judged = await runCli(["judge", "last", "--runs", runs], { env });
       if (judged.code !== 0) console.error(judged.stdout, judged.stderr);
       expect(judged.code).toBe(0);
       const report = await runCli(["report", "last", "--runs", runs, "--json"], { env });

@@ -259,6 +259,8 @@ async function runSweepCommand(args: ParsedArgs, io: CliIO): Promise<number> {
       config: {
         k: f.k,
         modes: f.modes,
+        // Where the judge finds the answer keys again (harness2 judge reads config.tasksDir).
+        tasksDir: resolve(io.cwd, stringOpt(args, "tasks") ?? ""),
         phaseWidth: config.phaseWidth,
         sessionLimit: config.sessionLimit,
         stageAttempts: config.stageAttempts,
