@@ -46,6 +46,11 @@ export const COMMANDS: readonly CommandEntry[] = [
       "Summarise judged sweeps: score and paired delta against the base harness per mode and k",
     load: () => import("./commands/report.ts").then((m) => m.default),
   },
+  {
+    name: "check",
+    summary: "Check the setup before spending money: opencode, python3, git, models, tasks, runs",
+    load: () => import("./commands/check.ts").then((m) => m.default),
+  },
 ];
 
 export function findCommand(name: string): CommandEntry | undefined {

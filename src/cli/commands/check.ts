@@ -1,0 +1,599 @@
+// `harness2 check`: everything a run needs, checked before money is spent — the opencode binary
+// and its version, python3, git, the model settings, the task folder, the runs directory and the
+// store — one line per problem with its fix. Offline unless `--live`, which sends one tiny request
+// to the improver and to the solver model through their real channels.
+
+import { accessSync, constants, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import pkg from "../../../package.json" with { type: "json" };
+import { openStore, storeLocation } from "../../../store/db.ts";
+import type { Channel } from "../../core/channel.ts";
+import { ConfigError, loadRunConfig, type RunConfig } from "../../core/config.ts";
+import { runProcess, which } from "../../core/process.ts";
+import { pythonEnv, resolvePython } from "../../core/python.ts";
+import { dirExists } from "../../core/safe-fs.ts";
+import {
+  boolOpt,
+  type CliIO,
+  type Command,
+  type ParsedArgs,
+  stringOpt,
+  UsageError,
+} from "../command.ts";
+import { EXIT } from "../exit-codes.ts";
+
+const LIVE_TIMEOUT_S = 120;
+const LIVE_PROMPT = "This is a connectivity check. Reply with the single word OK and nothing else.";
+
+type Status = "ok" | "FAIL" | "live" | "skip" | "note";
+
+/** Prints one line per check as it completes and counts the problems. */
+class Report {
+  problems = 0;
+  constructor(private readonly io: CliIO) {}
+  line(status: Status, subject: string, text: string, fix?: string): void {
+    if (status === "FAIL") this.problems++;
+    const tail = fix === undefined ? "" : ` Fix: ${fix}`;
+    const sentence = /[.!?]$/.test(text) || fix === undefined ? text : `${text}.`;
+    this.io.stdout(`${status.padEnd(5)} ${subject}: ${oneLine(sentence)}${oneLine(tail)}\n`);
+  }
+}
+
+function oneLine(text: string): string {
+  return text.replace(/\s*\n\s*/g, " ");
+}
+
+const BENCHES = ["tasks", "demo"] as const;
+type Bench = (typeof BENCHES)[number];
+
+const check: Command = {
+  name: "check",
+  summary:
+    "Check the setup before spending money: opencode, python3, git, models, tasks, runs, store",
+  help: [
+    "Every problem is one line starting FAIL, with its fix; the exit status is 1 when there is any.",
+    "Offline by default: no model is called. With --live, one tiny request goes to the improver",
+    "model and one to the solver model, through the same channels a run uses, and the latency and",
+    "cost of each are printed (a bad model id shows up here, not in the first paid rollout).",
+  ].join("\n"),
+  options: {
+    bench: {
+      type: "string",
+      valueName: "NAME",
+      description: `benchmark to check for: ${BENCHES.join(" or ")} (default tasks)`,
+    },
+    tasks: { type: "string", valueName: "DIR", description: "the task folder (bench tasks)" },
+    runs: {
+      type: "string",
+      valueName: "DIR",
+      description: "runs directory (default $HARNESS2_RUNS_DIR or runs)",
+    },
+    live: {
+      type: "boolean",
+      description: "also send one tiny request to the improver and solver models",
+    },
+  },
+  run: runCheck,
+};
+
+export default check;
+
+async function runCheck(args: ParsedArgs, io: CliIO): Promise<number> {
+  const bench = (stringOpt(args, "bench") ?? "tasks") as Bench;
+  if (!BENCHES.includes(bench)) {
+    throw new UsageError(`--bench must be one of ${BENCHES.join(", ")}, got '${bench}'`, "check");
+  }
+  const env = io.env;
+  const report = new Report(io);
+  const scratch = mkdtempSync(join(tmpdir(), "h2-check-"));
+  try {
+    let config: RunConfig | null = null;
+    try {
+      config = loadRunConfig(env, { cwd: io.cwd });
+    } catch (err) {
+      if (!(err instanceof ConfigError)) throw err;
+      report.line("FAIL", err.variable, err.message, "set it as described, in .env or the shell");
+    }
+    // The demo's executions and improvers are local scripts: it needs python3 and a runs dir only.
+    const opencodeOk = bench === "tasks" ? await checkOpencode(report, env, scratch) : true;
+    await checkPython(report, env);
+    if (bench === "tasks") checkGit(report, env);
+    let modelsOk = true;
+    if (config !== null && bench === "tasks") modelsOk = await checkModels(report, env, config);
+    let taskCount = 0;
+    if (bench === "tasks") taskCount = await checkTasks(report, stringOpt(args, "tasks"), io.cwd);
+    checkRunsAndStore(report, stringOpt(args, "runs"), env, io.cwd);
+
+    let liveRan = false;
+    if (boolOpt(args, "live")) {
+      if (config === null || !modelsOk || !opencodeOk || bench !== "tasks") {
+        report.line(
+          "skip",
+          "live check",
+          bench !== "tasks"
+            ? `the ${bench} benchmark calls no model`
+            : "not attempted until the problems above are fixed",
+        );
+      } else {
+        await liveImprover(report, env, config, scratch);
+        await liveSolver(report, env, config, scratch);
+        liveRan = true;
+      }
+    }
+
+    if (report.problems > 0) {
+      io.stdout(
+        `Setup incomplete: ${report.problems} problem${report.problems === 1 ? "" : "s"}.\n`,
+      );
+      return EXIT.failed;
+    }
+    if (bench !== "tasks") {
+      io.stdout(`Ready: ${bench}.\n`);
+      return EXIT.ok;
+    }
+    const models = liveRan
+      ? "Both models answered."
+      : "No model was called; --live sends one tiny request to each.";
+    io.stdout(`Ready: tasks/oc, ${taskCount} task${taskCount === 1 ? "" : "s"}. ${models}\n`);
+    return EXIT.ok;
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+// ── binaries ─────────────────────────────────────────────────────────────────────────────────
+
+async function checkOpencode(
+  report: Report,
+  env: Record<string, string | undefined>,
+  scratch: string,
+): Promise<boolean> {
+  const { OpencodeSolver, SolverSetupError } = await import("../../substrate/opencode/execute.ts");
+  try {
+    const solver = new OpencodeSolver({ env });
+    const version = await solver.version(join(scratch, "version"));
+    const pinned = pkg.dependencies["opencode-ai"];
+    const source = solver.channel.command.source;
+    if (env.HARNESS2_OPENCODE_DIR) {
+      report.line("ok", "opencode", `${version} from ${source} (a source checkout: not pinned)`);
+    } else if (version !== pinned) {
+      report.line(
+        "FAIL",
+        "opencode",
+        `${source} is version ${version}, not the pinned ${pinned}`,
+        "run `bun install` in the harness2 folder (or remove the other opencode from PATH)",
+      );
+      return false;
+    } else report.line("ok", "opencode", `${version} at ${source}`);
+    return true;
+  } catch (err) {
+    if (!(err instanceof SolverSetupError)) throw err;
+    report.line("FAIL", "opencode", err.reason, err.hint);
+    return false;
+  }
+}
+
+async function checkPython(report: Report, env: Record<string, string | undefined>): Promise<void> {
+  const python = await resolvePython(env);
+  if (python === null) {
+    report.line(
+      "FAIL",
+      "python3",
+      "not found on PATH",
+      "install Python 3: harness scripts run with it and proposals are syntax-checked with it",
+    );
+    return;
+  }
+  const exit = await runProcess({
+    argv: [python, "--version"],
+    env: pythonEnv(env),
+    timeoutMs: 45_000,
+  }).catch(() => null);
+  const version = `${exit?.stdout ?? ""}${exit?.stderr ?? ""}`.trim();
+  if (exit === null || exit.code !== 0 || !/^Python 3\./.test(version)) {
+    report.line(
+      "FAIL",
+      "python3",
+      `${python} does not run as Python 3 (${version || "no output"})`,
+      "install Python 3 or fix PATH",
+    );
+    return;
+  }
+  report.line("ok", "python3", `${version} at ${python}`);
+}
+
+function checkGit(report: Report, env: Record<string, string | undefined>): void {
+  const git = which("git", env);
+  if (git === null) {
+    report.line(
+      "FAIL",
+      "git",
+      "not found on PATH",
+      "install git: each rollout workspace is made its own repository so OpenCode loads no instructions from the folders above it",
+    );
+  } else report.line("ok", "git", git);
+}
+
+// ── models ───────────────────────────────────────────────────────────────────────────────────
+
+/** Provider ids defined in the user's OpenCode config (file or inline), or null when unreadable. */
+function configuredProviders(report: Report, env: Record<string, string | undefined>): Set<string> {
+  const out = new Set<string>();
+  const add = (raw: string, where: string, fix: string) => {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(raw);
+    } catch (err) {
+      report.line("FAIL", where, `is not valid JSON (${(err as Error).message})`, fix);
+      return;
+    }
+    const providers = (parsed as { provider?: unknown } | null)?.provider;
+    if (providers !== null && typeof providers === "object") {
+      for (const id of Object.keys(providers)) out.add(id);
+    }
+  };
+  const inline = env.OPENCODE_CONFIG_CONTENT;
+  if (inline) add(inline, "OPENCODE_CONFIG_CONTENT", "give it the JSON of an opencode.json");
+  const file = env.HARNESS2_OPENCODE_CONFIG;
+  if (file && existsSync(file)) {
+    add(readFileSync(file, "utf8"), `HARNESS2_OPENCODE_CONFIG=${file}`, "fix the file's JSON");
+  }
+  return out;
+}
+
+/** Credential variables of the built-in providers (any one of them is enough). */
+async function providerKeys(provider: string): Promise<readonly string[]> {
+  const { OPENCODE_PROVIDER_ENV } = await import("../../channels/opencode-channel.ts");
+  return (OPENCODE_PROVIDER_ENV[provider] ?? []).filter((v) => /_(API_KEY|TOKEN_BEDROCK)$/.test(v));
+}
+
+async function checkModels(
+  report: Report,
+  env: Record<string, string | undefined>,
+  config: RunConfig,
+): Promise<boolean> {
+  const before = report.problems;
+  const solver = config.solverModel;
+  const example = "anthropic/claude-sonnet-4-5";
+  if (solver === "") {
+    report.line(
+      "FAIL",
+      "HARNESS2_SOLVER_MODEL",
+      "is not set: the executor model, as provider/model",
+      `set HARNESS2_SOLVER_MODEL=provider/model (e.g. ${example}) in .env or the shell`,
+    );
+  } else if (!solver.includes("/")) {
+    report.line(
+      "FAIL",
+      "HARNESS2_SOLVER_MODEL",
+      `${JSON.stringify(solver)} has no provider prefix; OpenCode needs provider/model`,
+      `write it as provider/model, e.g. ${example}`,
+    );
+  } else report.line("ok", "solver model", `${solver} (HARNESS2_SOLVER_MODEL)`);
+
+  const kind = config.improverChannel;
+  const improver = config.improverModel;
+  if (improver === "" && solver !== "") {
+    report.line("FAIL", "HARNESS2_IMPROVER_MODEL", "is not set", "set HARNESS2_IMPROVER_MODEL");
+  } else if (improver !== "") {
+    if (kind === "opencode" && !improver.includes("/")) {
+      report.line(
+        "FAIL",
+        "HARNESS2_IMPROVER_MODEL",
+        `${JSON.stringify(improver)} has no provider prefix, which the opencode channel needs`,
+        `write it as provider/model (e.g. ${example}), or set HARNESS2_IMPROVER_CHANNEL=claude_cli for a bare Claude id`,
+      );
+    } else if (kind === "claude_cli" && improver.includes("/")) {
+      report.line(
+        "FAIL",
+        "HARNESS2_IMPROVER_MODEL",
+        `${JSON.stringify(improver)} has a provider prefix, but the claude_cli channel takes a bare Claude id`,
+        "drop the prefix (e.g. claude-sonnet-4-5), or set HARNESS2_IMPROVER_CHANNEL=opencode",
+      );
+    } else {
+      const from = env.HARNESS2_IMPROVER_MODEL?.trim()
+        ? "HARNESS2_IMPROVER_MODEL"
+        : "the solver model";
+      report.line("ok", "improver model", `${improver} on the ${kind} channel (${from})`);
+    }
+  }
+
+  for (const [variable, model] of [
+    ["HARNESS2_SOLVER_MODEL", solver],
+    ["HARNESS2_IMPROVER_MODEL", improver],
+  ] as const) {
+    if (model.startsWith("google-vertex") && config.project === "") {
+      report.line(
+        "FAIL",
+        variable,
+        `${model} runs on Vertex AI and needs a project`,
+        "set GOOGLE_CLOUD_PROJECT (or HARNESS2_VERTEX_PROJECT)",
+      );
+    }
+  }
+  if (kind === "claude_cli") {
+    const { ClaudeChannel } = await import("../../channels/claude-channel.ts");
+    const { ChannelSetupError } = await import("../../channels/channel-env.ts");
+    try {
+      const claude = new ClaudeChannel({ env });
+      report.line("ok", "claude", `${claude.executable} (improver channel claude_cli)`);
+    } catch (err) {
+      if (!(err instanceof ChannelSetupError)) throw err;
+      report.line("FAIL", "claude", err.reason, err.hint);
+    }
+  }
+  if (report.problems === before) {
+    const models = [{ role: "solver", model: solver }];
+    if (kind === "opencode") models.push({ role: "improver", model: improver });
+    await checkCredentials(report, env, models);
+  }
+  return report.problems === before;
+}
+
+async function checkCredentials(
+  report: Report,
+  env: Record<string, string | undefined>,
+  models: { role: string; model: string }[],
+): Promise<boolean> {
+  const defined = configuredProviders(report, env);
+  let ok = true;
+  const seen = new Set<string>();
+  for (const { role, model } of models) {
+    const provider = model.split("/")[0] ?? "";
+    if (seen.has(provider) || defined.has(provider)) continue;
+    seen.add(provider);
+    const keys = await providerKeys(provider);
+    if (keys.length > 0 && !keys.some((k) => env[k]?.trim())) {
+      ok = false;
+      report.line(
+        "FAIL",
+        `${role} credentials`,
+        `${model} needs ${keys.join(" or ")}, and none is set (sessions run with their own config dirs, so an \`opencode auth login\` is not seen)`,
+        `export ${keys[0]}=… in .env or the shell`,
+      );
+    }
+  }
+  return ok;
+}
+
+// ── task folder, runs directory, store ───────────────────────────────────────────────────────
+
+async function checkTasks(report: Report, dir: string | undefined, cwd: string): Promise<number> {
+  if (dir === undefined) {
+    report.line(
+      "FAIL",
+      "task folder",
+      "none given",
+      "pass --tasks DIR (see fixtures/tasks/README.md)",
+    );
+    return 0;
+  }
+  const root = resolve(cwd, dir);
+  const { readTaskFolder, TasksRootError } = await import("../../benchmarks/tasks/task-folder.ts");
+  let folder: ReturnType<typeof readTaskFolder>;
+  try {
+    folder = readTaskFolder(root);
+  } catch (err) {
+    if (!(err instanceof TasksRootError)) throw err;
+    report.line("FAIL", "task folder", err.message, "pass --tasks with an existing folder");
+    return 0;
+  }
+  for (const p of folder.problems) report.line("FAIL", p.path, p.problem, p.fix);
+  if (folder.baseHarness !== null) await checkBaseHarness(report, folder.baseHarness);
+  const domains = new Set(folder.tasks.map((t) => t.domain)).size;
+  if (folder.tasks.length > 0) {
+    report.line(
+      "ok",
+      "task folder",
+      `${root}: ${folder.tasks.length} task${folder.tasks.length === 1 ? "" : "s"} in ${domains} domain${domains === 1 ? "" : "s"}${folder.baseHarness === null ? ", baseline harness" : ", harness/ as the base"}`,
+    );
+  }
+  return folder.tasks.length;
+}
+
+async function checkBaseHarness(report: Report, dir: string): Promise<void> {
+  const tree = await import("../../core/tree.ts");
+  const { PythonUnavailableError } = await import("../../core/python-check.ts");
+  const { OPENCODE_SURFACE } = await import("../../substrate/opencode/surface.ts");
+  const rejected: string[] = [];
+  try {
+    const files = tree.readTree(OPENCODE_SURFACE, dir, rejected);
+    tree.autotrigger(OPENCODE_SURFACE, files);
+    await tree.validate(OPENCODE_SURFACE, files, { allowSubagents: true });
+  } catch (err) {
+    if (err instanceof tree.TreeValidationError) {
+      for (const p of err.problems) {
+        report.line(
+          "FAIL",
+          dir,
+          p,
+          `edit the harness (\`harness2 validate ${dir}\` shows the same)`,
+        );
+      }
+      return;
+    }
+    if (err instanceof tree.TreeSymlinkError) {
+      report.line("FAIL", dir, err.message, "replace each link with the file itself");
+      return;
+    }
+    if (err instanceof PythonUnavailableError) return; // reported by the python3 line
+    throw err;
+  }
+  for (const rel of rejected) {
+    report.line("note", dir, `${rel} is off the editable surface and is ignored`);
+  }
+}
+
+/** The deepest existing ancestor of `path` (itself when it exists). */
+function existingAncestor(path: string): string {
+  let p = resolve(path);
+  while (!existsSync(p) && dirname(p) !== p) p = dirname(p);
+  return p;
+}
+
+function writable(path: string): boolean {
+  try {
+    accessSync(path, constants.W_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function checkRunsAndStore(
+  report: Report,
+  runsFlag: string | undefined,
+  env: Record<string, string | undefined>,
+  cwd: string,
+): void {
+  const where = storeLocation({ runsDir: runsFlag, env, cwd });
+  const fixRuns = "choose a writable directory with --runs or HARNESS2_RUNS_DIR";
+  if (existsSync(where.runsDir)) {
+    if (!dirExists(where.runsDir))
+      report.line("FAIL", "runs directory", `${where.runsDir} is not a directory`, fixRuns);
+    else if (!writable(where.runsDir))
+      report.line("FAIL", "runs directory", `${where.runsDir} is not writable`, fixRuns);
+    else report.line("ok", "runs directory", where.runsDir);
+  } else {
+    const parent = existingAncestor(where.runsDir);
+    if (dirExists(parent) && writable(parent)) {
+      report.line("ok", "runs directory", `${where.runsDir} (created on the first run)`);
+    } else {
+      report.line(
+        "FAIL",
+        "runs directory",
+        `${where.runsDir} cannot be created under ${parent}`,
+        fixRuns,
+      );
+    }
+  }
+
+  if (existsSync(where.dbPath)) {
+    try {
+      openStore(where.dbPath, { create: false }).close();
+      report.line("ok", "store", where.dbPath);
+    } catch (err) {
+      report.line(
+        "FAIL",
+        "store",
+        (err as Error).message,
+        "move the file aside or point HARNESS2_DB at another file",
+      );
+    }
+  } else {
+    const parent = existingAncestor(dirname(where.dbPath));
+    if (dirExists(parent) && writable(parent)) {
+      report.line("ok", "store", `${where.dbPath} (created on the first run)`);
+    } else {
+      report.line(
+        "FAIL",
+        "store",
+        `${where.dbPath} cannot be created under ${parent}`,
+        "point HARNESS2_DB at a writable place",
+      );
+    }
+  }
+}
+
+// ── live ─────────────────────────────────────────────────────────────────────────────────────
+
+function usdText(usd: number): string {
+  return `$${usd.toFixed(6)}`;
+}
+
+async function liveImprover(
+  report: Report,
+  env: Record<string, string | undefined>,
+  config: RunConfig,
+  scratch: string,
+): Promise<void> {
+  const model = config.improverModel;
+  const kind = config.improverChannel;
+  const subject = `improver ${model} (${kind})`;
+  let channel: Channel;
+  try {
+    channel =
+      kind === "opencode"
+        ? new (await import("../../channels/opencode-channel.ts")).OpencodeChannel({ env })
+        : new (await import("../../channels/claude-channel.ts")).ClaudeChannel({ env });
+  } catch (err) {
+    const e = err as { reason?: string; hint?: string; message: string };
+    report.line("FAIL", subject, e.reason ?? e.message, e.hint ?? "see the message");
+    return;
+  }
+  const root = mkdtempSync(join(scratch, "improver-"));
+  const started = performance.now();
+  const result = await channel.run({
+    workspace: join(root, "work"),
+    sessionDir: join(root, "session"),
+    mission: LIVE_PROMPT,
+    system: "",
+    model,
+    effort: config.proposerEffort,
+    steps: 3,
+    timeoutS: LIVE_TIMEOUT_S,
+  });
+  const seconds = ((performance.now() - started) / 1000).toFixed(1);
+  if (result.text.trim() === "") {
+    report.line(
+      "FAIL",
+      subject,
+      `no answer after ${seconds} s: ${result.error || "empty reply"}`,
+      "check the model id, its provider's credentials and its endpoint",
+    );
+    return;
+  }
+  report.line("live", subject, `answered in ${seconds} s, cost ${usdText(result.usd)}`);
+}
+
+async function liveSolver(
+  report: Report,
+  env: Record<string, string | undefined>,
+  config: RunConfig,
+  scratch: string,
+): Promise<void> {
+  const model = config.solverModel;
+  const subject = `solver ${model} (opencode executor)`;
+  const { OpencodeSolver, isolateWorkspace } = await import("../../substrate/opencode/execute.ts");
+  const { materialise } = await import("../../substrate/opencode/materialise.ts");
+  const { OPENCODE_BASELINE_TREE, OPENCODE_SURFACE } = await import(
+    "../../substrate/opencode/surface.ts"
+  );
+  const { writeTree } = await import("../../core/tree.ts");
+  const root = mkdtempSync(join(scratch, "solver-"));
+  const harness = writeTree(OPENCODE_SURFACE, { ...OPENCODE_BASELINE_TREE }, join(root, "harness"));
+  const workspace = join(root, "workspace");
+  await materialise(harness, workspace, { model, steps: 3 });
+  await isolateWorkspace(workspace, env);
+  const solver = new OpencodeSolver({ env });
+  const started = performance.now();
+  const outcome = await solver.runSession({
+    workspace,
+    sessionDir: join(root, "session"),
+    model,
+    prompt: LIVE_PROMPT,
+    timeoutS: LIVE_TIMEOUT_S,
+    streamFile: join(root, "opencode.jsonl"),
+    stderrFile: join(root, "opencode.stderr.log"),
+    title: "harness2 check",
+  });
+  const seconds = ((performance.now() - started) / 1000).toFixed(1);
+  const { exit } = outcome;
+  const answered = exit.code === 0 && outcome.texts.some((t) => t.trim() !== "");
+  if (!answered) {
+    const why = exit.timedOut
+      ? `no answer within ${LIVE_TIMEOUT_S} s (OpenCode retries a failing provider until stopped)`
+      : outcome.errors.join("; ") ||
+        exit.stderrTail.trim().slice(-300) ||
+        `exit ${exit.code ?? exit.signal}`;
+    report.line(
+      "FAIL",
+      subject,
+      `no answer: ${why}`,
+      "check the model id, its provider's credentials and its endpoint",
+    );
+    return;
+  }
+  report.line("live", subject, `answered in ${seconds} s, cost ${usdText(outcome.usd)}`);
+}

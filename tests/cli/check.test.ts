@@ -1,0 +1,122 @@
+// `harness2 check` from the outside: problems are one FAIL line each with the fix and exit 1; a good
+// setup with --live reaches the scripted model through both real channels and prints latency.
+import { afterAll, describe, expect, test } from "bun:test";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { startChatServer } from "../../fixtures/servers/chat-server.ts";
+import { opencodeProviderConfig } from "../../fixtures/servers/opencode-config.ts";
+import type { ScriptedServer } from "../../fixtures/servers/script.ts";
+import { runCli } from "../helpers/cli.ts";
+
+const EXAMPLE = resolve(import.meta.dir, "../../fixtures/tasks");
+const ROOT = mkdtempSync(join(tmpdir(), "h2-check-cli-"));
+afterAll(() => rmSync(ROOT, { recursive: true, force: true }));
+
+/** The developer's own settings must not leak into these runs (runCli starts from process.env). */
+const CLEAN = {
+  HARNESS2_SOLVER_MODEL: "",
+  HARNESS2_IMPROVER_MODEL: "",
+  HARNESS2_IMPROVER_CHANNEL: "",
+  HARNESS2_RUNS_DIR: "",
+  HARNESS2_DB: "",
+  HARNESS2_OPENCODE_DIR: "",
+  HARNESS2_OPENCODE_CONFIG: "",
+  OPENCODE_CONFIG_CONTENT: "",
+  GOOGLE_CLOUD_PROJECT: "",
+};
+
+const failLines = (stdout: string) => stdout.split("\n").filter((l) => l.startsWith("FAIL"));
+
+describe("harness2 check, offline", () => {
+  test("a missing solver model is one FAIL line with its fix, and exit 1", async () => {
+    const runs = join(ROOT, "runs-a");
+    const r = await runCli(["check", "--tasks", EXAMPLE, "--runs", runs], { env: CLEAN });
+    expect(r.stderr).toBe("");
+    expect(r.code).toBe(1);
+    expect(failLines(r.stdout)).toEqual([
+      "FAIL  HARNESS2_SOLVER_MODEL: is not set: the executor model, as provider/model. Fix: set HARNESS2_SOLVER_MODEL=provider/model (e.g. anthropic/claude-sonnet-4-5) in .env or the shell",
+    ]);
+    expect(r.stdout).toMatch(/^ok {4}opencode: 1\.18\.33 at /m);
+    expect(r.stdout).toContain(
+      `ok    task folder: ${EXAMPLE}: 2 tasks in 2 domains, baseline harness\n`,
+    );
+    expect(r.stdout).toContain(`ok    runs directory: ${runs} (created on the first run)\n`);
+    expect(r.stdout.trimEnd().split("\n").at(-1)).toBe("Setup incomplete: 1 problem.");
+  });
+
+  test("a malformed task, a missing key and a foreign store file each get their line", async () => {
+    const tasks = join(ROOT, "tasks-b");
+    mkdirSync(join(tasks, "d/good"), { recursive: true });
+    mkdirSync(join(tasks, "d/bad"), { recursive: true });
+    writeFileSync(join(tasks, "d/good/task.md"), "Do it.");
+    const runs = join(ROOT, "runs-b");
+    mkdirSync(runs);
+    writeFileSync(join(runs, "harness2.db"), "not a database at all, just text");
+    const r = await runCli(["check", "--tasks", tasks, "--runs", runs], {
+      env: { ...CLEAN, HARNESS2_SOLVER_MODEL: "openai/gpt-x", OPENAI_API_KEY: "" },
+    });
+    expect(r.code).toBe(1);
+    const fails = failLines(r.stdout);
+    expect(fails).toHaveLength(3);
+    expect(fails[0]).toBe(
+      "FAIL  solver credentials: openai/gpt-x needs OPENAI_API_KEY, and none is set (sessions run with their own config dirs, so an `opencode auth login` is not seen). Fix: export OPENAI_API_KEY=… in .env or the shell",
+    );
+    expect(fails[1]).toBe(
+      `FAIL  ${join(tasks, "d/bad/task.md")}: is missing. Fix: write the task's instructions into task.md`,
+    );
+    expect(fails[2]).toStartWith(
+      `FAIL  store: ${join(runs, "harness2.db")} is not a readable harness2 store`,
+    );
+    expect(r.stdout).toContain("Setup incomplete: 3 problems.");
+  });
+
+  test("an unknown bench is a usage error", async () => {
+    const r = await runCli(["check", "--bench", "nope"], { env: CLEAN });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("--bench must be one of tasks, demo");
+  });
+});
+
+describe("harness2 check --live against the scripted model server", () => {
+  let server: ScriptedServer | undefined;
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  test("both models answer through their real channels: latency and cost printed, exit 0", async () => {
+    server = startChatServer({ turns: [{ text: "OK" }] });
+    const config = opencodeProviderConfig(server.url, { cost: { input: 1, output: 2 } });
+    const r = await runCli(
+      ["check", "--tasks", EXAMPLE, "--runs", join(ROOT, "runs-c"), "--live"],
+      {
+        env: {
+          ...CLEAN,
+          HOME: join(ROOT, "home"),
+          HARNESS2_SOLVER_MODEL: "local/mock-model",
+          OPENCODE_CONFIG_CONTENT: JSON.stringify(config),
+        },
+      },
+    );
+    expect(r.stderr).toBe("");
+    expect(failLines(r.stdout)).toEqual([]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(
+      /^live {2}improver local\/mock-model \(opencode\): answered in \d+\.\d s, cost \$0\.000140$/m,
+    );
+    expect(r.stdout).toMatch(
+      /^live {2}solver local\/mock-model \(opencode executor\): answered in \d+\.\d s, cost \$0\.000140$/m,
+    );
+    expect(r.stdout.trimEnd().split("\n").at(-1)).toBe(
+      "Ready: tasks/oc, 2 tasks. Both models answered.",
+    );
+    // One model turn per session: the improver's points at its MISSION.md (which holds the
+    // tiny prompt), the solver's carries the prompt itself.
+    const turns = server.requests
+      .filter((q) => q.role === "turn")
+      .map((q) => JSON.stringify(q.body));
+    expect(turns).toHaveLength(2);
+    expect(turns[0]).toContain("Read MISSION.md");
+    expect(turns[1]).toContain("connectivity check");
+  }, 300_000);
+});
