@@ -132,6 +132,12 @@ describe("LiveApp", () => {
     r.type("q");
     await r.waitFor((f) => f.includes("stopping now"));
     expect(calls).toEqual({ stop: 1, force: 1 });
+    const quick = mount(midRun());
+    await quick.r.waitFor((f) => f.includes("q stop"));
+    quick.r.type("q");
+    quick.r.type("q");
+    await quick.r.waitFor((f) => f.includes("stopping now"));
+    expect(quick.calls).toEqual({ stop: 1, force: 1 });
     const other = mount(midRun());
     await other.r.waitFor((f) => f.includes("q stop"));
     other.r.type(KEYS.ctrlC);

@@ -3,7 +3,7 @@
 // It never talks to the method except through onStopRequest / onForceStop.
 
 import { Box, Static, Text, useInput, useStdin, useWindowSize } from "ink";
-import { useEffect, useState, useSyncExternalStore } from "react";
+import { useEffect, useRef, useState, useSyncExternalStore } from "react";
 import type { ModeToken } from "../../src/core/events.ts";
 import { EventLog } from "../components/EventLog.tsx";
 import { FinishedTaskRow } from "../components/FinishedTaskRow.tsx";
@@ -94,6 +94,7 @@ export function LiveApp({
   const { columns, rows } = useWindowSize();
   const { isRawModeSupported } = useStdin();
   const [now, setNow] = useState(clock);
+  const stopLevel = useRef<LiveState["stop"]>("none");
   const finished = state.sweep?.finished != null;
   const busy = state.tasks.length > 0;
 
@@ -106,10 +107,13 @@ export function LiveApp({
   useInput(
     (input, key) => {
       if (key.ctrl && input === "c") {
+        stopLevel.current = "forced";
         batcher.dispatch({ type: "ui.stop", level: "forced" });
         onForceStop();
       } else if (input === "q") {
-        const first = batcher.getState().stop === "none";
+        // A ref, not the rendered state: a second q may arrive before the first is drawn.
+        const first = stopLevel.current === "none";
+        stopLevel.current = first ? "requested" : "forced";
         batcher.dispatch({ type: "ui.stop", level: first ? "requested" : "forced" });
         if (first) onStopRequest();
         else onForceStop();
