@@ -36,6 +36,11 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: () => import("./commands/show.ts").then((m) => m.default),
   },
   {
+    name: "browse",
+    summary: "Browse the store in the terminal: sweeps, tasks, stages, selections and the report",
+    load: () => import("./commands/browse.ts").then((m) => m.default),
+  },
+  {
     name: "judge",
     summary: "Score the chosen run of every finished task and mode of a sweep (outside the method)",
     load: () => import("./commands/judge.ts").then((m) => m.default),

@@ -6,7 +6,7 @@ import { EventEmitter } from "node:events";
 import { render } from "ink";
 import type { ReactElement } from "react";
 
-class FakeStdout extends EventEmitter {
+export class FakeStdout extends EventEmitter {
   readonly isTTY = true;
   readonly frames: string[] = [];
   constructor(
@@ -15,13 +15,16 @@ class FakeStdout extends EventEmitter {
   ) {
     super();
   }
-  write = (chunk: string): boolean => {
+  /** Like a stream's write: the callback runs once the chunk is taken (Ink waits on it). */
+  write = (chunk: string, ...rest: unknown[]): boolean => {
     this.frames.push(chunk);
+    const done = rest.find((r): r is () => void => typeof r === "function");
+    if (done) queueMicrotask(done);
     return true;
   };
 }
 
-class FakeStdin extends EventEmitter {
+export class FakeStdin extends EventEmitter {
   readonly isTTY = true;
   private pending: string[] = [];
   write(data: string): void {
@@ -38,6 +41,22 @@ class FakeStdin extends EventEmitter {
   pause(): void {}
   ref(): void {}
   unref(): void {}
+}
+
+/** Fake terminal streams for code that calls Ink's render itself (startLiveView, runHome, …). */
+export function fakeTerminal(size = { columns: 100, rows: 40 }) {
+  const stdout = new FakeStdout(size.columns, size.rows);
+  const stdin = new FakeStdin();
+  return {
+    stdout,
+    stdin,
+    streams: {
+      stdout: stdout as unknown as NodeJS.WriteStream,
+      stderr: new FakeStdout(size.columns, size.rows) as unknown as NodeJS.WriteStream,
+      stdin: stdin as unknown as NodeJS.ReadStream,
+    },
+    written: () => stdout.frames.join(""),
+  };
 }
 
 export const KEYS = {
@@ -102,7 +121,10 @@ export function renderInk(
         const frame = lastFrame();
         if (ok(frame)) return frame;
         if (Date.now() > deadline) {
-          throw new Error(`no frame matched within ${timeoutMs} ms; last frame:\n${frame}`);
+          const recent = stdout.frames.slice(-3).map((f) => JSON.stringify(f.slice(0, 300)));
+          throw new Error(
+            `no frame matched within ${timeoutMs} ms (${stdout.frames.length} writes); last writes:\n${recent.join("\n")}`,
+          );
         }
         await new Promise((r) => setImmediate(r));
       }

@@ -29,8 +29,46 @@ export class Script {
   constructor(
     readonly sweep: string = SWEEP,
     t0: number = T0,
+    /** Where harness and evidence folders are said to live. */
+    readonly root: string = "/runs",
   ) {
     this.ts = t0;
+  }
+
+  /** The harness folder a stage of `task` reports (parallel and sequential alike). */
+  harnessDir(task: string, label: string): string {
+    return `${this.root}/${task}/harnesses/${label}`;
+  }
+
+  /** A judgment of the pick of each mode (graded with `score`, or ungraded when null). */
+  judged(
+    domain: string,
+    task: string,
+    o: { k?: number; modes?: ModeToken[]; score?: number | null } = {},
+  ) {
+    const k = o.k ?? 2;
+    for (const mode of o.modes ?? ["agg", "seq"]) {
+      const label = mode === "agg" ? `agg${k}` : `c${k}`;
+      const score = o.score === undefined ? 0.75 : o.score;
+      this.push({
+        type: "judgment.recorded",
+        ts: this.tick(),
+        sweep: this.sweep,
+        domain,
+        task,
+        mode,
+        k,
+        label,
+        runId: `${task}/${label}`,
+        graded: score !== null,
+        score,
+        passed: null,
+        total: null,
+        reason: score === null ? "judge timed out" : "",
+        judge: "scripted-judge",
+      });
+    }
+    return this;
   }
 
   private tick(): number {
@@ -112,7 +150,7 @@ export class Script {
       k,
       label,
       dim,
-      evidenceDir: `/runs/${task}/context/${label}`,
+      evidenceDir: `${this.root}/${task}/context/${label}`,
     });
   }
 
@@ -253,7 +291,7 @@ export class Script {
       wallS: 1,
       usd: 0.02,
       error: fellBack ? "invalid proposal: skills/x/SKILL.md needs a description" : "",
-      auditPath: `/audit/${label}.json`,
+      auditPath: `${this.root}/_audit/${label}.json`,
     });
     if (o.tripwireAt === label) {
       this.push({
@@ -280,7 +318,7 @@ export class Script {
       cached,
       error: fellBack ? "invalid proposal: skills/x/SKILL.md needs a description\nsecond line" : "",
       notes: keptBase ? "KEEP_BASE: nothing to improve" : "edited the system prompt",
-      harnessDir: `/runs/${inMode.task}/harnesses/${label}`,
+      harnessDir: this.harnessDir(inMode.task, label),
     });
   }
 

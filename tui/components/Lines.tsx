@@ -18,6 +18,8 @@ export function textLines(text: string, tone?: Tone, indent = ""): Line[] {
 }
 
 export function LineView({ line: l, color }: { line: Line; color: boolean }) {
+  // An empty Text takes no height in Ink; a blank line must still hold its row.
+  if (l.every((s) => s.text === "")) return <Text> </Text>;
   return (
     <Text wrap="truncate">
       {l.map((s, i) => (

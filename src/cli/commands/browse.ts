@@ -1,0 +1,119 @@
+// `harness2 browse [RUN]`: the keyboard-driven browser over the store (sweeps → tasks → stages and
+// selections, a report tab once judgments exist). Needs a terminal; read-only: it never creates a
+// store, never writes a row and never scores anything.
+
+import type { Database } from "bun:sqlite";
+import { resolve } from "node:path";
+import type { Tree } from "../../core/surface-spec.ts";
+import type { CliIO, Command } from "../command.ts";
+import { CliError } from "../errors.ts";
+import { EXIT } from "../exit-codes.ts";
+import {
+  browseLocation,
+  openForBrowsing,
+  RUNS_OPTION,
+  readStore,
+  resolveRunHandle,
+} from "../run-handle.ts";
+
+const browseCommand: Command = {
+  name: "browse",
+  summary: "Browse the store in the terminal: sweeps, tasks, stages, selections and the report",
+  args: "[RUN]",
+  help: [
+    "Opens a full-screen browser over every recorded sweep (or straight at RUN: `last`, a sweep id",
+    "or a unique prefix). Enter opens, Esc goes back, ↑↓ move or scroll, tab switches to the report",
+    "once the sweep has judgments, r reloads, q quits. A stage shows its notes, its harness diff",
+    "against its parent, its proposer calls and the paths of its evidence and audit files; a",
+    "selection shows its candidates with their anonymous ids decoded and the selector's why.",
+    "Needs a terminal: elsewhere use `harness2 runs` and `harness2 show RUN`.",
+  ].join("\n"),
+  options: { runs: RUNS_OPTION },
+  positionals: { min: 0, max: 1 },
+  async run(args, io) {
+    if (!io.isTTY) {
+      throw new CliError(
+        "needs a terminal; use 'harness2 runs' and 'harness2 show RUN' instead",
+        EXIT.usage,
+      );
+    }
+    const loc = browseLocation(args, io);
+    const db = openForBrowsing(loc);
+    if (db === null) {
+      throw new CliError(
+        `no harness2 store at ${loc.dbPath} yet; 'harness2 demo' makes one (or pass --runs DIR)`,
+      );
+    }
+    try {
+      const handle = args.positionals[0];
+      const initialSweep =
+        handle === undefined ? undefined : readStore(loc, () => resolveRunHandle(db, handle, loc));
+      const { runBrowser } = await import("../../../tui/browse/start.ts");
+      const source = await browseSource(db, loc.dbPath, io);
+      await runBrowser({
+        source,
+        color: !io.env.NO_COLOR,
+        ...(initialSweep === undefined ? {} : { initialSweep }),
+      });
+      return EXIT.ok;
+    } finally {
+      db.close();
+    }
+  },
+};
+
+/** The store's read queries plus the two things only the CLI may compute: diffs and the report. */
+async function browseSource(db: Database, location: string, io: CliIO) {
+  const { storeSource } = await import("../../../tui/browse/source.ts");
+  const { walkFiles, readFileBytes, dirExists } = await import("../../core/safe-fs.ts");
+  const { treeDiff } = await import("../../core/unified-diff.ts");
+  const { judgmentsFor, sweepRecords } = await import("../../../store/report-queries.ts");
+  const { summarise } = await import("../../judge/report.ts");
+  const { judgmentKeys, reportCells } = await import("../../judge/sweep-data.ts");
+  const { renderReportView } = await import("../../../tui/report/report-view.tsx");
+  const utf8 = new TextDecoder("utf-8", { fatal: true });
+
+  const readDir = (dir: string): Tree => {
+    const tree: Tree = {};
+    for (const rel of walkFiles(dir, { skipDirs: new Set(["__pycache__"]) })) {
+      const bytes = readFileBytes(dir, rel);
+      try {
+        tree[rel] = utf8.decode(bytes);
+      } catch {
+        tree[rel] = bytes;
+      }
+    }
+    return tree;
+  };
+
+  return storeSource(db, location, {
+    harnessDiff(parentDir, harnessDir) {
+      const from = resolve(io.cwd, parentDir);
+      const to = resolve(io.cwd, harnessDir);
+      if (!dirExists(from) || !dirExists(to)) return null;
+      try {
+        const name = (p: string) => p.split("/").filter(Boolean).pop() ?? p;
+        return treeDiff(readDir(from), readDir(to), `a/${name(from)}`, `b/${name(to)}`);
+      } catch {
+        return null;
+      }
+    },
+    reportText(sweepId, opts) {
+      const records = sweepRecords(db, sweepId);
+      if (records === null) return null;
+      const cells = reportCells(records, judgmentsFor(db, judgmentKeys(records)));
+      const report = summarise({
+        picks: cells.picks,
+        bases: cells.bases,
+        bench: records.sweep.bench,
+        substrate: records.sweep.substrate,
+        seed: records.sweep.seed,
+        tag: records.sweep.tag,
+        sweeps: [records.sweep.id],
+      });
+      return renderReportView(report, opts);
+    },
+  });
+}
+
+export default browseCommand;
