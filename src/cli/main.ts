@@ -28,6 +28,11 @@ export function mainHelp(): string {
 
 export async function main(argv: string[], io: CliIO): Promise<number> {
   const [first, ...rest] = argv;
+  if (first === undefined && io.isTTY) {
+    // In a terminal, no subcommand opens the TUI home; elsewhere it prints the help.
+    const { runHomeScreen } = await import("./home.ts");
+    return runHomeScreen(io, { run: (next) => main(next, io), help: mainHelp });
+  }
   if (first === undefined || first === "--help" || first === "-h") {
     io.stdout(mainHelp());
     return EXIT.ok;
