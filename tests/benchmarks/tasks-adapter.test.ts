@@ -8,6 +8,7 @@ import {
   answerKeyGlobs,
   createTasksAdapter,
   TasksFormatError,
+  UnknownTaskError,
 } from "../../src/benchmarks/tasks/tasks-adapter.ts";
 import { treeFingerprint } from "../../src/core/fingerprint.ts";
 import { writeRunMark } from "../../src/core/runmark.ts";
@@ -83,7 +84,10 @@ describe("what the method sees of a task", () => {
     expect(prompts.domainGuidance).toBe(
       "Poems follow the requested form exactly and use the requested words.",
     );
-    expect(() => adapter.domainOf("writing/none")).toThrow(/unknown task/);
+    expect(() => adapter.domainOf("writing/none")).toThrow(UnknownTaskError);
+    await expect(adapter.tasks("cooking")).rejects.toThrow(
+      `split 'cooking' is not in ${EXAMPLE} (known: all, data, writing)`,
+    );
   });
 
   test("without harness/ the base is the baseline tree, written once under the runs root", async () => {

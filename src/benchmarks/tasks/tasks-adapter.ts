@@ -59,6 +59,18 @@ export class TasksFormatError extends Error {
   }
 }
 
+/** A task id (or split) this folder does not have. */
+export class UnknownTaskError extends Error {
+  constructor(
+    readonly root: string,
+    readonly what: string,
+    readonly known: readonly string[],
+  ) {
+    super(`${what} is not in ${root} (known: ${known.join(", ") || "none"})`);
+    this.name = "UnknownTaskError";
+  }
+}
+
 /** fnmatch-escapes a file name so a leak glob matches it literally. */
 function globLiteral(rel: string): string {
   return rel.replace(/[[\]*?]/g, (c) => `[${c}]`);
@@ -126,7 +138,7 @@ export class TasksAdapter implements BenchmarkAdapter {
     if (split === "all") return [...this.#byId.keys()];
     const domains = [...new Set(this.folder.tasks.map((t) => t.domain))].sort();
     if (!domains.includes(split)) {
-      throw new Error(`unknown split '${split}': use all or a domain (${domains.join(", ")})`);
+      throw new UnknownTaskError(this.folder.root, `split '${split}'`, ["all", ...domains]);
     }
     return this.folder.tasks.filter((t) => t.domain === split).map((t) => t.id);
   }
@@ -263,7 +275,7 @@ export class TasksAdapter implements BenchmarkAdapter {
   #task(taskId: string): TaskEntry {
     const task = this.#byId.get(taskId);
     if (task === undefined) {
-      throw new Error(`unknown task '${taskId}' in ${this.folder.root}`);
+      throw new UnknownTaskError(this.folder.root, `task '${taskId}'`, [...this.#byId.keys()]);
     }
     return task;
   }

@@ -13,7 +13,7 @@ import {
 } from "../../channels/opencode-channel.ts";
 import { type ExitRecord, pickEnv, runProcess, SpawnError } from "../../core/process.ts";
 import { writeRunMark } from "../../core/runmark.ts";
-import { isRegularFile, walkFiles } from "../../core/safe-fs.ts";
+import { isRegularFile, lstatOrNull, walkFiles } from "../../core/safe-fs.ts";
 import { materialise, type TemplateContext } from "./materialise.ts";
 import { OUTPUT_TOKEN_MAX } from "./surface.ts";
 
@@ -310,14 +310,7 @@ export function outputDirOf(runDir: string): string {
 
 /** True when the output dir holds at least one non-empty regular file. */
 export function hasDeliverable(outputDir: string): boolean {
-  for (const rel of walkFiles(outputDir)) {
-    try {
-      if (readFileSync(join(outputDir, rel)).length > 0) return true;
-    } catch {
-      // unreadable: not a deliverable
-    }
-  }
-  return false;
+  return walkFiles(outputDir).some((rel) => (lstatOrNull(join(outputDir, rel))?.size ?? 0) > 0);
 }
 
 function copyInputs(runId: string, inputsDir: string, workspace: string): void {
