@@ -1,5 +1,6 @@
 import type { Database } from "bun:sqlite";
-import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, afterEach, beforeAll, describe, expect, spyOn, test } from "bun:test";
+import { renderToString, Text } from "ink";
 import { openStore } from "../../store/db.ts";
 import { sweepDetail } from "../../store/queries.ts";
 import type { ModeView } from "../../store/views.ts";
@@ -203,7 +204,20 @@ describe("BrowseApp over a real store", () => {
   });
 
   test("the report tab appears once a sweep has judgments and shows the report text", async () => {
-    const { r } = mount();
+    // The CLI's report is itself drawn by Ink (renderToString): that must not happen inside the
+    // browser's own render, which React reports through console.error.
+    const errors: unknown[] = [];
+    const spy = spyOn(console, "error").mockImplementation((...a: unknown[]) => {
+      errors.push(a);
+    });
+    const { r } = mount({
+      reportText: (id, o) =>
+        renderToString(
+          <Text>
+            REPORT {id} at {o.columns} columns{"\n"}parallel k=2 0.750
+          </Text>,
+        ),
+    });
     await r.waitFor((x) => x.includes("sweeps (2)"));
     r.type(KEYS.down);
     await r.waitFor((x) => x.includes("▶ swp_20261130_judged"));
@@ -212,11 +226,13 @@ describe("BrowseApp over a real store", () => {
     expect(f).toContain("[tasks]  report");
     expect(f).toContain("tab switch view");
     r.type(KEYS.tab);
-    f = await r.waitFor((x) => x.includes("› report"));
+    f = await r.waitFor((x) => x.includes("› report") && x.includes("REPORT"));
     expect(f).toContain(`REPORT ${JUDGED} at 120 columns`);
-    expect(f).toContain("parallel k=2  0.750");
+    expect(f).toContain("parallel k=2 0.750");
     r.type(KEYS.tab);
     await r.waitFor((x) => x.includes("▶ ledger-0"));
+    spy.mockRestore();
+    expect(errors).toEqual([]);
   });
 
   test("long screens scroll and say where they are; q quits", async () => {

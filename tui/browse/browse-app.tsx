@@ -2,7 +2,7 @@
 // screen needs from the BrowseSource, and fits it to the terminal. Keyboard only; read-only.
 
 import { Box, Text, useInput, useStdin, useWindowSize } from "ink";
-import { useMemo, useReducer, useState } from "react";
+import { useEffect, useMemo, useReducer, useRef, useState } from "react";
 import type { SweepDetail, TaskView } from "../../store/views.ts";
 import { type Line, LineView, line, maxOffset, ScrollView } from "../components/Lines.tsx";
 import { toneProps } from "../components/theme.ts";
@@ -99,7 +99,36 @@ export function BrowseApp({ source, color, initialSweep, onQuit }: BrowseAppProp
     [sweepId, source, reloads],
   );
 
-  const view = buildView(top, { sweeps, detail, source, width, color });
+  // A diff reads two folders: once per stage until `r`. A report is drawn by its own Ink render,
+  // which must not run inside this one, so it is built in an effect and shown when ready.
+  const diffs = useRef(new Map<string, string | null>());
+  const [report, setReport] = useState<{ key: string; text: string | null } | null>(null);
+  const reportKey =
+    top.kind === "sweep" && top.tab === "report"
+      ? `${top.sweepId}\u0000${width}\u0000${reloads}`
+      : null;
+  useEffect(() => {
+    if (reportKey === null || report?.key === reportKey || !sweepId) return;
+    // Off this render's call stack: a second Ink render inside Ink's own commit corrupts the
+    // layout engine it shares.
+    const timer = setTimeout(() => {
+      const built = attempt(() => source.reportText?.(sweepId, { columns: width, color }) ?? null);
+      setReport({ key: reportKey, text: "value" in built ? built.value : null });
+    }, 0);
+    return () => clearTimeout(timer);
+  }, [reportKey, report, sweepId, source, width, color]);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: a reload drops the cached diffs
+  useEffect(() => diffs.current.clear(), [reloads]);
+  const diffOf = (parent: string, dir: string): string | null => {
+    const key = `${parent}\u0000${dir}`;
+    if (!diffs.current.has(key)) {
+      const made = attempt(() => source.harnessDiff?.(parent, dir) ?? null);
+      diffs.current.set(key, "value" in made ? made.value : null);
+    }
+    return diffs.current.get(key) ?? null;
+  };
+  const reportText = report !== null && report.key === reportKey ? report.text : undefined;
+  const view = buildView(top, { sweeps, detail, source, width, diffOf, reportText });
   const titleLines = 1;
   const tabLines = view.tabs.length > 1 ? 1 : 0;
   const bodyHeight = Math.max(3, rows - titleLines - view.head.length - tabLines - 3);
@@ -194,7 +223,9 @@ type Reads = {
   detail: ReturnType<typeof attempt<{ d: SweepDetail | null; judged: boolean }>> | null;
   source: BrowseSource;
   width: number;
-  color: boolean;
+  diffOf: (parentDir: string, harnessDir: string) => string | null;
+  /** The report tab's text: undefined while it is being built, null when there is none. */
+  reportText: string | null | undefined;
 };
 
 function buildView(top: Screen, r: Reads): View {
@@ -234,16 +265,19 @@ function buildView(top: Screen, r: Reads): View {
       const tab = tabs.includes(top.tab) ? top.tab : "tasks";
       const head = sweepHeaderLines(d);
       if (tab === "report") {
-        const text = r.source.reportText?.(id, { columns: r.width, color: r.color }) ?? null;
+        const text = r.reportText;
         return {
           crumbs: `sweeps › ${id} › report`,
           head,
-          body: text
-            ? text
-                .replace(/\n+$/, "")
-                .split("\n")
-                .map((l) => line(l))
-            : [line("no report could be built for this sweep", "warn")],
+          body:
+            text === undefined
+              ? [line("building the report…", "dim")]
+              : text
+                ? text
+                    .replace(/\n+$/, "")
+                    .split("\n")
+                    .map((l) => line(l))
+                : [line("no report could be built for this sweep", "warn")],
           kind: "scroll",
           count: 0,
           cursorLine: 0,
@@ -299,8 +333,7 @@ function buildView(top: Screen, r: Reads): View {
       const harnessDir =
         stage.harnessDir || ("value" in paths ? (paths.value?.harnessDir ?? "") : "");
       const parent = parentDir(harnessDir, parentLabel(top.mode, stage.label));
-      const diff =
-        harnessDir && r.source.harnessDiff ? r.source.harnessDiff(parent, harnessDir) : null;
+      const diff = harnessDir ? r.diffOf(parent, harnessDir) : null;
       return {
         crumbs: `sweeps › ${id} › ${task.task} k=${task.k} › ${modeName(top.mode)} ${stage.label}`,
         head: [],
