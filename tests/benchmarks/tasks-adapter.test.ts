@@ -1,7 +1,7 @@
 // The `tasks` adapter without running OpenCode: its spec, prompts, inputs-only source, base
 // harness, rollout layout, deliverables, reuse by run mark, and strict/lenient construction.
-import { describe, expect, test } from "bun:test";
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { afterAll, describe, expect, test } from "bun:test";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import {
@@ -18,6 +18,10 @@ import { leakMatcher } from "../../src/core/tripwires.ts";
 import { SolverSetupError } from "../../src/substrate/opencode/execute.ts";
 import { OPENCODE_BASELINE_TREE, OPENCODE_SURFACE } from "../../src/substrate/opencode/surface.ts";
 
+/** Every temporary directory of this file lives here and is removed at the end. */
+const SCRATCH = mkdtempSync(join(tmpdir(), "h2-tasks-adapter-test-"));
+afterAll(() => rmSync(SCRATCH, { recursive: true, force: true }));
+
 const EXAMPLE = resolve(import.meta.dir, "../../fixtures/tasks");
 const ENV = {
   PATH: process.env.PATH,
@@ -25,7 +29,7 @@ const ENV = {
 };
 
 function make(env: Record<string, string | undefined> = ENV, tasksDir = EXAMPLE) {
-  const runsDir = mkdtempSync(join(tmpdir(), "h2-tasks-runs-"));
+  const runsDir = mkdtempSync(join(SCRATCH, "h2-tasks-runs-"));
   return { runsDir, ...createTasksAdapter({ tasksDir, runsDir, env }) };
 }
 
@@ -56,17 +60,17 @@ describe("createTasksAdapter", () => {
   });
 
   test("lenient mode skips malformed tasks and reports them; strict mode refuses", () => {
-    const root = mkdtempSync(join(tmpdir(), "h2-tasks-mixed-"));
+    const root = mkdtempSync(join(SCRATCH, "h2-tasks-mixed-"));
     mkdirSync(join(root, "d/good"), { recursive: true });
     mkdirSync(join(root, "d/bad"), { recursive: true });
     writeFileSync(join(root, "d/good/task.md"), "Do it.");
-    const runsDir = mkdtempSync(join(tmpdir(), "h2-tasks-runs-"));
+    const runsDir = mkdtempSync(join(SCRATCH, "h2-tasks-runs-"));
     const lenient = createTasksAdapter({ tasksDir: root, runsDir, env: ENV });
     expect(lenient.problems.map((p) => p.path)).toEqual([join(root, "d/bad/task.md")]);
     expect(() => createTasksAdapter({ tasksDir: root, runsDir, env: ENV, strict: true })).toThrow(
       TasksFormatError,
     );
-    const empty = mkdtempSync(join(tmpdir(), "h2-tasks-empty-"));
+    const empty = mkdtempSync(join(SCRATCH, "h2-tasks-empty-"));
     expect(() => createTasksAdapter({ tasksDir: empty, runsDir, env: ENV })).toThrow(
       /holds no tasks/,
     );

@@ -1,7 +1,15 @@
 // The `tasks` on-disk format: the example folder parses; each malformed thing is one problem with
 // its path and fix; strict mode refuses; prompts.toml and task.toml are read exactly.
-import { describe, expect, test } from "bun:test";
-import { chmodSync, cpSync, mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from "node:fs";
+import { afterAll, describe, expect, test } from "bun:test";
+import {
+  chmodSync,
+  cpSync,
+  mkdirSync,
+  mkdtempSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import {
@@ -16,10 +24,14 @@ import {
   promptsForDomain,
 } from "../../src/benchmarks/tasks/tasks-prompts.ts";
 
+/** Every temporary directory of this file lives here and is removed at the end. */
+const SCRATCH = mkdtempSync(join(tmpdir(), "h2-tasks-folder-test-"));
+afterAll(() => rmSync(SCRATCH, { recursive: true, force: true }));
+
 const EXAMPLE = resolve(import.meta.dir, "../../fixtures/tasks");
 
 function folder(files: Record<string, string>): string {
-  const root = mkdtempSync(join(tmpdir(), "h2-tasks-"));
+  const root = mkdtempSync(join(SCRATCH, "h2-tasks-"));
   for (const [rel, text] of Object.entries(files)) {
     const p = join(root, rel);
     mkdirSync(join(p, ".."), { recursive: true });
@@ -178,7 +190,7 @@ test("the example's checks are executable", () => {
   for (const t of readTaskFolder(EXAMPLE).tasks) {
     expect(t.checkPath).not.toBeNull();
   }
-  const copy = mkdtempSync(join(tmpdir(), "h2-tasks-copy-"));
+  const copy = mkdtempSync(join(SCRATCH, "h2-tasks-copy-"));
   cpSync(EXAMPLE, copy, { recursive: true });
   chmodSync(join(copy, "writing/haiku/tests/check"), 0o644);
   expect(readTaskFolder(copy).problems.map((p) => p.problem)).toEqual(["is not executable"]);

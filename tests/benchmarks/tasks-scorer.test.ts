@@ -1,6 +1,6 @@
 // The judge-only scorer of the `tasks` benchmark runs each task's real tests/check on a copy of the
 // rollout's output and reads {"passed": n, "total": m}; every failure is ungraded (null), never 0.
-import { describe, expect, test } from "bun:test";
+import { afterAll, describe, expect, test } from "bun:test";
 import {
   chmodSync,
   cpSync,
@@ -8,12 +8,17 @@ import {
   mkdtempSync,
   readdirSync,
   readFileSync,
+  rmSync,
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { readTaskFolder } from "../../src/benchmarks/tasks/task-folder.ts";
 import { parseCheckOutput, TasksScorer } from "../../src/benchmarks/tasks/tasks-scorer.ts";
+
+/** Every temporary directory of this file lives here and is removed at the end. */
+const SCRATCH = mkdtempSync(join(tmpdir(), "h2-tasks-scorer-test-"));
+afterAll(() => rmSync(SCRATCH, { recursive: true, force: true }));
 
 const EXAMPLE = resolve(import.meta.dir, "../../fixtures/tasks");
 /** Each check is a real process (python3 through any version-manager shim): allow a loaded machine. */
@@ -26,7 +31,7 @@ function scorerFor(root: string): TasksScorer {
 
 /** A run dir whose rollout delivered `files` under workspace/output. */
 function runDir(files: Record<string, string>): string {
-  const dir = mkdtempSync(join(tmpdir(), "h2-run-"));
+  const dir = mkdtempSync(join(SCRATCH, "h2-run-"));
   const out = join(dir, "workspace/output");
   mkdirSync(out, { recursive: true });
   for (const [rel, text] of Object.entries(files)) writeFileSync(join(out, rel), text);
@@ -70,7 +75,7 @@ describe("TasksScorer with the example's real checks", () => {
       });
       const partial = runDir({ "haiku.md": "a poem about the sea\nin two lines\n" });
       expect((await scorer.score(partial, "writing/haiku"))?.passed).toBe(1);
-      const nothing = mkdtempSync(join(tmpdir(), "h2-run-empty-"));
+      const nothing = mkdtempSync(join(SCRATCH, "h2-run-empty-"));
       expect(await scorer.score(nothing, "writing/haiku")).toMatchObject({
         passed: 0,
         total: 3,
@@ -87,7 +92,7 @@ describe("TasksScorer with the example's real checks", () => {
     async () => {
       const dir = runDir({ "x.md": "x" });
       expect(await scorer.score(dir, "writing/none")).toBeNull();
-      const root = mkdtempSync(join(tmpdir(), "h2-nocheck-"));
+      const root = mkdtempSync(join(SCRATCH, "h2-nocheck-"));
       mkdirSync(join(root, "d/t"), { recursive: true });
       writeFileSync(join(root, "d/t/task.md"), "x");
       expect(await scorerFor(root).scoreDetailed(dir, "d/t")).toEqual({
@@ -101,7 +106,7 @@ describe("TasksScorer with the example's real checks", () => {
 
 describe("TasksScorer on misbehaving checks", () => {
   function taskWithCheck(body: string, toml = ""): string {
-    const root = mkdtempSync(join(tmpdir(), "h2-badcheck-"));
+    const root = mkdtempSync(join(SCRATCH, "h2-badcheck-"));
     cpSync(join(EXAMPLE, "writing"), join(root, "writing"), { recursive: true });
     writeFileSync(join(root, "writing/haiku/tests/check"), body);
     chmodSync(join(root, "writing/haiku/tests/check"), 0o755);

@@ -8,6 +8,7 @@ import {
   mkdtempSync,
   readdirSync,
   readFileSync,
+  rmSync,
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
@@ -18,6 +19,10 @@ import type { ScriptedServer } from "../../fixtures/servers/script.ts";
 import { createTasksAdapter } from "../../src/benchmarks/tasks/tasks-adapter.ts";
 import { readRunMark } from "../../src/core/runmark.ts";
 import { RolloutError } from "../../src/substrate/opencode/execute.ts";
+
+/** Every temporary directory of this file lives here and is removed at the end. */
+const SCRATCH = mkdtempSync(join(tmpdir(), "h2-exec-test-"));
+afterAll(() => rmSync(SCRATCH, { recursive: true, force: true }));
 
 /** One real session is ~6 s idle and far more on a loaded 2-core machine. */
 const SESSION_TEST_MS = 240_000;
@@ -71,7 +76,7 @@ function write(root: string, files: Record<string, string>): void {
  * harness (system prompt marker, a skill) and one task with an input file.
  */
 function setup(server: ScriptedServer) {
-  const outer = mkdtempSync(join(tmpdir(), "h2-exec-"));
+  const outer = mkdtempSync(join(SCRATCH, "h2-exec-"));
   writeFileSync(join(outer, "AGENTS.md"), "OUTER-AGENTS-MUST-NOT-LEAK\n");
   const tasksDir = join(outer, "tasks");
   write(tasksDir, {

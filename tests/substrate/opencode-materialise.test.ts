@@ -1,6 +1,6 @@
 // Rendering a harness tree into an OpenCode workspace (install mode workspace_agents_md).
-import { describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { afterAll, describe, expect, test } from "bun:test";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { treeFingerprint } from "../../src/core/fingerprint.ts";
@@ -15,7 +15,11 @@ import {
 } from "../../src/substrate/opencode/materialise.ts";
 import { OPENCODE_BASELINE_TREE, OPENCODE_SURFACE } from "../../src/substrate/opencode/surface.ts";
 
-const tmp = (p: string) => mkdtempSync(join(tmpdir(), `h2-mat-${p}-`));
+/** Every temporary directory of this file lives here and is removed at the end. */
+const SCRATCH = mkdtempSync(join(tmpdir(), "h2-mat-test-"));
+afterAll(() => rmSync(SCRATCH, { recursive: true, force: true }));
+
+const tmp = (p: string) => mkdtempSync(join(SCRATCH, `h2-mat-${p}-`));
 
 const TREE = {
   "systemprompt.md":

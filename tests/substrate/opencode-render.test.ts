@@ -1,7 +1,7 @@
 // The OpenCode trajectory renderer on a stream recorded from the real binary (spec/06 §2 shapes)
 // and on hand-made events for the malformed cases the original crashed on (spec/01 §10.16).
-import { describe, expect, test } from "bun:test";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { afterAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
@@ -12,6 +12,10 @@ import {
   renderTrajectoryFile,
   truncationMarker,
 } from "../../src/substrate/opencode/render.ts";
+
+/** Every temporary directory of this file lives here and is removed at the end. */
+const SCRATCH = mkdtempSync(join(tmpdir(), "h2-render-test-"));
+afterAll(() => rmSync(SCRATCH, { recursive: true, force: true }));
 
 const RECORDED = readFileSync(join(import.meta.dir, "fixtures/opencode-stream.jsonl"), "utf8");
 const line = (o: unknown) => JSON.stringify(o);
@@ -161,7 +165,7 @@ describe("renderTrajectory on malformed and unusual events", () => {
     expect(renderTrajectory("", { obsTrunc: 50_000, maxChars: 0 })).toBe(
       "(no parseable events in trajectory)",
     );
-    const missing = join(mkdtempSync(join(tmpdir(), "h2-render-")), "nope.jsonl");
+    const missing = join(mkdtempSync(join(SCRATCH, "h2-render-")), "nope.jsonl");
     expect(await renderTrajectoryFile(missing, { obsTrunc: 50_000, maxChars: 0 })).toMatch(
       /^\(failed to read trajectory: .*nope\.jsonl/,
     );
@@ -203,7 +207,7 @@ describe("whole-trajectory cap", () => {
 });
 
 test("a file on disk renders like its text", async () => {
-  const dir = mkdtempSync(join(tmpdir(), "h2-render-"));
+  const dir = mkdtempSync(join(SCRATCH, "h2-render-"));
   const path = join(dir, "s.jsonl");
   writeFileSync(path, RECORDED);
   expect(await renderTrajectoryFile(path, { obsTrunc: 100, maxChars: 0 })).toBe(
