@@ -1,3 +1,6 @@
+// The frame batcher: bursts of any size fold into a handful of flushes, flushes keep a frame
+// apart (driven by a manual clock, never timed), and nothing it does reaches back into the emitter.
+
 import { describe, expect, test } from "bun:test";
 import { FRAME_MS, FrameBatcher, type FrameScheduler } from "../../tui/live/batcher.ts";
 import { reduceAll } from "../../tui/live/reducer.ts";

@@ -1,3 +1,6 @@
+// The run browser over a real store written by the store's own writer: navigation, the screens'
+// contents (stage, selection, report tab) and keys typed faster than renders.
+
 import type { Database } from "bun:sqlite";
 import { afterAll, afterEach, beforeAll, describe, expect, spyOn, test } from "bun:test";
 import { renderToString, Text } from "ink";

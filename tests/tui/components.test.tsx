@@ -1,3 +1,6 @@
+// Each live-view component as a pure function of its props, with ink-testing-library: every state
+// of a stage row, ledger counters at 0 and at 4k/3k, tripwire alerts, fallback and k=1 selections.
+
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import chalk from "chalk";
 import { render } from "ink-testing-library";

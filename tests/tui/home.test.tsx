@@ -1,3 +1,6 @@
+// The home screen: recent sweeps and their status, which sweep resume offers, and that the
+// chosen action runs only after the screen is gone.
+
 import type { Database } from "bun:sqlite";
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import { openStore } from "../../store/db.ts";

@@ -1,3 +1,6 @@
+// The live view's container in a fake terminal of a chosen size: frame budget under 10,000 events,
+// keys (focus, log, acknowledge, stop), resize, NO_COLOR, <Static> rows, and startLiveView.
+
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import { PassThrough } from "node:stream";
 import chalk from "chalk";

@@ -1,3 +1,6 @@
+// The live view's reducer on its own, over scripted event sequences: every field the view shows,
+// purity (frozen inputs), and memory that stays flat over a 1,000-task sweep.
+
 import { describe, expect, test } from "bun:test";
 import { HarnessEvent } from "../../src/core/events.ts";
 import { focusedTask, progress } from "../../tui/live/derive.ts";
