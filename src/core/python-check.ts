@@ -1,9 +1,11 @@
-// Syntax-checks a harness's Python scripts with ONE python3 process per call: the sources go in on
-// stdin as JSON and each is passed to compile(), which builds code objects and never runs them.
+// Syntax-checks a harness's Python scripts with at most ONE python3 process per call: the sources go
+// in on stdin as JSON and each is passed to compile(), which builds code objects and never runs them.
 // This module must never execute, import or write a harness script (no .pyc either).
 
+import { createHash } from "node:crypto";
 import { z } from "zod";
 import { pickEnv, runProcess, SpawnError } from "./process.ts";
+import { resolvePython } from "./python.ts";
 
 export type PythonSource = { rel: string; source: string };
 
@@ -71,23 +73,36 @@ export type PythonCheckerOptions = {
   timeoutMs?: number;
 };
 
+/** Distinct (path, source) answers a checker remembers; the oldest is forgotten past this. */
+const MEMO_MAX = 4096;
+
 export function pythonSyntaxChecker(opts: PythonCheckerOptions = {}): PythonChecker {
   const python = opts.python ?? "python3";
-  // After the first answer, run the interpreter the name resolved to: a version-manager shim
-  // (pyenv) can cost more than half a second per start, the interpreter itself a few ms.
-  let resolved: string | null = null;
-  const env = pickEnv(opts.env ?? process.env, ["PATH", "HOME", "PYENV_*", "LANG", "LC_*"], {
+  const source = opts.env ?? process.env;
+  const env = pickEnv(source, ["PATH", "HOME", "PYENV_*", "LANG", "LC_*"], {
     PYTHONDONTWRITEBYTECODE: "1",
     PYTHONIOENCODING: "utf-8",
   });
   const timeoutMs = opts.timeoutMs ?? 60_000;
-  return async (files) => {
-    if (files.length === 0) return [];
+  // A version-manager shim (pyenv) can cost more than half a second per start, the interpreter
+  // itself a few ms: run the interpreter the name resolves to, resolved once per process and
+  // shared with everything else that starts python3 (python.ts).
+  let interpreter: Promise<string> | undefined;
+  const interpreterPath = () => {
+    interpreter ??= resolvePython({ ...source, HARNESS2_PYTHON: python }).then((p) => p ?? python);
+    return interpreter;
+  };
+  // compile() answers depend only on the interpreter, the path and the source, so a file already
+  // checked (or being checked by a concurrent call) is not sent to python3 again. Failures of the
+  // checker itself are never remembered.
+  const memo = new Map<string, Promise<string | null>>();
+
+  const compileAll = async (files: readonly PythonSource[]): Promise<(string | null)[]> => {
     let rec: Awaited<ReturnType<typeof runProcess>>;
     try {
       rec = await runProcess({
         // -I: ignore PYTHON* variables, user site and the cwd; -S: no site import (not needed).
-        argv: [resolved ?? python, "-I", "-S", "-c", CHECK_SCRIPT],
+        argv: [await interpreterPath(), "-I", "-S", "-c", CHECK_SCRIPT],
         env,
         stdin: JSON.stringify(files.map((f) => ({ rel: f.rel, source: stripBom(f.source) }))),
         timeoutMs,
@@ -103,13 +118,47 @@ export function pythonSyntaxChecker(opts: PythonCheckerOptions = {}): PythonChec
     }
     const parsed = rec.code === 0 ? parseAnswers(rec.stdout, files.length) : null;
     if (parsed === null) throw new PythonCheckError(python, rec.code, rec.stderrTail);
-    if (resolved === null && parsed.executable.startsWith("/")) resolved = parsed.executable;
     return parsed.results.map((detail, i) =>
       detail === null
         ? null
         : `${files[i]?.rel} does not compile: ${detail.slice(0, COMPILE_DETAIL_MAX)}`,
     );
   };
+
+  return async (files) => {
+    if (files.length === 0) return [];
+    const fresh: PythonSource[] = [];
+    const freshKeys: string[] = [];
+    const pending: PromiseWithResolvers<string | null>[] = [];
+    const answers = files.map((file) => {
+      const key = memoKey(file);
+      const known = memo.get(key);
+      if (known !== undefined) return known;
+      const answer = Promise.withResolvers<string | null>();
+      answer.promise.catch(() => {}); // the caller that runs the check rethrows the failure
+      memo.set(key, answer.promise);
+      fresh.push(file);
+      freshKeys.push(key);
+      pending.push(answer);
+      return answer.promise;
+    });
+    while (memo.size > MEMO_MAX) memo.delete(memo.keys().next().value as string);
+    if (fresh.length > 0) {
+      try {
+        const compiled = await compileAll(fresh);
+        for (const [j, p] of pending.entries()) p.resolve(compiled[j] ?? null);
+      } catch (err) {
+        for (const key of freshKeys) memo.delete(key);
+        for (const p of pending) p.reject(err);
+        throw err;
+      }
+    }
+    return Promise.all(answers);
+  };
+}
+
+function memoKey(f: PythonSource): string {
+  return createHash("sha256").update(f.rel).update("\0").update(f.source).digest("hex");
 }
 
 const Answers = z.object({

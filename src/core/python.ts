@@ -12,7 +12,8 @@ const resolved = new Map<string, Promise<string | null>>();
  */
 export function resolvePython(env: Record<string, string | undefined>): Promise<string | null> {
   const override = env.HARNESS2_PYTHON;
-  const key = `${override ?? ""}\0${env.PATH ?? ""}`;
+  // No override means `python3`, so asking for `python3` by name shares the same answer.
+  const key = `${override ?? "python3"}\0${env.PATH ?? ""}`;
   let found = resolved.get(key);
   if (!found) {
     found = locate(override, env);

@@ -83,6 +83,39 @@ describe("pythonSyntaxChecker", () => {
     expect(starts(log)).toBe(1);
   });
 
+  test("a file already checked, or being checked by a concurrent call, is not sent to python3 again", async () => {
+    // A wrapper that cannot be resolved past (its lookup fails), so every check goes through it.
+    const { exe, log } = wrapper(tmp(), `[ "$1" = "-c" ] && exit 1\nexec '${REAL_PYTHON}' "$@"`);
+    const check = pythonSyntaxChecker({ python: exe });
+    const ok = { rel: "scripts/a.py", source: "x = 1\n" };
+    const bad = { rel: "scripts/b.py", source: "def (" };
+    const [first, second] = await Promise.all([check([ok, bad]), check([bad, ok])]);
+    expect(first).toEqual([
+      null,
+      "scripts/b.py does not compile: SyntaxError: invalid syntax (line 1)",
+    ]);
+    expect(second).toEqual([first[1] ?? "", null]);
+    expect(starts(log)).toBe(2); // the interpreter lookup, then one check for both calls
+    expect(await check([ok])).toEqual([null]);
+    expect(starts(log)).toBe(2);
+    // The same source under another path is another file.
+    expect(await check([{ ...ok, rel: "scripts/c.py" }])).toEqual([null]);
+    expect(starts(log)).toBe(3);
+  });
+
+  test("a check that failed is not remembered: the next call runs it again", async () => {
+    const dir = tmp();
+    const flag = join(dir, "crashed");
+    const { exe } = wrapper(
+      dir,
+      `[ "$1" = "-c" ] && exit 1\nif [ ! -e '${flag}' ]; then touch '${flag}'; echo boom >&2; exit 1; fi\nexec '${REAL_PYTHON}' "$@"`,
+    );
+    const check = pythonSyntaxChecker({ python: exe });
+    const file = { rel: "scripts/a.py", source: "x = 1\n" };
+    await expect(check([file])).rejects.toBeInstanceOf(PythonCheckError);
+    expect(await check([file])).toEqual([null]);
+  });
+
   test("a missing interpreter is PythonUnavailableError saying python3 is required", async () => {
     const check = pythonSyntaxChecker({ python: join(tmp(), "no-python3") });
     const run = check([{ rel: "scripts/a.py", source: "x = 1" }]);
