@@ -276,9 +276,29 @@ export class OpencodeChannel implements Channel {
       XDG_STATE_HOME: join(xdg, "state"),
       XDG_CONFIG_HOME: join(xdg, "config"),
       XDG_CACHE_HOME: join(xdg, "cache"),
+      // HOME inside the session dir: nothing from the user's ~/.opencode, ~/.claude or ~/.agents
+      // joins the session (OpenCode reads instructions and skills from all of them).
+      HOME: join(request.sessionDir, "home"),
       OPENCODE_PERMISSION: workspaceFence(request.workspace),
       OPENCODE_DISABLE_MODELS_FETCH: "1",
+      OPENCODE_DISABLE_AUTOUPDATE: "1",
+      OPENCODE_DISABLE_CLAUDE_CODE: "1",
+      OPENCODE_DISABLE_EXTERNAL_SKILLS: "1",
     };
+    // The provider file is read by OpenCode from where it is, never copied into the workspace the
+    // session can read (it may hold literal keys).
+    const file = this.env[OPENCODE_CHANNEL_SETTINGS.config];
+    if (file) set.OPENCODE_CONFIG = resolve(file);
+    const realHome = this.env.HOME;
+    if (
+      provider?.startsWith("google-vertex") &&
+      !this.env.GOOGLE_APPLICATION_CREDENTIALS &&
+      realHome
+    ) {
+      // The moved HOME would hide gcloud's application-default credentials: point at them.
+      const adc = join(realHome, ".config", "gcloud", "application_default_credentials.json");
+      if (existsSync(adc)) set.GOOGLE_APPLICATION_CREDENTIALS = adc;
+    }
     if (provider?.startsWith("google-vertex")) {
       const project =
         this.env.GOOGLE_CLOUD_PROJECT ?? this.env[OPENCODE_CHANNEL_SETTINGS.vertexProject];
@@ -321,15 +341,17 @@ export class OpencodeChannel implements Channel {
         ? `${request.system}\n\n---\n\n${request.mission}`
         : request.mission;
     writeFileSync(join(ws, "MISSION.md"), missionText);
-    const config = mergeConfig(this.fileConfig, {
+    const config = {
       autoupdate: false,
       share: "disabled",
+      snapshot: false,
       agent: { build: { steps: request.steps } },
-    });
+    };
     writeFileSync(join(ws, "opencode.json"), `${JSON.stringify(config, null, 2)}\n`);
     for (const d of ["data", "state", "config", "cache"]) {
       mkdirSync(join(request.sessionDir, "xdg", d), { recursive: true });
     }
+    mkdirSync(join(request.sessionDir, "home"), { recursive: true });
     const stdoutFile = join(request.sessionDir, "opencode.stdout.jsonl");
     const stderrFile = join(request.sessionDir, "opencode.stderr.log");
 

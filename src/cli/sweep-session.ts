@@ -9,7 +9,8 @@ import { newSweepId } from "../../store/ids.ts";
 import { acquireSweepLock } from "../../store/lock.ts";
 import { taskRecord } from "../../store/queries.ts";
 import { StoreWriter } from "../../store/writer.ts";
-import type { ModeToken } from "../core/events.ts";
+import type { ProposerLike } from "../core/channel.ts";
+import type { Clock, ModeToken } from "../core/events.ts";
 import {
   type EventSink,
   fanOut,
@@ -48,8 +49,10 @@ export type SweepSessionOptions = {
   io: CliIO;
   dbPath: string;
   frontEnd: FrontEnd;
-  /** Everything the scheduler needs except sink, sweep id, clock and record source. */
-  inputs: Omit<ScheduleInputs, "sink" | "sweep" | "clock" | "records" | "signal">;
+  /** Everything the scheduler needs except the proposer, sink, sweep id, clock and record source. */
+  inputs: Omit<ScheduleInputs, "proposer" | "sink" | "sweep" | "clock" | "records" | "signal">;
+  /** Builds the improver once the sweep's id and event sink exist, so its calls are recorded. */
+  makeProposer: (ctx: { sink: EventSink; sweep: string; clock: Clock }) => ProposerLike;
   sweepOptions: SweepOptions;
   sessionLimit: number;
   /** Shown in the TUI header. */
@@ -157,6 +160,7 @@ export async function runSweepSession(opts: SweepSessionOptions): Promise<SweepS
     result = await runSweep(
       {
         ...inputs,
+        proposer: opts.makeProposer({ sink, sweep, clock: SYSTEM_CLOCK }),
         sink,
         sweep,
         clock: SYSTEM_CLOCK,

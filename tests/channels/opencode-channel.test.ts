@@ -121,6 +121,19 @@ describe("OpenCode channel setup", () => {
     ]);
   });
 
+  test("the provider file is handed over as OPENCODE_CONFIG, never copied into the workspace", () => {
+    const root = mkdtempSync(join(tmpdir(), "h2-occfg-"));
+    const file = join(root, "providers.json");
+    writeFileSync(
+      file,
+      JSON.stringify({ provider: { p: { options: { apiKey: "literal-secret" } } } }),
+    );
+    const ch = new OpencodeChannel({
+      env: { PATH: process.env.PATH, HARNESS2_OPENCODE_CONFIG: file },
+    });
+    expect(ch.sessionEnv(request(root)).OPENCODE_CONFIG).toBe(file);
+  });
+
   test("an unreadable HARNESS2_OPENCODE_CONFIG fails at construction", () => {
     expect(
       () =>
@@ -146,7 +159,10 @@ describe("OpenCode channel setup", () => {
     expect(anthropic.OPENAI_API_KEY).toBeUndefined();
     expect(anthropic.AWS_SECRET_ACCESS_KEY).toBeUndefined();
     expect(anthropic.UNRELATED).toBeUndefined();
-    expect(anthropic.HOME).toBe("/home/u");
+    // the user's HOME (~/.opencode, ~/.claude instructions and skills) never reaches a session
+    expect(anthropic.HOME).toBe(join(root, "session/home"));
+    expect(anthropic.OPENCODE_DISABLE_CLAUDE_CODE).toBe("1");
+    expect(anthropic.OPENCODE_DISABLE_EXTERNAL_SKILLS).toBe("1");
     expect(anthropic.LC_ALL).toBe("C.UTF-8");
     expect(anthropic.XDG_DATA_HOME).toBe(join(root, "session/xdg/data"));
     expect(anthropic.OPENCODE_DISABLE_MODELS_FETCH).toBe("1");

@@ -130,6 +130,9 @@ describe("harness2 demo, k=2", () => {
     expect(text).toContain("ledger-2");
     const s = summary(runs, 2, "ledger-1");
     expect(text).toContain(s.selections.agg.chosenLabel);
+    // every improver call is recorded, with its audit file
+    expect(text).toContain("inv1.a1");
+    expect(text).toContain("_audit");
   });
 });
 

@@ -78,14 +78,6 @@ async function runDemo(args: ParsedArgs, io: CliIO): Promise<number> {
   await adapter.preflight();
   const channel = new DemoChannel();
   const runsRoot = join(output, "runs");
-  const proposer = new Proposer({
-    channel,
-    spec: adapter.spec.channels.proposer as NonNullable<(typeof adapter.spec.channels)["proposer"]>,
-    auditDir: join(runsRoot, "_audit"),
-    runsRoot,
-    attempts: config.transportAttempts,
-    backoffS: 0, // a scripted channel has nothing to wait for
-  });
 
   const session = await runSweepSession({
     io,
@@ -93,9 +85,20 @@ async function runDemo(args: ParsedArgs, io: CliIO): Promise<number> {
     frontEnd,
     title: `demo k=${k}`,
     sessionLimit: config.sessionLimit,
+    makeProposer: (ctx) =>
+      new Proposer({
+        channel,
+        spec: adapter.spec.channels.proposer as NonNullable<
+          (typeof adapter.spec.channels)["proposer"]
+        >,
+        auditDir: join(runsRoot, "_audit"),
+        runsRoot,
+        attempts: config.transportAttempts,
+        backoffS: 0, // a scripted channel has nothing to wait for
+        ...ctx,
+      }),
     inputs: {
       adapter,
-      proposer,
       limits: {
         phaseWidth: config.phaseWidth,
         stageAttempts: config.stageAttempts,

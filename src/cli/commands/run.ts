@@ -220,14 +220,6 @@ async function runSweepCommand(args: ParsedArgs, io: CliIO): Promise<number> {
     );
   }
   const { channel, spec } = await buildChannel(config, io);
-  const proposer = new Proposer({
-    channel,
-    spec,
-    auditDir: join(runsRoot, "_audit"),
-    runsRoot,
-    attempts: config.transportAttempts,
-    backoffS: config.backoffS,
-  });
   const variant = `k${f.k}-${adapter.substrate.name}${f.seed === null ? "" : `-s${f.seed}`}${f.tag ? `-${f.tag}` : ""}`;
   const session = await runSweepSession({
     io,
@@ -235,9 +227,18 @@ async function runSweepCommand(args: ParsedArgs, io: CliIO): Promise<number> {
     frontEnd: chooseFrontEnd(io, { noTui: boolOpt(args, "no-tui"), json: boolOpt(args, "json") }),
     title: `${adapter.spec.name} k=${f.k}`,
     sessionLimit: config.sessionLimit,
+    makeProposer: (ctx) =>
+      new Proposer({
+        channel,
+        spec,
+        auditDir: join(runsRoot, "_audit"),
+        runsRoot,
+        attempts: config.transportAttempts,
+        backoffS: config.backoffS,
+        ...ctx,
+      }),
     inputs: {
       adapter,
-      proposer,
       limits: {
         phaseWidth: config.phaseWidth,
         stageAttempts: config.stageAttempts,

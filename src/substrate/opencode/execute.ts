@@ -4,16 +4,12 @@
 // finish; every other ending throws RolloutError and leaves no mark, so the rollout is re-rolled.
 
 import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { ChannelSetupError } from "../../channels/channel-env.ts";
-import {
-  OPENCODE_CHANNEL_SETTINGS,
-  OpencodeChannel,
-  parseOpencodeEvents,
-} from "../../channels/opencode-channel.ts";
+import { OpencodeChannel, parseOpencodeEvents } from "../../channels/opencode-channel.ts";
 import { type ExitRecord, pickEnv, runProcess, SpawnError } from "../../core/process.ts";
 import { writeRunMark } from "../../core/runmark.ts";
-import { isRegularFile, lstatOrNull, walkFiles } from "../../core/safe-fs.ts";
+import { lstatOrNull, walkFiles } from "../../core/safe-fs.ts";
 import { materialise, type TemplateContext } from "./materialise.ts";
 import { OUTPUT_TOKEN_MAX } from "./surface.ts";
 
@@ -107,7 +103,6 @@ export class OpencodeSolver {
   /** The environment this executor draws settings and pass-through variables from. */
   readonly env: Record<string, string | undefined>;
   readonly #graceMs: number;
-  readonly #configFile: string | undefined;
 
   /** Throws SolverSetupError when the opencode CLI or its configured files cannot be found. */
   constructor(opts: SolverOptions = {}) {
@@ -119,21 +114,13 @@ export class OpencodeSolver {
       throw err;
     }
     this.#graceMs = (opts.graceS ?? 5) * 1000;
-    const file = this.env[OPENCODE_CHANNEL_SETTINGS.config];
-    this.#configFile = file ? resolve(file) : undefined;
   }
 
   /**
    * The session's environment: the channel's (base variables, the model's provider credentials,
-   * per-session XDG dirs, the `OPENCODE_PERMISSION` fence, no models fetch) plus:
-   * - HOME inside the session dir, so nothing from the user's `~/.opencode`, `~/.claude` or
-   *   `~/.agents` joins the harness under test;
-   * - `OPENCODE_CONFIG` = `HARNESS2_OPENCODE_CONFIG`: OpenCode reads the provider file itself, so
-   *   it is never copied into the workspace the agent can read (the improver channel merges it
-   *   into the workspace's opencode.json instead);
-   * - the 64,000-token output cap and no autoupdate, CLAUDE.md fallback or external skill scans;
-   * - for google-vertex models without `GOOGLE_APPLICATION_CREDENTIALS`, the user's gcloud
-   *   application-default credentials file, which the moved HOME would otherwise hide.
+   * per-session XDG dirs and HOME, the `OPENCODE_PERMISSION` fence, the provider file as
+   * `OPENCODE_CONFIG` outside the workspace, no models fetch, autoupdate, CLAUDE.md fallback or
+   * external skills) plus the executor's 64,000-token output cap.
    */
   sessionEnv(
     req: Pick<SessionRequest, "workspace" | "sessionDir" | "model">,
@@ -148,20 +135,7 @@ export class OpencodeSolver {
       steps: 1,
       timeoutS: 1,
     });
-    const set: Record<string, string> = {
-      HOME: join(req.sessionDir, "home"),
-      OPENCODE_EXPERIMENTAL_OUTPUT_TOKEN_MAX: String(OUTPUT_TOKEN_MAX),
-      OPENCODE_DISABLE_AUTOUPDATE: "1",
-      OPENCODE_DISABLE_CLAUDE_CODE: "1",
-      OPENCODE_DISABLE_EXTERNAL_SKILLS: "1",
-    };
-    if (this.#configFile !== undefined) set.OPENCODE_CONFIG = this.#configFile;
-    const realHome = this.env.HOME;
-    if (req.model.startsWith("google-vertex") && !base.GOOGLE_APPLICATION_CREDENTIALS && realHome) {
-      const adc = join(realHome, ".config", "gcloud", "application_default_credentials.json");
-      if (isRegularFile(adc)) set.GOOGLE_APPLICATION_CREDENTIALS = adc;
-    }
-    return { ...base, ...set };
+    return { ...base, OPENCODE_EXPERIMENTAL_OUTPUT_TOKEN_MAX: String(OUTPUT_TOKEN_MAX) };
   }
 
   /** argv of one session; the prompt itself goes on stdin. `--thinking` keeps reasoning events. */
