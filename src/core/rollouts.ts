@@ -106,6 +106,12 @@ async function describeRun(
   };
 }
 
+/** What a failed execution reports it spent: an error carrying a finite `usd` ≥ 0 (e.g. RolloutError). */
+function spentBy(err: unknown): number {
+  const usd = (err as { usd?: unknown } | null)?.usd;
+  return typeof usd === "number" && Number.isFinite(usd) && usd >= 0 ? usd : 0;
+}
+
 function dead(inputs: RolloutInputs, label: string, runId: string, err: unknown): Rolled {
   return {
     view: RunView.parse({
@@ -114,6 +120,8 @@ function dead(inputs: RolloutInputs, label: string, runId: string, err: unknown)
       runDir: missingDir(inputs.workDir),
       ok: false,
       delivered: false,
+      // A dead rollout still cost what its session spent before it failed or timed out.
+      usd: spentBy(err),
       error: describeError(err),
     }),
     reused: false,

@@ -149,7 +149,10 @@ export class FakeAdapter implements BenchmarkAdapter {
     this.peak = Math.max(this.peak, this.active);
     try {
       await this.opts.onExecute?.(runId);
-      if (this.opts.failLabels?.has(label)) throw new Error(`executor crashed on ${label}`);
+      if (this.opts.failLabels?.has(label)) {
+        // like RolloutError: what the session spent before it died
+        throw Object.assign(new Error(`executor crashed on ${label}`), { usd: 0.02 });
+      }
       rmSync(runDir, { recursive: true, force: true });
       mkdirSync(output, { recursive: true });
       const memory =
