@@ -9,9 +9,10 @@ export const RENDER_TRUNCATION_MARKER = "…(+N chars — render truncation)";
 
 function truncationNote(): string {
   return (
-    "Every trajectory EVENT is present and no trajectory was clipped as a whole. A single long " +
-    `observation may end in the marker \`${RENDER_TRUNCATION_MARKER}\`: that marker is added by ` +
-    "the renderer, not by anything the solver did, so never diagnose it as a solver failure."
+    "A single long observation may end in the marker " +
+    `\`${RENDER_TRUNCATION_MARKER}\`, and an extremely long trajectory may have its middle replaced ` +
+    "by one such marker line (its beginning and end are kept). These markers are added by the " +
+    "renderer, not by anything the solver did, so never diagnose them as a solver failure."
   );
 }
 
