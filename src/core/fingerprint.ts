@@ -3,8 +3,7 @@
 // memory — and never follows a symlink: a link is hashed as its link text.
 
 import { createHash, type Hash } from "node:crypto";
-import { readlinkSync } from "node:fs";
-import { open } from "node:fs/promises";
+import { closeSync, constants, openSync, readlinkSync, readSync } from "node:fs";
 import { join } from "node:path";
 import { dirExists, sortPaths, walkFiles } from "./safe-fs.ts";
 
@@ -35,18 +34,43 @@ export function isFingerprintExcluded(rel: string): boolean {
   );
 }
 
-/** Feeds one file's bytes into `hash` in CHUNK-sized reads. Throws when it cannot be opened. */
-async function streamInto(hash: Hash, path: string, buf: Uint8Array): Promise<void> {
-  const fh = await open(path, "r");
+/** How long hashing may hold the event loop before it lets timers, signals and renders run. */
+const YIELD_AFTER_MS = 20;
+
+/** Hands the event loop a turn when hashing has held it for YIELD_AFTER_MS. */
+class Pacer {
+  private since = performance.now();
+
+  async maybeYield(): Promise<void> {
+    if (performance.now() - this.since < YIELD_AFTER_MS) return;
+    await new Promise<void>((done) => setImmediate(done));
+    this.since = performance.now();
+  }
+}
+
+/**
+ * Feeds one file's bytes into `hash` in CHUNK-sized reads. The reads are synchronous (an open,
+ * a read and a close through the thread pool cost more than reading a small file), and `pacer`
+ * yields between chunks. Throws when the file cannot be opened.
+ */
+async function streamInto(hash: Hash, path: string, buf: Uint8Array, pacer: Pacer): Promise<void> {
+  // O_NONBLOCK: a FIFO swapped in after the walk reads as empty instead of blocking the process.
+  const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
   try {
     for (;;) {
-      const { bytesRead } = await fh.read(buf, 0, buf.length, null);
+      const bytesRead = readSync(fd, buf, 0, buf.length, null);
       if (bytesRead === 0) return;
       hash.update(buf.subarray(0, bytesRead));
+      await pacer.maybeYield();
     }
   } finally {
-    await fh.close();
+    closeSync(fd);
   }
+}
+
+/** A read buffer left unfilled: a small file touches only the pages it is read into. */
+function readBuffer(): Uint8Array {
+  return Buffer.allocUnsafe(CHUNK);
 }
 
 export type HashDirectoryOptions = {
@@ -67,7 +91,8 @@ export async function hashDirectory(dir: string, opts: HashDirectoryOptions = {}
   const files = walkFiles(dir, { skipDirs: SKIP_DIRS, onSymlink: (rel) => links.push(rel) });
   const linkSet = new Set(links);
   const hash = createHash(opts.algorithm ?? "sha1");
-  const buf = new Uint8Array(CHUNK);
+  const buf = readBuffer();
+  const pacer = new Pacer();
   for (const rel of sortPaths([...files, ...links])) {
     if (isFingerprintExcluded(rel) || opts.exclude?.(rel)) continue;
     hash.update(rel, "utf8");
@@ -76,7 +101,7 @@ export async function hashDirectory(dir: string, opts: HashDirectoryOptions = {}
     if (linkSet.has(rel)) {
       hash.update(`<symlink> ${readLinkOrEmpty(abs)}`, "utf8");
     } else {
-      await streamInto(hash, abs, buf).catch(() => hash.update(UNREADABLE));
+      await streamInto(hash, abs, buf, pacer).catch(() => hash.update(UNREADABLE));
     }
     hash.update(NUL);
   }
@@ -94,7 +119,7 @@ function readLinkOrEmpty(path: string): string {
 /** Full hex digest of one file's bytes, streamed. Throws when the file cannot be opened. */
 export async function hashFile(path: string, algorithm: HashAlgorithm = "sha256"): Promise<string> {
   const hash = createHash(algorithm);
-  await streamInto(hash, path, new Uint8Array(CHUNK));
+  await streamInto(hash, path, readBuffer(), new Pacer());
   return hash.digest("hex");
 }
 
