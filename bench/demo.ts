@@ -1,0 +1,101 @@
+// Demo benchmark (ARCHITECTURE §10): wall time and peak RSS of the real `harness2 demo --no-tui`
+// at k = 1, 2, 4, each run a fresh process writing to a fresh temp directory, against the Python
+// original's figures. Prints PASS/FAIL lines; never asserts, never run by tests.
+//   node_modules/.bin/bun bench/demo.ts [--runs N] [--k 1,2,4]
+
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { loadavg, tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { DEMO_FIXTURES } from "../src/benchmarks/demo/demo-adapter.ts";
+import { hashDirectory } from "../src/core/fingerprint.ts";
+
+/** The original's wall times on this machine kind (minimum of 5 runs), and the targets. */
+const ORIGINAL_S: Record<number, number> = { 1: 1.3, 2: 2.5, 4: 5.4 };
+const TARGET_RATIO = 0.5;
+const RSS_LIMIT_MIB = 150;
+
+const arg = (name: string) => {
+  const i = process.argv.indexOf(name);
+  return i > 0 ? process.argv[i + 1] : undefined;
+};
+const RUNS = Math.max(1, Number(arg("--runs") ?? 5));
+const KS = (arg("--k") ?? "1,2,4").split(",").map(Number);
+for (const k of KS) {
+  if (!(k in ORIGINAL_S))
+    throw new Error(`--k: the original was measured at k = 1, 2, 4, not ${k}`);
+}
+const MAIN = resolve(import.meta.dir, "../src/cli/main.ts");
+
+type Sample = { wallS: number; cpuS: number; rssMiB: number };
+
+const fmt = (n: number, digits = 2) => n.toFixed(digits);
+const min = (xs: number[]) => Math.min(...xs);
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)] as number;
+};
+const load = () =>
+  loadavg()
+    .map((x) => x.toFixed(2))
+    .join(" ");
+
+/** One demo in its own process; peak RSS and CPU (with its python children) from wait4. */
+async function runDemo(k: number): Promise<Sample> {
+  const dir = mkdtempSync(join(tmpdir(), "h2-bench-demo-"));
+  try {
+    const t0 = performance.now();
+    const proc = Bun.spawn(
+      [process.execPath, MAIN, "demo", "--no-tui", "--runs", dir, "--k", String(k)],
+      { env: { ...process.env, NO_COLOR: "1" }, stdout: "pipe", stderr: "pipe" },
+    );
+    const [out, err] = await Promise.all([
+      new Response(proc.stdout).text(),
+      new Response(proc.stderr).text(),
+    ]);
+    const code = await proc.exited;
+    const wallS = (performance.now() - t0) / 1000;
+    if (code !== 0) throw new Error(`demo k=${k} exited ${code}:\n${out}\n${err}`);
+    const report = JSON.parse(readFileSync(join(dir, "demo", "demo.json"), "utf8"));
+    if (report.tasks.ok !== 2 || report.executions !== 14 * k) {
+      throw new Error(`demo k=${k} did not do the whole work: ${JSON.stringify(report.tasks)}`);
+    }
+    const usage = proc.resourceUsage();
+    return {
+      wallS,
+      cpuS: usage ? Number(usage.cpuTime.total) / 1e6 : Number.NaN,
+      rssMiB: usage ? usage.maxRSS / (1024 * 1024) : Number.NaN,
+    };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const inputHash = (await hashDirectory(DEMO_FIXTURES, { algorithm: "sha256" })).slice(0, 16);
+console.log(`demo bench — bun ${Bun.version}, ${RUNS} runs per k, minimum and median`);
+console.log(`input: fixtures/demo (2 tasks, both modes), sha256/16 ${inputHash}`);
+console.log(`load average at start: ${load()}`);
+
+const verdicts: string[] = [];
+for (const k of KS) {
+  const samples: Sample[] = [];
+  for (let i = 0; i < RUNS; i++) samples.push(await runDemo(k));
+  const wall = samples.map((s) => s.wallS);
+  const best = min(wall);
+  const ratio = best / (ORIGINAL_S[k] as number);
+  const rss = Math.max(...samples.map((s) => s.rssMiB));
+  console.log("");
+  console.log(
+    `k=${k}: wall min ${fmt(best)} s, median ${fmt(median(wall))} s → ${fmt(1 / best, 3)} demos/s;` +
+      ` ratio to the original's ${ORIGINAL_S[k]} s: ${fmt(ratio)}`,
+  );
+  console.log(
+    `      cpu (with python children) min ${fmt(min(samples.map((s) => s.cpuS)))} s;` +
+      ` peak RSS max ${fmt(rss, 1)} MiB; load average now ${load()}`,
+  );
+  verdicts.push(
+    `${ratio <= TARGET_RATIO ? "PASS" : "FAIL"} demo k=${k} wall ratio ${fmt(ratio)} (target ≤ ${TARGET_RATIO})`,
+    `${rss < RSS_LIMIT_MIB ? "PASS" : "FAIL"} demo k=${k} peak RSS ${fmt(rss, 1)} MiB (target < ${RSS_LIMIT_MIB} MiB)`,
+  );
+}
+console.log("");
+for (const v of verdicts) console.log(v);
