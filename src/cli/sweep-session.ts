@@ -28,11 +28,22 @@ import {
   type SweepResult,
 } from "../core/schedule.ts";
 import { readSummary } from "../core/summary.ts";
-import type { CliIO } from "./command.ts";
+import type { CliIO, OptionSpec } from "./command.ts";
 import { EXIT } from "./exit-codes.ts";
 import { jsonPrinter, linePrinter } from "./printers.ts";
 
 export type FrontEnd = "tui" | "lines" | "json";
+
+/** The flags every sweep command shares: where the store is, and which front end to show. */
+export const SWEEP_FRONT_OPTIONS: Record<string, OptionSpec> = {
+  runs: {
+    type: "string",
+    valueName: "DIR",
+    description: "runs directory holding the store (default $HARNESS2_RUNS_DIR or runs)",
+  },
+  "no-tui": { type: "boolean", description: "one line per event instead of the terminal UI" },
+  json: { type: "boolean", description: "NDJSON events on stdout (one per line)" },
+};
 
 /** Which front end a command gets: the TUI only on a terminal, never with --no-tui or --json. */
 export function chooseFrontEnd(io: CliIO, flags: { noTui: boolean; json: boolean }): FrontEnd {

@@ -21,7 +21,7 @@ import {
   UsageError,
 } from "../command.ts";
 import { EXIT } from "../exit-codes.ts";
-import { chooseFrontEnd, runSweepSession } from "../sweep-session.ts";
+import { chooseFrontEnd, runSweepSession, SWEEP_FRONT_OPTIONS } from "../sweep-session.ts";
 
 const demo: Command = {
   name: "demo",
@@ -44,13 +44,7 @@ const demo: Command = {
       valueName: "DIR",
       description: "where the demo writes (default <runs>/demo)",
     },
-    runs: {
-      type: "string",
-      valueName: "DIR",
-      description: "runs directory holding the store (default $HARNESS2_RUNS_DIR or runs)",
-    },
-    "no-tui": { type: "boolean", description: "one line per event instead of the terminal UI" },
-    json: { type: "boolean", description: "NDJSON events on stdout (one per line)" },
+    ...SWEEP_FRONT_OPTIONS,
   },
   run: runDemo,
 };
@@ -99,14 +93,7 @@ async function runDemo(args: ParsedArgs, io: CliIO): Promise<number> {
       }),
     inputs: {
       adapter,
-      limits: {
-        phaseWidth: config.phaseWidth,
-        stageAttempts: config.stageAttempts,
-        transportAttempts: config.transportAttempts,
-        proposerTimeoutS: config.proposerTimeoutS,
-        rolloutTimeoutS: config.rolloutTimeoutS,
-        domainWorkers: config.domainWorkers,
-      },
+      limits: config,
       runsRoot,
       libraryRoot: join(output, "library", `k${k}`),
       k,

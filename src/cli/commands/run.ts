@@ -23,7 +23,7 @@ import {
 } from "../command.ts";
 import { CliError } from "../errors.ts";
 import { EXIT } from "../exit-codes.ts";
-import { chooseFrontEnd, runSweepSession } from "../sweep-session.ts";
+import { chooseFrontEnd, runSweepSession, SWEEP_FRONT_OPTIONS } from "../sweep-session.ts";
 
 /** Benchmarks this build can run with `harness2 run` (the demo has its own command). */
 export const RUNNABLE_BENCHES = ["tasks"] as const;
@@ -77,8 +77,7 @@ const run: Command = {
       type: "boolean",
       description: "print the stream, namespaces and budgets; run nothing",
     },
-    "no-tui": { type: "boolean", description: "one line per event instead of the terminal UI" },
-    json: { type: "boolean", description: "NDJSON events on stdout (one per line)" },
+    ...SWEEP_FRONT_OPTIONS,
   },
   run: runSweepCommand,
 };
@@ -239,14 +238,7 @@ async function runSweepCommand(args: ParsedArgs, io: CliIO): Promise<number> {
       }),
     inputs: {
       adapter,
-      limits: {
-        phaseWidth: config.phaseWidth,
-        stageAttempts: config.stageAttempts,
-        transportAttempts: config.transportAttempts,
-        proposerTimeoutS: config.proposerTimeoutS,
-        rolloutTimeoutS: config.rolloutTimeoutS,
-        domainWorkers: workers ?? config.domainWorkers,
-      },
+      limits: { ...config, domainWorkers: workers ?? config.domainWorkers },
       runsRoot,
       libraryRoot: join(benchRoot, "library", adapter.spec.name, variant),
       k: f.k,
