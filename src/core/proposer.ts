@@ -18,7 +18,7 @@ import {
 import { type Clock, type EventSink, NULL_SINK, SYSTEM_CLOCK } from "./events.ts";
 import { hashDirectory } from "./fingerprint.ts";
 import { Limiter } from "./limiter.ts";
-import { copyTreeSafe, dirExists } from "./safe-fs.ts";
+import { copyTreeSafe, dirExists, removeTreeSoon } from "./safe-fs.ts";
 import type { ChannelSpec } from "./spec.ts";
 
 /** Reply files of one call in the audit directory share this stem: `<safe label>.<cache key>`. */
@@ -153,7 +153,7 @@ export class Proposer implements ProposerLike {
         last = `${err instanceof Error ? err.name : "Error"}: ${err instanceof Error ? err.message : String(err)}`;
       } finally {
         busyMs += clock.now() - started;
-        rmSync(tmp, { recursive: true, force: true });
+        void removeTreeSoon(tmp);
       }
     }
 

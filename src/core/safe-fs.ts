@@ -9,11 +9,15 @@ import {
   readdirSync,
   readFileSync,
   realpathSync,
+  renameSync,
+  rmSync,
   statSync,
   unlinkSync,
   writeFileSync,
 } from "node:fs";
-import { dirname, join, resolve, sep } from "node:path";
+import { rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { basename, dirname, join, resolve, sep } from "node:path";
 
 /** A relative path that would leave its root (absolute, `..`, or through a symlinked parent). */
 export class PathEscapeError extends Error {
@@ -105,6 +109,28 @@ function realish(p: string): string {
   }
 }
 
+/**
+ * True when every existing entry from `root` down to the parent of `root/segs…` is a real
+ * directory (the walk stops at the first missing one). Then nothing can redirect the path: its
+ * real parent is the real root plus these segments, inside the root, and `realish` need not run.
+ * A symlink, another kind of entry or an error answers false, for the full check.
+ */
+function plainParentChain(root: string, segs: readonly string[]): boolean {
+  let path = root;
+  for (let i = 0; i < segs.length - 1; i++) {
+    path = join(path, segs[i] as string);
+    let st: ReturnType<typeof lstatSync>;
+    try {
+      st = lstatSync(path, { throwIfNoEntry: false });
+    } catch {
+      return false;
+    }
+    if (st === undefined) return true;
+    if (!st.isDirectory()) return false;
+  }
+  return true;
+}
+
 function within(child: string, root: string): boolean {
   return child === root || child.startsWith(root.endsWith(sep) ? root : root + sep);
 }
@@ -117,6 +143,7 @@ export function safeJoin(root: string, rel: string): string {
   const segs = relSegments(rel);
   if (segs.length === 0) throw new PathEscapeError(rel, "it names the root itself", root);
   const target = join(root, ...segs);
+  if (plainParentChain(root, segs)) return target;
   const realRoot = realish(root);
   if (!within(realish(dirname(target)), realRoot)) {
     throw new PathEscapeError(rel, "a parent directory is a symlink leading outside", root);
@@ -253,4 +280,27 @@ export function dirExists(path: string): boolean {
   } catch {
     return false;
   }
+}
+
+let parked = 0;
+
+/**
+ * Removes a throwaway tree (a finished session workspace) without waiting for the disk, where
+ * deleting directories can cost milliseconds each: the tree is renamed into the OS temp directory
+ * at once, so `path` is gone when this returns, and deleted there in the background (a pending
+ * deletion keeps the process alive until it is done; the promise says when). Removes it
+ * synchronously when it cannot be moved (e.g. another device). A missing `path` is a no-op.
+ */
+export function removeTreeSoon(path: string): Promise<void> {
+  const aside = join(tmpdir(), `harness2-removing-${process.pid}-${++parked}-${basename(path)}`);
+  try {
+    renameSync(path, aside);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== "ENOENT") {
+      rmSync(path, { recursive: true, force: true });
+    }
+    return Promise.resolve();
+  }
+  // Out of every caller's way already: a failure here can only leave litter in the temp dir.
+  return rm(aside, { recursive: true, force: true }).catch(() => {});
 }

@@ -3,6 +3,7 @@ import {
   existsSync,
   mkdirSync,
   mkdtempSync,
+  readdirSync,
   readFileSync,
   rmSync,
   symlinkSync,
@@ -16,6 +17,7 @@ import {
   PathEscapeError,
   readFileBytes,
   relSegments,
+  removeTreeSoon,
   SymlinkRefusedError,
   safeJoin,
   sortPaths,
@@ -91,6 +93,21 @@ describe("safeJoin", () => {
     symlinkSync(outside, join(root, "link"));
     expect(() => safeJoin(root, "link/x.md")).toThrow(PathEscapeError);
     expect(() => safeJoin(root, "link/deeper/x.md")).toThrow(PathEscapeError);
+  });
+
+  test("checks every level below the root, while the root itself may be reached through a link", () => {
+    const root = tmp();
+    const outside = tmp();
+    mkdirSync(join(root, "a", "b"), { recursive: true });
+    symlinkSync(outside, join(root, "a", "b", "link"));
+    expect(() => safeJoin(root, "a/b/link/x.md")).toThrow(PathEscapeError);
+    expect(() => safeJoin(root, "a/b/link/new/x.md")).toThrow(PathEscapeError);
+    writeFileSync(join(root, "a", "file"), "x");
+    expect(safeJoin(root, "a/file/x.md")).toBe(join(root, "a", "file", "x.md"));
+    const alias = join(tmp(), "alias-root");
+    symlinkSync(root, alias);
+    expect(safeJoin(alias, "a/b/new/x.md")).toBe(join(alias, "a", "b", "new", "x.md"));
+    expect(() => safeJoin(alias, "a/b/link/x.md")).toThrow(PathEscapeError);
   });
 
   test("allows a parent symlink that stays inside the root", () => {
@@ -194,5 +211,31 @@ describe("copyTreeSafe", () => {
     symlinkSync(outside, join(dst, "sub"));
     expect(() => copyTreeSafe(src, dst)).toThrow(PathEscapeError);
     expect(existsSync(join(outside, "x.txt"))).toBe(false);
+  });
+});
+
+describe("removeTreeSoon", () => {
+  const parkedFor = (name: string) =>
+    readdirSync(tmpdir()).filter(
+      (n) => n.startsWith(`harness2-removing-${process.pid}-`) && n.endsWith(`-${name}`),
+    );
+
+  test("the tree is gone at once and deleted in the background, never following a symlink", async () => {
+    const root = tmp();
+    const outside = tmp();
+    put(outside, "keep.txt", "mine");
+    const ws = join(root, "workspace");
+    for (let i = 0; i < 20; i++) put(ws, `d${i}/e/f.txt`, "x");
+    symlinkSync(outside, join(ws, "escape"));
+    const done = removeTreeSoon(ws);
+    expect(existsSync(ws)).toBe(false);
+    await done;
+    expect(parkedFor("workspace")).toEqual([]);
+    expect(readFileSync(join(outside, "keep.txt"), "utf8")).toBe("mine");
+  });
+
+  test("a missing tree is a no-op", async () => {
+    await removeTreeSoon(join(tmp(), "never-made"));
+    expect(parkedFor("never-made")).toEqual([]);
   });
 });
