@@ -7,6 +7,14 @@ import { pickEnv, runProcess, which } from "./process.ts";
 const resolved = new Map<string, Promise<string | null>>();
 
 /**
+ * What `python3` (or `HARNESS2_PYTHON` when set) names on `env.PATH` — possibly a version-manager
+ * shim — or null when nothing does. A cheap lookup: resolvePython answers null exactly when this does.
+ */
+export function pythonCandidate(env: Record<string, string | undefined>): string | null {
+  return which(env.HARNESS2_PYTHON ?? "python3", env);
+}
+
+/**
  * The absolute path of the real python3 behind `env.PATH` (or `HARNESS2_PYTHON` when set), or null
  * when there is none. The answer is cached per (override, PATH).
  */
@@ -16,21 +24,20 @@ export function resolvePython(env: Record<string, string | undefined>): Promise<
   const key = `${override ?? "python3"}\0${env.PATH ?? ""}`;
   let found = resolved.get(key);
   if (!found) {
-    found = locate(override, env);
+    found = locate(env);
     resolved.set(key, found);
   }
   return found;
 }
 
-async function locate(
-  override: string | undefined,
-  env: Record<string, string | undefined>,
-): Promise<string | null> {
-  const candidate = which(override ?? "python3", env);
+async function locate(env: Record<string, string | undefined>): Promise<string | null> {
+  const candidate = pythonCandidate(env);
   if (candidate === null) return null;
   try {
     const exit = await runProcess({
-      argv: [candidate, "-c", "import sys; print(sys.executable)"],
+      // -S: sys.executable is settled before `site` runs, and site-packages' .pth files can
+      // cost more than the interpreter's own start.
+      argv: [candidate, "-S", "-c", "import sys; print(sys.executable)"],
       env: pythonEnv(env),
       timeoutMs: 30_000,
     });

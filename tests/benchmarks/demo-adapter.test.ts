@@ -1,10 +1,19 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  cpSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DemoAdapter, ledgerTotal } from "../../src/benchmarks/demo/demo-adapter.ts";
 import { DemoChannel } from "../../src/benchmarks/demo/demo-channel.ts";
 import { DemoScorer } from "../../src/benchmarks/demo/demo-scorer.ts";
+import { which } from "../../src/core/process.ts";
 
 let root: string;
 beforeEach(() => {
@@ -37,6 +46,31 @@ describe("demo adapter", () => {
     // idempotent by run id: the finished, marked run is reused without executing
     await adapter.execute("ledger-1", null, "demo-oc-agg1/ledger-1/base1");
     expect(adapter.executions).toBe(1);
+  });
+
+  test("preflight refuses a PATH without python3, and does not wait for a slow interpreter lookup", async () => {
+    const empty = join(root, "empty");
+    mkdirSync(empty);
+    const bare = new DemoAdapter({ root: join(root, "a"), env: { PATH: empty } });
+    await expect(bare.preflight()).rejects.toThrow("python3 is not on PATH");
+
+    // A python3 that holds every start at a gate, like a slow version-manager shim.
+    const real = which("python3", process.env);
+    expect(real).not.toBeNull();
+    const bin = join(root, "bin");
+    const gate = join(bin, "open");
+    mkdirSync(bin);
+    writeFileSync(
+      join(bin, "python3"),
+      `#!/bin/sh\nwhile [ ! -e '${gate}' ]; do sleep 0.05; done\nexec '${real}' "$@"\n`,
+    );
+    chmodSync(join(bin, "python3"), 0o755);
+    const env = { ...process.env, PATH: `${bin}:${process.env.PATH}` };
+    const adapter = new DemoAdapter({ root: join(root, "b"), env });
+    await adapter.preflight(); // answers while the lookup still waits at the gate
+    writeFileSync(gate, "");
+    const runDir = await adapter.execute("ledger-1", null, "demo-oc-agg1/ledger-1/base1");
+    expect((await adapter.deliverableText(runDir)).trim()).toBe("Total: 105.25");
   });
 
   test("a fixed harness gets the signed total; the scorer grades 1 vs 0", async () => {

@@ -84,8 +84,9 @@ describe("pythonSyntaxChecker", () => {
   });
 
   test("a file already checked, or being checked by a concurrent call, is not sent to python3 again", async () => {
-    // A wrapper that cannot be resolved past (its lookup fails), so every check goes through it.
-    const { exe, log } = wrapper(tmp(), `[ "$1" = "-c" ] && exit 1\nexec '${REAL_PYTHON}' "$@"`);
+    // A wrapper that answers checks (-I …) but fails the interpreter lookup, so every check goes
+    // through it.
+    const { exe, log } = wrapper(tmp(), `[ "$1" = "-I" ] || exit 1\nexec '${REAL_PYTHON}' "$@"`);
     const check = pythonSyntaxChecker({ python: exe });
     const ok = { rel: "scripts/a.py", source: "x = 1\n" };
     const bad = { rel: "scripts/b.py", source: "def (" };
@@ -108,7 +109,7 @@ describe("pythonSyntaxChecker", () => {
     const flag = join(dir, "crashed");
     const { exe } = wrapper(
       dir,
-      `[ "$1" = "-c" ] && exit 1\nif [ ! -e '${flag}' ]; then touch '${flag}'; echo boom >&2; exit 1; fi\nexec '${REAL_PYTHON}' "$@"`,
+      `[ "$1" = "-I" ] || exit 1\nif [ ! -e '${flag}' ]; then touch '${flag}'; echo boom >&2; exit 1; fi\nexec '${REAL_PYTHON}' "$@"`,
     );
     const check = pythonSyntaxChecker({ python: exe });
     const file = { rel: "scripts/a.py", source: "x = 1\n" };

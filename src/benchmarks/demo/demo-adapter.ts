@@ -6,7 +6,7 @@ import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } fr
 import { join, resolve } from "node:path";
 import { treeFingerprint } from "../../core/fingerprint.ts";
 import { runProcess } from "../../core/process.ts";
-import { pythonEnv, resolvePython } from "../../core/python.ts";
+import { pythonCandidate, pythonEnv, resolvePython } from "../../core/python.ts";
 import { isOutputIntact, isRunComplete, writeRunMark } from "../../core/runmark.ts";
 import { dirExists } from "../../core/safe-fs.ts";
 import {
@@ -178,11 +178,14 @@ export class DemoAdapter implements BenchmarkAdapter {
   }
 
   async preflight(): Promise<void> {
-    if ((await resolvePython(this.#env)) === null) {
+    if (pythonCandidate(this.#env) === null) {
       throw new Error(
         "python3 is not on PATH: the demo's executions run a Python script (install python3)",
       );
     }
+    // Found, so it resolves (a version-manager shim takes a few hundred ms): let that run while
+    // the sweep sets up; the first execution waits for the same answer.
+    void resolvePython(this.#env);
   }
 
   #taskDir(taskId: string): string {
