@@ -2,7 +2,7 @@
 // normally, and read to decide whether a finished rollout may be reused. The presence of outputs
 // alone never counts as completion, and a marker from another version or harness never matches.
 
-import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
 import { type Clock, SYSTEM_CLOCK } from "./events.ts";
@@ -48,7 +48,8 @@ export type WriteRunMarkOptions = {
  * the next attempt re-rolls instead of adopting a truncated rollout.
  */
 export async function writeRunMark(where: string, opts: WriteRunMarkOptions): Promise<string> {
-  await mkdir(where, { recursive: true });
+  // The mark is a few hundred bytes: synchronous I/O beats a thread-pool round trip per call.
+  mkdirSync(where, { recursive: true });
   const outputDir = opts.outputDir ?? null;
   const output = outputDir === null ? null : await treeFingerprint(outputDir);
   const mark = RunMark.parse({
@@ -62,17 +63,15 @@ export async function writeRunMark(where: string, opts: WriteRunMarkOptions): Pr
   });
   const path = join(where, RUN_MARK_FILE);
   const tmp = join(where, `${RUN_MARK_FILE}.${process.pid}.${crypto.randomUUID()}.tmp`);
-  await writeFile(tmp, `${JSON.stringify(mark, null, 2)}\n`);
-  await rename(tmp, path);
+  writeFileSync(tmp, `${JSON.stringify(mark, null, 2)}\n`);
+  renameSync(tmp, path);
   return path;
 }
 
 /** The parsed marker in `where`, or null when it is missing, unreadable or malformed. */
 export async function readRunMark(where: string): Promise<RunMark | null> {
   try {
-    const parsed = RunMark.safeParse(
-      JSON.parse(await readFile(join(where, RUN_MARK_FILE), "utf8")),
-    );
+    const parsed = RunMark.safeParse(JSON.parse(readFileSync(join(where, RUN_MARK_FILE), "utf8")));
     return parsed.success ? parsed.data : null;
   } catch {
     return null;
@@ -81,7 +80,7 @@ export async function readRunMark(where: string): Promise<RunMark | null> {
 
 /** Removes the marker (before a re-roll deletes the outputs it vouched for). */
 export async function clearRunMark(where: string): Promise<void> {
-  await rm(join(where, RUN_MARK_FILE), { force: true });
+  rmSync(join(where, RUN_MARK_FILE), { force: true });
 }
 
 export type RunMarkStatus =
