@@ -64,7 +64,9 @@ afterAll(() => {
 
 describe.skipIf(!TMUX)("harness2 browse in tmux", () => {
   test("walks sweeps → tasks → a stage with its real harness diff, back, and quits with 0", async () => {
-    let s = await waitForScreen((t) => t.includes("sweeps (2)"), "the sweeps list");
+    // The first start of the CLI in a fresh clone transpiles every module: allow for a slow,
+    // loaded machine (this is a readiness wait, not a sleep).
+    let s = await waitForScreen((t) => t.includes("sweeps (2)"), "the sweeps list", 120_000);
     expect(s).toMatch(/▶ swp_20261130_unfinished .*unfinished/);
     keys("Enter");
     s = await waitForScreen((t) => t.includes("tasks 0 ok, 1 failed, 1 running"), "the sweep");
@@ -84,5 +86,5 @@ describe.skipIf(!TMUX)("harness2 browse in tmux", () => {
     await waitForScreen((t) => t.includes("task ledger-1 k=2 in acct"), "the task again");
     keys("q");
     await waitForScreen((t) => t.includes("EXIT=0"), "the exit code");
-  }, 60_000);
+  }, 240_000);
 });
