@@ -14,10 +14,23 @@ export class CliError extends Error {
   }
 }
 
+const BUILTIN_ERRORS = new Set([
+  "Error",
+  "TypeError",
+  "RangeError",
+  "ReferenceError",
+  "SyntaxError",
+  "EvalError",
+  "URIError",
+  "AggregateError",
+]);
+
 export function formatError(err: unknown): { message: string; code: number } {
   if (err instanceof CliError) return { message: oneLine(err.message), code: err.code };
   if (err instanceof Error) {
-    const name = err.name && err.name !== "Error" ? `${err.name}: ` : "";
+    // Domain errors (SweepLockedError, ConfigError, …) are sentences written for the user; only
+    // an unexpected built-in error keeps its class name, which helps a bug report.
+    const name = BUILTIN_ERRORS.has(err.name) && err.name !== "Error" ? `${err.name}: ` : "";
     return { message: oneLine(`${name}${err.message}`), code: EXIT.failed };
   }
   return { message: oneLine(String(err)), code: EXIT.failed };

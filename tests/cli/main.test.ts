@@ -43,3 +43,15 @@ describe("harness2 executable", () => {
     expect(r.stderr).toContain("unknown command 'nope'");
   });
 });
+
+describe("error formatting at the CLI edge", () => {
+  test("a domain error is its own sentence; a built-in error keeps its class for bug reports", async () => {
+    const { formatError } = await import("../../src/cli/errors.ts");
+    class SweepLockedError extends Error {
+      override name = "SweepLockedError";
+    }
+    const domain = formatError(new SweepLockedError("namespace x is being run\nby sweep y"));
+    expect(domain).toEqual({ message: "namespace x is being run by sweep y", code: 1 });
+    expect(formatError(new TypeError("x is undefined")).message).toBe("TypeError: x is undefined");
+  });
+});
