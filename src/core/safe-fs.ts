@@ -3,9 +3,12 @@
 // the root it was given; a path that tries is refused with a PathEscapeError, never clamped.
 
 import {
+  closeSync,
   copyFileSync,
+  constants as fsConstants,
   lstatSync,
   mkdirSync,
+  openSync,
   readdirSync,
   readFileSync,
   realpathSync,
@@ -198,10 +201,25 @@ export function readFileBytes(root: string, rel: string): Uint8Array {
 export function writeFileSafe(root: string, rel: string, data: string | Uint8Array): string {
   const path = safeJoin(root, rel);
   mkdirSync(dirname(path), { recursive: true });
-  removeIfSymlink(path);
-  writeFileSync(path, data);
+  let fd: number;
+  try {
+    fd = openSync(path, WRITE_NO_FOLLOW, 0o666);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== "ELOOP") throw err;
+    unlinkSync(path); // a symlink sits at the path: it is replaced, never written through
+    fd = openSync(path, WRITE_NO_FOLLOW, 0o666);
+  }
+  try {
+    writeFileSync(fd, data);
+  } finally {
+    closeSync(fd);
+  }
   return path;
 }
+
+/** Truncate-or-create that refuses (ELOOP) when the path itself is a symlink, dangling or not. */
+const WRITE_NO_FOLLOW =
+  fsConstants.O_WRONLY | fsConstants.O_CREAT | fsConstants.O_TRUNC | fsConstants.O_NOFOLLOW;
 
 function removeIfSymlink(path: string): void {
   try {
@@ -246,8 +264,14 @@ export function copyTreeSafe(src: string, dst: string, opts: CopyOptions = {}): 
     }
     const to = safeJoin(dst, rel);
     mkdirSync(dirname(to), { recursive: true });
-    removeIfSymlink(to);
-    copyFileSync(from, to);
+    try {
+      // Destinations are normally fresh: an exclusive create never follows anything at `to`.
+      copyFileSync(from, to, fsConstants.COPYFILE_EXCL);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
+      removeIfSymlink(to);
+      copyFileSync(from, to);
+    }
     bytes += lstatSync(to).size;
     count++;
   }

@@ -165,6 +165,18 @@ describe("readFileBytes / writeFileSafe", () => {
     expect(readFileSync(join(root, "x.txt"), "utf8")).toBe("new");
   });
 
+  test("truncates a longer file, and replaces a dangling link without creating its target", () => {
+    const root = tmp();
+    const outside = tmp();
+    writeFileSafe(root, "f.txt", "a much longer first version");
+    writeFileSafe(root, "f.txt", "short");
+    expect(readFileSync(join(root, "f.txt"), "utf8")).toBe("short");
+    symlinkSync(join(outside, "planted.txt"), join(root, "dangling.txt"));
+    writeFileSafe(root, "dangling.txt", "mine");
+    expect(existsSync(join(outside, "planted.txt"))).toBe(false);
+    expect(readFileSync(join(root, "dangling.txt"), "utf8")).toBe("mine");
+  });
+
   test("refuses to write through a symlinked directory leading outside", () => {
     const root = tmp();
     const outside = tmp();
@@ -201,6 +213,21 @@ describe("copyTreeSafe", () => {
     const r = copyTreeSafe(src, dst, { filter: (rel) => rel.startsWith("keep/") });
     expect(r.files).toBe(1);
     expect(walkFiles(dst)).toEqual(["keep/x.md"]);
+  });
+
+  test("overwrites a file already in the destination and replaces a file symlink there", () => {
+    const src = tmp();
+    const dst = tmp();
+    const outside = tmp();
+    put(src, "a.txt", "new a");
+    put(src, "b.txt", "new b");
+    put(dst, "a.txt", "an older, longer a");
+    put(outside, "victim.txt", "original");
+    symlinkSync(join(outside, "victim.txt"), join(dst, "b.txt"));
+    expect(copyTreeSafe(src, dst).bytes).toBe(10);
+    expect(readFileSync(join(dst, "a.txt"), "utf8")).toBe("new a");
+    expect(readFileSync(join(dst, "b.txt"), "utf8")).toBe("new b");
+    expect(readFileSync(join(outside, "victim.txt"), "utf8")).toBe("original");
   });
 
   test("never writes through a symlink already in the destination", () => {
