@@ -62,7 +62,7 @@ for f in files:
         out.append("SyntaxError: %s%s" % (e.msg, line))
     except Exception as e:
         out.append("%s: %s" % (type(e).__name__, e))
-sys.stdout.write(json.dumps({"executable": sys.executable, "results": out}))
+sys.stdout.write(json.dumps({"results": out}))
 `;
 
 export type PythonCheckerOptions = {
@@ -162,7 +162,6 @@ function memoKey(f: PythonSource): string {
 }
 
 const Answers = z.object({
-  executable: z.string(),
   results: z.array(z.string().nullable()),
 });
 
