@@ -307,13 +307,16 @@ export function dirExists(path: string): boolean {
 }
 
 let parked = 0;
+/** Trees moved aside whose background deletion has not finished yet. */
+const pendingRemovals = new Set<string>();
 
 /**
  * Removes a throwaway tree (a finished session workspace) without waiting for the disk, where
  * deleting directories can cost milliseconds each: the tree is renamed into the OS temp directory
  * at once, so `path` is gone when this returns, and deleted there in the background (a pending
- * deletion keeps the process alive until it is done; the promise says when). Removes it
- * synchronously when it cannot be moved (e.g. another device). A missing `path` is a no-op.
+ * deletion keeps the process alive until it is done; the promise says when, and an explicit
+ * process.exit() finishes what is left synchronously). Removes it synchronously when it cannot be
+ * moved (e.g. another device). A missing `path` is a no-op.
  */
 export function removeTreeSoon(path: string): Promise<void> {
   const aside = join(tmpdir(), `harness2-removing-${process.pid}-${++parked}-${basename(path)}`);
@@ -325,6 +328,23 @@ export function removeTreeSoon(path: string): Promise<void> {
     }
     return Promise.resolve();
   }
+  if (pendingRemovals.size === 0) process.once("exit", finishRemovals);
+  pendingRemovals.add(aside);
   // Out of every caller's way already: a failure here can only leave litter in the temp dir.
-  return rm(aside, { recursive: true, force: true }).catch(() => {});
+  return rm(aside, { recursive: true, force: true })
+    .catch(() => {})
+    .finally(() => {
+      pendingRemovals.delete(aside);
+      if (pendingRemovals.size === 0) process.off("exit", finishRemovals);
+    });
+}
+
+function finishRemovals(): void {
+  for (const aside of pendingRemovals) {
+    try {
+      rmSync(aside, { recursive: true, force: true });
+    } catch {
+      // The background deletion may be removing the same entries; litter is all that can remain.
+    }
+  }
 }

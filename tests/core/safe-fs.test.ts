@@ -261,6 +261,22 @@ describe("removeTreeSoon", () => {
     expect(readFileSync(join(outside, "keep.txt"), "utf8")).toBe("mine");
   });
 
+  test("an explicit process.exit() finishes the pending deletions before the process ends", async () => {
+    const ws = join(tmp(), "exiting");
+    for (let i = 0; i < 40; i++) put(ws, `d${i}/e/f.txt`, "x");
+    const safeFs = join(import.meta.dir, "../../src/core/safe-fs.ts");
+    const script = `const { removeTreeSoon } = await import(${JSON.stringify(safeFs)});
+removeTreeSoon(${JSON.stringify(ws)});
+process.exit(0);`;
+    const child = Bun.spawn([process.execPath, "-e", script], { stdout: "ignore", stderr: "pipe" });
+    expect(await child.exited).toBe(0);
+    expect(existsSync(ws)).toBe(false);
+    const left = readdirSync(tmpdir()).filter((n) =>
+      n.startsWith(`harness2-removing-${child.pid}-`),
+    );
+    expect(left).toEqual([]);
+  });
+
   test("a missing tree is a no-op", async () => {
     await removeTreeSoon(join(tmp(), "never-made"));
     expect(parkedFor("never-made")).toEqual([]);
