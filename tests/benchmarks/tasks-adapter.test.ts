@@ -70,6 +70,12 @@ describe("createTasksAdapter", () => {
     expect(() => createTasksAdapter({ tasksDir: root, runsDir, env: ENV, strict: true })).toThrow(
       TasksFormatError,
     );
+    // a long list of problems is cut to the first few, with a pointer to the full list
+    const many = mkdtempSync(join(SCRATCH, "h2-tasks-many-"));
+    for (let i = 0; i < 6; i++) mkdirSync(join(many, `d/t${i}`), { recursive: true });
+    expect(() => createTasksAdapter({ tasksDir: many, runsDir, env: ENV })).toThrow(
+      /has 6 problems: .* \| … and 3 more \(harness2 check --tasks/,
+    );
     const empty = mkdtempSync(join(SCRATCH, "h2-tasks-empty-"));
     expect(() => createTasksAdapter({ tasksDir: empty, runsDir, env: ENV })).toThrow(
       /holds no tasks/,

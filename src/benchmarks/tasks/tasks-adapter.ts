@@ -46,14 +46,23 @@ export const TRAJECTORY_MAX_CHARS = 8_000_000;
 /** Largest part of one output file shown as text (the rest is cut with a note). */
 const DELIVERABLE_TEXT_MAX = 2_000_000;
 
+/** Problems quoted in a TasksFormatError message; `harness2 check` prints every one. */
+export const TASK_PROBLEMS_SHOWN = 3;
+
 /** The task folder has problems and strict mode refuses to skip the malformed tasks. */
 export class TasksFormatError extends Error {
   constructor(
     readonly root: string,
     readonly problems: readonly TaskProblem[],
   ) {
+    // The first few problems name what to fix; a long list would bury them in one line.
+    const shown = problems.slice(0, TASK_PROBLEMS_SHOWN).map(formatProblem).join(" | ");
+    const more =
+      problems.length > TASK_PROBLEMS_SHOWN
+        ? ` | … and ${problems.length - TASK_PROBLEMS_SHOWN} more (harness2 check --tasks '${root}' lists them all)`
+        : "";
     super(
-      `task folder '${root}' has ${problems.length} problem${problems.length === 1 ? "" : "s"}: ${problems.map(formatProblem).join(" | ")}`,
+      `task folder '${root}' has ${problems.length} problem${problems.length === 1 ? "" : "s"}: ${shown}${more}`,
     );
     this.name = "TasksFormatError";
   }
