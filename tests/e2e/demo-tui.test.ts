@@ -30,7 +30,8 @@ if (!TMUX)
 describe.skipIf(!TMUX)("harness2 demo in a terminal", () => {
   test("the final screen shows both modes' selections and full ledgers", async () => {
     const runs = join(root, "runs");
-    const cmd = `'${process.execPath}' '${MAIN}' demo --k 2 --runs '${runs}'; echo EXIT=$?; sleep 120`;
+    // A person's terminal: CI=false, or Ink (is-in-ci) draws only a final frame under CI.
+    const cmd = `CI=false '${process.execPath}' '${MAIN}' demo --k 2 --runs '${runs}'; echo EXIT=$?; sleep 120`;
     tmux("new-session", "-d", "-x", "140", "-y", "50", cmd);
     // wait for the command to finish (a readiness signal on screen, not a fixed sleep)
     const deadline = Date.now() + 240_000;

@@ -45,7 +45,8 @@ beforeAll(() => {
   writeHarnesses(harnesses);
   const command = [
     `cd '${ROOT}'`,
-    `'${process.execPath}' '${MAIN}' browse --runs '${fixture.runsDir}'`,
+    // A person's terminal: CI=false, or Ink (is-in-ci) draws only a final frame under CI.
+    `CI=false '${process.execPath}' '${MAIN}' browse --runs '${fixture.runsDir}'`,
     "echo EXIT=$?",
     "sleep 60",
   ].join("; ");
