@@ -139,9 +139,14 @@ function pragmaNumber(db: Database, name: string): number {
 
 /** Reads the header fields before anything is written, refusing what this build must not touch. */
 function inspect(db: Database, path: string): void {
-  const version = pragmaNumber(db, "user_version");
-  const appId = pragmaNumber(db, "application_id");
-  const objects = (db.query("SELECT count(*) AS n FROM sqlite_master").get() as { n: number }).n;
+  // One read transaction, so the three reads see one snapshot: read one by one, they could see
+  // another process's migration half before and half after its commit (tables but no id yet)
+  // and take a fresh harness2 store for a foreign file.
+  const { version, appId, objects } = db.transaction(() => ({
+    objects: (db.query("SELECT count(*) AS n FROM sqlite_master").get() as { n: number }).n,
+    version: pragmaNumber(db, "user_version"),
+    appId: pragmaNumber(db, "application_id"),
+  }))();
   if (appId !== APPLICATION_ID && !(appId === 0 && version === 0 && objects === 0)) {
     throw new StoreForeignError(path, appId);
   }
