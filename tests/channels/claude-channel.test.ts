@@ -1,7 +1,7 @@
 // The Claude Code channel: a fake `claude` (fixtures/fake-claude) for every outcome the channel must
 // tell apart, and the real binary against the scripted Anthropic server when it is installed.
 import { describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { startAnthropicServer } from "../../fixtures/servers/anthropic-server.ts";
@@ -15,6 +15,7 @@ import {
 } from "../../src/channels/claude-channel.ts";
 import type { ChannelRequest } from "../../src/core/channel.ts";
 import { which } from "../../src/core/process.ts";
+import { processesMentioning } from "../helpers/procs.ts";
 
 const FAKE = resolve(import.meta.dir, "../../fixtures/fake-claude/claude");
 
@@ -63,22 +64,6 @@ function alive(pid: number): boolean {
   } catch {
     return false;
   }
-}
-
-/** Live processes whose environment mentions `needle` (a session's HOME lives under its dir). */
-function processesMentioning(needle: string): number[] {
-  const out: number[] = [];
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
-    try {
-      if (alive(Number(entry)) && readFileSync(`/proc/${entry}/environ`, "utf8").includes(needle)) {
-        out.push(Number(entry));
-      }
-    } catch {
-      // exited while we looked
-    }
-  }
-  return out;
 }
 
 describe("Claude output parsing", () => {

@@ -1,14 +1,7 @@
 // The OpenCode channel: pure parsing/env/argv units, then the REAL opencode binary against the
 // scripted chat server (sequential, few sessions — each costs ~6 s and ~630 MB).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import {
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  writeFileSync,
-} from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startChatServer } from "../../fixtures/servers/chat-server.ts";
@@ -26,6 +19,7 @@ import {
 } from "../../src/channels/opencode-channel.ts";
 import type { ChannelRequest } from "../../src/core/channel.ts";
 import { runProcess } from "../../src/core/process.ts";
+import { processesMentioning, zombieChildren } from "../helpers/procs.ts";
 
 function request(root: string, over: Partial<ChannelRequest> = {}): ChannelRequest {
   const workspace = join(root, "work");
@@ -194,38 +188,6 @@ describe("OpenCode channel setup", () => {
     expect(ch.sessionArgv(request(root, { effort: "" }))).not.toContain("--variant");
   });
 });
-
-/** Live (non-zombie) processes whose environment mentions `needle`. */
-function processesMentioning(needle: string): number[] {
-  const out: number[] = [];
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
-      if (stat.slice(stat.lastIndexOf(")") + 2).startsWith("Z")) continue;
-      if (readFileSync(`/proc/${entry}/environ`, "utf8").includes(needle)) out.push(Number(entry));
-    } catch {
-      // exited while we looked
-    }
-  }
-  return out;
-}
-
-/** Zombie children of this test process (a reaped child leaves none). */
-function zombieChildren(): number[] {
-  const out: number[] = [];
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
-      const [state, ppid] = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      if (state === "Z" && Number(ppid) === process.pid) out.push(Number(entry));
-    } catch {
-      // exited while we looked
-    }
-  }
-  return out;
-}
 
 type ChatBody = { messages: unknown[]; reasoning_effort?: string };
 const bodyOf = (r: RecordedRequest | undefined): ChatBody =>

@@ -2,15 +2,7 @@
 // the tasks adapter: one normal rollout and one whose model hangs. Sequential and few: each
 // session costs ~6 s of CPU and ~630 MB.
 import { afterAll, describe, expect, test } from "bun:test";
-import {
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  writeFileSync,
-} from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startChatServer } from "../../fixtures/servers/chat-server.ts";
@@ -19,6 +11,7 @@ import type { ScriptedServer } from "../../fixtures/servers/script.ts";
 import { createTasksAdapter } from "../../src/benchmarks/tasks/tasks-adapter.ts";
 import { readRunMark } from "../../src/core/runmark.ts";
 import { RolloutError } from "../../src/substrate/opencode/execute.ts";
+import { processesMentioning, zombieChildren } from "../helpers/procs.ts";
 
 /** Every temporary directory of this file lives here and is removed at the end. */
 const SCRATCH = mkdtempSync(join(tmpdir(), "h2-exec-test-"));
@@ -27,41 +20,6 @@ afterAll(() => rmSync(SCRATCH, { recursive: true, force: true }));
 /** One real session is ~6 s idle and far more on a loaded 2-core machine. */
 const SESSION_TEST_MS = 240_000;
 const COST = { input: 1, output: 2 };
-
-/** Live (non-zombie) processes whose command line or environment mentions `needle`. */
-function processesMentioning(needle: string): number[] {
-  const out: number[] = [];
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
-      if (stat.slice(stat.lastIndexOf(")") + 2).startsWith("Z")) continue;
-      const seen =
-        readFileSync(`/proc/${entry}/cmdline`, "utf8") +
-        readFileSync(`/proc/${entry}/environ`, "utf8");
-      if (seen.includes(needle)) out.push(Number(entry));
-    } catch {
-      // exited while we looked
-    }
-  }
-  return out;
-}
-
-/** Zombie children of this test process. */
-function zombieChildren(): number[] {
-  const out: number[] = [];
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
-      const [state, ppid] = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      if (state === "Z" && Number(ppid) === process.pid) out.push(Number(entry));
-    } catch {
-      // exited while we looked
-    }
-  }
-  return out;
-}
 
 function write(root: string, files: Record<string, string>): void {
   for (const [rel, text] of Object.entries(files)) {
