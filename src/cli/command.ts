@@ -40,6 +40,14 @@ export interface Command {
   run(args: ParsedArgs, io: CliIO): Promise<number>;
 }
 
+/**
+ * Whether output may be coloured: only on a terminal, and never when NO_COLOR is set to a
+ * non-empty value (https://no-color.org). Every command decides colour through this.
+ */
+export function colorFor(io: Pick<CliIO, "isTTY" | "env">): boolean {
+  return io.isTTY && !io.env.NO_COLOR;
+}
+
 /** A mistake in the command line. main prints its message on one line and exits 2. */
 export class UsageError extends Error {
   constructor(

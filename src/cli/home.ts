@@ -6,7 +6,7 @@ import pkg from "../../package.json" with { type: "json" };
 import { storeLocation } from "../../store/db.ts";
 import { listSweeps, sweepDetail } from "../../store/queries.ts";
 import type { SweepSummary } from "../../store/views.ts";
-import type { CliIO } from "./command.ts";
+import { type CliIO, colorFor } from "./command.ts";
 import { EXIT } from "./exit-codes.ts";
 import { openForBrowsing } from "./run-handle.ts";
 
@@ -40,7 +40,7 @@ export async function runHomeScreen(io: CliIO, wiring: HomeWiring): Promise<numb
     version: pkg.version,
     location: loc.dbPath,
     sweeps,
-    color: !io.env.NO_COLOR,
+    color: colorFor(io),
     actions: {
       demo: () => wiring.run(["demo"]),
       async resume(sweep) {

@@ -11,13 +11,7 @@ import { taskRecord } from "../../store/queries.ts";
 import { StoreWriter } from "../../store/writer.ts";
 import type { ProposerLike } from "../core/channel.ts";
 import type { Clock, ModeToken } from "../core/events.ts";
-import {
-  type EventSink,
-  fanOut,
-  type HarnessEvent,
-  RecordingSink,
-  SYSTEM_CLOCK,
-} from "../core/events.ts";
+import { type EventSink, fanOut, RecordingSink, SYSTEM_CLOCK } from "../core/events.ts";
 import { ns } from "../core/naming.ts";
 import { setSessionLimit } from "../core/proposer.ts";
 import type { TaskRecordSource } from "../core/resume.ts";
@@ -28,7 +22,7 @@ import {
   type SweepResult,
 } from "../core/schedule.ts";
 import { readSummary } from "../core/summary.ts";
-import type { CliIO, OptionSpec } from "./command.ts";
+import { type CliIO, colorFor, type OptionSpec } from "./command.ts";
 import { EXIT } from "./exit-codes.ts";
 import { jsonPrinter, linePrinter } from "./printers.ts";
 
@@ -50,10 +44,6 @@ export function chooseFrontEnd(io: CliIO, flags: { noTui: boolean; json: boolean
   if (flags.json) return "json";
   if (flags.noTui || !io.isTTY) return "lines";
   return "tui";
-}
-
-export function colorFor(io: CliIO): boolean {
-  return io.isTTY && (io.env.NO_COLOR === undefined || io.env.NO_COLOR === "");
 }
 
 export type SweepSessionOptions = {
@@ -214,12 +204,4 @@ async function plannedStream(
   const { taskStream } = await import("../core/stream.ts");
   const stream = await taskStream(inputs.adapter, { ...opts, seed: inputs.seed ?? null });
   return [...stream.entries()].map(([domain, tasks]) => ({ domain, tasks }));
-}
-
-/** Events of one type from a finished session, for summaries. */
-export function eventsOf<T extends HarnessEvent["type"]>(
-  events: RecordingSink,
-  type: T,
-): Extract<HarnessEvent, { type: T }>[] {
-  return events.ofType(type);
 }

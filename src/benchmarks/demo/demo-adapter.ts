@@ -17,6 +17,7 @@ import {
   type SubstrateLike,
 } from "../../core/spec.ts";
 import type { Tree } from "../../core/tree.ts";
+import { clipText } from "../../substrate/opencode/render.ts";
 import { OPENCODE_SURFACE } from "../../substrate/opencode/surface.ts";
 
 export const DEMO_DOMAIN = "accounting";
@@ -196,13 +197,10 @@ export class DemoAdapter implements BenchmarkAdapter {
   }
 }
 
-/** The demo's own copy of the shared clip rule for observation lines. */
+/** Observation lines are clipped by the renderers' shared rule (and its marker). */
 function clipObservation(line: string, limit: number): string {
   const m = /^(\[OBSERVATION(?: ERROR)?\] )(.*)$/.exec(line);
-  if (!m || limit <= 0) return line;
-  const body = m[2] as string;
-  if (body.length <= limit) return line;
-  return `${m[1]}${body.slice(0, limit)}…(+${body.length - limit} chars — render truncation)`;
+  return m ? `${m[1]}${clipText(m[2], limit)}` : line;
 }
 
 /** The signed total of a ledger file, as the demo's tasks define it (used by channel and scorer). */

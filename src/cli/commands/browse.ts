@@ -5,7 +5,7 @@
 import type { Database } from "bun:sqlite";
 import { resolve } from "node:path";
 import type { Tree } from "../../core/surface-spec.ts";
-import type { CliIO, Command } from "../command.ts";
+import { type CliIO, type Command, colorFor } from "../command.ts";
 import { CliError } from "../errors.ts";
 import { EXIT } from "../exit-codes.ts";
 import {
@@ -52,7 +52,7 @@ const browseCommand: Command = {
       const source = await browseSource(db, loc.dbPath, io);
       await runBrowser({
         source,
-        color: !io.env.NO_COLOR,
+        color: colorFor(io),
         ...(initialSweep === undefined ? {} : { initialSweep }),
       });
       return EXIT.ok;

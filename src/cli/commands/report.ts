@@ -9,7 +9,7 @@ import { parseModes } from "../../core/naming.ts";
 import { summarise } from "../../judge/report.ts";
 import { renderMarkdown, renderText } from "../../judge/report-render.ts";
 import { type BaseCell, judgmentKeys, type PickCell, reportCells } from "../../judge/sweep-data.ts";
-import { boolOpt, type Command, stringOpt, UsageError } from "../command.ts";
+import { boolOpt, type Command, colorFor, stringOpt, UsageError } from "../command.ts";
 import { CliError } from "../errors.ts";
 import { EXIT } from "../exit-codes.ts";
 import { browseLocation, openForBrowsing, RUNS_OPTION, readStore } from "../run-handle.ts";
@@ -121,7 +121,7 @@ const reportCommand: Command = {
         io.stdout(
           renderReportView(report, {
             columns: process.stdout.columns || 120,
-            color: !io.env.NO_COLOR,
+            color: colorFor(io),
           }),
         );
       } else {

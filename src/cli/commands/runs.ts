@@ -4,7 +4,7 @@
 
 import { listSweeps } from "../../../store/queries.ts";
 import type { RunsListing, SweepSummary } from "../../../store/views.ts";
-import { boolOpt, type CliIO, type Command, intOpt } from "../command.ts";
+import { boolOpt, type CliIO, type Command, colorFor, intOpt } from "../command.ts";
 import { EXIT } from "../exit-codes.ts";
 import { browseLocation, openForBrowsing, RUNS_OPTION, readStore } from "../run-handle.ts";
 
@@ -12,7 +12,7 @@ export type Tone = "good" | "bad" | "warn" | "dim" | "bold" | "plain";
 
 /** Colour only for a terminal, and never when NO_COLOR is set (https://no-color.org). */
 export function painter(io: CliIO): (text: string, tone: Tone) => string {
-  const on = io.isTTY && !io.env.NO_COLOR;
+  const on = colorFor(io);
   const codes: Record<Tone, string> = {
     good: "32",
     bad: "31",
