@@ -339,12 +339,20 @@ export function removeTreeSoon(path: string): Promise<void> {
     });
 }
 
+/** How often the exit hook re-deletes a tree the background deletion is still racing it on. */
+const EXIT_REMOVAL_ATTEMPTS = 50;
+
 function finishRemovals(): void {
   for (const aside of pendingRemovals) {
-    try {
-      rmSync(aside, { recursive: true, force: true });
-    } catch {
-      // The background deletion may be removing the same entries; litter is all that can remain.
+    // The background deletion still runs on the thread pool while this hook runs, and a recursive
+    // rmSync racing it can return without error yet leave entries behind (measured under load:
+    // one pass in five); so delete until the tree is really gone.
+    for (let i = 0; i < EXIT_REMOVAL_ATTEMPTS && lstatOrNull(aside) !== null; i++) {
+      try {
+        rmSync(aside, { recursive: true, force: true });
+      } catch {
+        // Entries vanishing under us; the next pass sees what is left.
+      }
     }
   }
 }
