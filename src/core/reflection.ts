@@ -12,8 +12,8 @@ import { describeError } from "./evidence-rollout.ts";
 import { buildEvidenceTree, type ContextTree, type PoolEntry } from "./evidence-tree.ts";
 import { Experience } from "./library.ts";
 import { mission } from "./mission.ts";
-import { experience as experiencePrompt } from "./prompts/index.ts";
-import { parseExperience } from "./reply.ts";
+import { experience as experiencePrompt, experienceRepair } from "./prompts/index.ts";
+import { type ExperienceParse, parseExperience } from "./reply.ts";
 import { copyTreeSafe, dirExists, writeFileSafe } from "./safe-fs.ts";
 import { persistSelection, Selection, type SelectionScope, selectionDir } from "./selection.ts";
 import { type BenchmarkAdapter, type RunView, resolvePrompts } from "./spec.ts";
@@ -40,6 +40,11 @@ export type ReflectInput = {
   /** Stage label → its notes, or its error when it wrote none. */
   decisions: Readonly<Record<string, string>>;
   scope: SelectionScope;
+  /**
+   * Extra reflection turns after a reply the parser cannot use (default 1; 0 = none). Beyond the
+   * original (spec/04 §6.5), which lost the lesson on any malformed reply without feedback.
+   */
+  repairTurns?: number;
 };
 
 export type ReflectionResult = {
@@ -82,6 +87,11 @@ function whatHappened(sel: Selection): string {
       "`context/pool/<label>/harness.diff` is that candidate against `context/base_harness/`. " +
       "Read `context/decisions/` and the execution contrasts in `context/rollouts/` first.",
   ].join("\n");
+}
+
+/** What was wrong with the last reply, for the repair turn. */
+function failureOf(parsed: ExperienceParse | null): string {
+  return parsed !== null && parsed.kind === "error" ? `Problem: ${parsed.error}.` : "";
 }
 
 /**
@@ -166,20 +176,34 @@ export async function reflectAdoption(input: ReflectInput): Promise<ReflectionRe
 
     const bp = await resolvePrompts(adapter, taskId);
     const job = `${experiencePrompt(bp)}\n${whatHappened(sel)}`;
-    const reply = await input.prop.call(
-      mission(tree, { job }),
-      copy,
-      `experience.${sel.mode}${sel.k}`,
-      {
-        purpose: "reflection",
-        where: { domain: scope.domain, task: taskId, mode: sel.mode },
-      },
-    );
-    usd += reply.usd;
-    const parsed = parseExperience(reply.text);
-    if (parsed.edits !== null) writeFileSafe(folder, "edits.md", `${parsed.edits.text}\n`);
+    const first = mission(tree, { job });
+    const label = `experience.${sel.mode}${sel.k}`;
+    const turns = 1 + Math.max(0, input.repairTurns ?? 1);
+    let parsed: ExperienceParse | null = null;
+    let edits: string | null = null;
+    for (let turn = 0; turn < turns; turn++) {
+      const text = turn === 0 ? first : `${first}\n${experienceRepair(failureOf(parsed))}`;
+      const reply = await input.prop.call(
+        text,
+        copy,
+        turn === 0 ? label : `${label}.repair${turn}`,
+        {
+          purpose: "reflection",
+          where: { domain: scope.domain, task: taskId, mode: sel.mode },
+        },
+      );
+      usd += reply.usd; // counted before parsing: an unusable reply still cost money
+      parsed = parseExperience(reply.text);
+      // A repair reply without rows keeps the rows the first reply wrote.
+      if (parsed.edits !== null) {
+        edits = parsed.edits.text;
+        writeFileSafe(folder, "edits.md", `${edits}\n`);
+      }
+      if (parsed.kind !== "error") break;
+    }
+    if (parsed === null) throw new Error("reflection made no call");
     if (parsed.kind === "entry") {
-      const candidate = Experience.parse({ ...parsed.entry, edits: parsed.edits?.text ?? "" });
+      const candidate = Experience.parse({ ...parsed.entry, edits: edits ?? "" });
       // Scanned as plain text: a JSON serialisation escapes the quotes the `"pass_rate"`-style
       // markers carry, so the original's check of json.dumps(...) could never see them.
       const text = Object.entries(candidate)
@@ -203,6 +227,7 @@ export async function reflectAdoption(input: ReflectInput): Promise<ReflectionRe
   }
 
   const ok = error === "";
+  usd = Math.round(usd * 1e6) / 1e6; // several turns' spends, summed: no float residue in records
   const selection = persistSelection(
     selectionDir(input.workDir, sel.mode, sel.k),
     Selection.parse({

@@ -230,13 +230,75 @@ describe("reflectAdoption", () => {
     expect(sink.ofType("reflection.finished").at(-1)).toMatchObject({ ok: false });
   });
 
-  test("a reply with an incomplete lesson is a failure, not an entry", async () => {
+  test("a reply with an incomplete lesson, twice, is a failure, not an entry", async () => {
     const { adapter, rollouts, sel } = await adopted();
-    const { result } = await reflect(sel, adapter, rollouts, [
-      "<experience>\ncue: something\nlesson: do it\n</experience>",
+    const incomplete = "<experience>\ncue: something\nlesson: do it\n</experience>";
+    const { result, prop } = await reflect(sel, adapter, rollouts, [
+      { text: incomplete, usd: 0.1 },
+      { text: incomplete, usd: 0.2 },
     ]);
     expect(result).toMatchObject({ ok: false, experience: null });
+    expect(result.usd).toBeCloseTo(0.3, 6);
     expect(result.error).toContain("evidence");
+    expect(prop.calls.map((c) => c.label)).toEqual(["experience.agg2", "experience.agg2.repair1"]);
+  });
+
+  test("the repair turn is told what was wrong and can rescue the lesson", async () => {
+    const { adapter, rollouts, sel } = await adopted();
+    const rowsOnly = LESSON_REPLY.slice(0, LESSON_REPLY.indexOf("<experience>"));
+    const lessonOnly = LESSON_REPLY.slice(LESSON_REPLY.indexOf("<experience>"));
+    const { result, prop } = await reflect(sel, adapter, rollouts, [
+      { text: rowsOnly, usd: 0.1 },
+      { text: lessonOnly, usd: 0.2 },
+    ]);
+    expect(result).toMatchObject({ ok: true, noEntry: false, error: "" });
+    expect(result.usd).toBeCloseTo(0.3, 6);
+    expect(result.selection.usd).toBeCloseTo(sel.usd + 0.3, 6);
+    expect(result.experience?.cue).toBe("a figure must be reconciled against a second source");
+    // The first reply's rows survive a repair reply that wrote none.
+    expect(result.experience?.edits).toContain("verdict: helped");
+    const [first, repair] = prop.calls;
+    if (!first || !repair) throw new Error("expected two calls");
+    expect(repair.label).toBe("experience.agg2.repair1");
+    expect(repair.opts.purpose).toBe("reflection");
+    expect(repair.mission.startsWith(first.mission)).toBe(true);
+    expect(repair.mission).toContain("# Your previous reply could not be used");
+    expect(repair.mission).toContain("neither an <experience> block nor NO_ENTRY");
+    expect(repair.files).toEqual(first.files);
+    expect(sink.ofType("reflection.finished").at(-1)).toMatchObject({ ok: true, usd: 0.3 });
+  });
+
+  test("NO_ENTRY on the repair turn is a clean no-entry; repairTurns 0 makes no second call", async () => {
+    const { adapter, rollouts, sel } = await adopted();
+    const { result } = await reflect(sel, adapter, rollouts, ["I am not sure.", "NO_ENTRY"]);
+    expect(result).toMatchObject({ ok: true, noEntry: true, experience: null, error: "" });
+
+    const prop = new ScriptedProposer(["I am not sure.", "NO_ENTRY"]);
+    const once = await reflectAdoption({
+      taskId: "t1",
+      sel,
+      rollouts: [...rollouts.values()],
+      adapter,
+      prop,
+      workDir: workDir(),
+      decisions: {},
+      scope: scope(),
+      repairTurns: 0,
+    });
+    expect(once).toMatchObject({ ok: false, experience: null });
+    expect(prop.calls).toHaveLength(1);
+  });
+
+  test("a failed repair call keeps both spends and the selection", async () => {
+    const { adapter, rollouts, sel } = await adopted();
+    const { result } = await reflect(sel, adapter, rollouts, [
+      { text: "no block here", usd: 0.1 },
+      new ProposerError("channel died", 2, 0.2, "experience.agg2.repair1"),
+    ]);
+    expect(result).toMatchObject({ ok: false, experience: null });
+    expect(result.usd).toBeCloseTo(0.3, 6);
+    expect(result.error).toContain("channel died");
+    expect(result.selection.ok).toBe(true);
   });
 
   test("a lesson carrying a grader verdict is contained: tripwire event, no lesson, selection kept", async () => {

@@ -90,3 +90,19 @@ confidence: <high | medium | low>, <why>
     ),
   ]);
 }
+
+/**
+ * Appended to the mission for the one repair turn after a reply the parser could not use: what
+ * was wrong, and the two shapes a usable reply may take. Beyond the original (spec/04 §6.5), which
+ * dropped the lesson without feedback.
+ */
+export function experienceRepair(failure: string): string {
+  return tidy([
+    section(
+      "Your previous reply could not be used",
+      `${failure.trim()}\n\n${prose`Reply again, in full: the \`<${TAG.edits}>\` rows, then either one
+\`<${TAG.experience}>\` block with a non-empty \`cue:\`, \`lesson:\` and \`evidence:\` line, or the
+single line \`${NO_ENTRY}\`. Write each key at the start of its line, without bullets or bold.`}`,
+    ),
+  ]);
+}

@@ -5,7 +5,7 @@ export { type AggregateOptions, aggregate, COMPOSER_LEANINGS } from "./aggregate
 export { HEADING, POOL_KINDS, type PoolKind } from "./blocks.ts";
 export { type ComposeRoundOptions, composeRound } from "./compose-round.ts";
 export { DIMS, type Dim } from "./dimension-blocks.ts";
-export { experience } from "./experience.ts";
+export { experience, experienceRepair } from "./experience.ts";
 export { type ProposeOptions, propose } from "./propose.ts";
 export { type SelectOptions, select } from "./select.ts";
 export {

@@ -1,7 +1,7 @@
 // experience(): the reflection's sections, every protocol token its parser needs, one text for
 // both packs, and a format template that the parsers never mistake for a lesson.
 import { describe, expect, test } from "bun:test";
-import { experience, HEADING } from "../../../src/core/prompts/index.ts";
+import { experience, experienceRepair, HEADING } from "../../../src/core/prompts/index.ts";
 import {
   EDIT_KEYS,
   EDIT_VERDICTS,
@@ -10,6 +10,7 @@ import {
   parseEdits,
   parseExperience,
 } from "../../../src/core/reply.ts";
+import { forbiddenWordsIn } from "../../../src/core/spec.ts";
 import { bareBench, bench, headings, SLOTS, sectionBody } from "./variants.ts";
 
 describe("experience", () => {
@@ -56,5 +57,17 @@ describe("experience", () => {
     expect(parseEdits(text)?.rows).toEqual([]);
     const withoutNoEntry = text.replaceAll(NO_ENTRY, "");
     expect(parseExperience(withoutNoEntry).kind).toBe("error");
+  });
+
+  test("the repair text states the problem and both usable shapes, and names no measurement", () => {
+    const repair = experienceRepair("Problem: the <experience> block lacks a non-empty evidence:.");
+    expect(headings(repair)).toEqual(["Your previous reply could not be used"]);
+    expect(repair).toContain("lacks a non-empty evidence:");
+    for (const token of ["<edits>", "<experience>", "cue:", "lesson:", "evidence:", NO_ENTRY]) {
+      expect(repair).toContain(token);
+    }
+    expect(forbiddenWordsIn(repair)).toEqual([]);
+    expect(repair.endsWith("\n")).toBe(true);
+    expect(repair).not.toContain("\n\n\n");
   });
 });
