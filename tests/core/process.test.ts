@@ -96,7 +96,8 @@ describe("runProcess", () => {
     const r = await runProcess({
       argv: ["sh", "-c", "sleep 100 & echo $!; wait"],
       env: ENV,
-      timeoutMs: 300,
+      // Long enough for a loaded machine to reach the echo before the timeout fires.
+      timeoutMs: 1000,
       graceMs: 2000,
     });
     expect(r.timedOut).toBe(true);
