@@ -88,6 +88,17 @@ export const RunConfig = z
     /** Domains processed at once (tasks inside a domain are always sequential). */
     domainWorkers: posInt("domainWorkers"),
     judgeParallel: posInt("judgeParallel"),
+    /**
+     * Library entries an improvement stage is shown: the most recent N of the domain's library,
+     * in stream order; 0 = all of them (the original). Stored entries are never deleted by it.
+     */
+    libraryMaxEntries: z
+      .number()
+      .int()
+      .min(0, {
+        error: (iss) =>
+          `libraryMaxEntries must be an integer ≥ 0 (0 = no cap), got ${String(iss.input)}`,
+      }),
     /** Sleep between transport attempts: backoffS × (attempt − 1) seconds. */
     backoffS: z
       .number()
@@ -277,6 +288,12 @@ export const ENV_VARS: readonly EnvVar[] = [
     help: "judgements at once (default 8)",
   },
   {
+    name: "HARNESS2_LIBRARY_MAX_ENTRIES",
+    field: "libraryMaxEntries",
+    parse: asInt(0, "an integer ≥ 0 (0 = no cap)"),
+    help: "library entries a stage is shown, the most recent ones (default 0 = all)",
+  },
+  {
     name: "HARNESS2_BACKOFF_S",
     field: "backoffS",
     parse: asSeconds,
@@ -297,6 +314,7 @@ const DEFAULTS = {
   proposerEffort: "high",
   domainWorkers: 1,
   judgeParallel: 8,
+  libraryMaxEntries: 0,
   backoffS: 10,
 } as const;
 

@@ -2,7 +2,7 @@
 // (spec/02 §2). Every byte comes from a named adapter hook or a method-owned folder, never from a
 // scan of a run folder; nothing leaked is ever written, and a failed build leaves nothing behind.
 
-import { mkdirSync, rmSync } from "node:fs";
+import { lstatSync, mkdirSync, rmSync } from "node:fs";
 import { isAbsolute, join, relative, resolve, sep } from "node:path";
 import { z } from "zod";
 import { assertCopyable, type PoolEntry, readCheckedTree, writePool } from "./evidence-pool.ts";
@@ -14,6 +14,7 @@ import {
   type RolloutEvidence,
   writeRollout,
 } from "./evidence-rollout.ts";
+import type { LibraryView } from "./library.ts";
 import { copyTreeSafe, dirExists, isRegularFile, walkFiles, writeFileSafe } from "./safe-fs.ts";
 import type { RunView } from "./spec.ts";
 import type { SurfaceSpec, Tree } from "./surface-spec.ts";
@@ -21,6 +22,8 @@ import { writeTree } from "./tree.ts";
 import {
   assertContextClean,
   assertNoLeakPaths,
+  assertNoSymlinks,
+  fireTripwire,
   leakFilter,
   type TripwireContext,
 } from "./tripwires.ts";
@@ -84,8 +87,10 @@ export class EvidenceDestinationError extends Error {
 export type BuildEvidenceOptions = TripwireContext & {
   /** The harness being edited; null or missing = none. */
   harnessDir?: string | null;
-  /** The domain library's servable folder; null, missing or empty = none. */
+  /** The domain library's servable folder, served whole; null, missing or empty = none. */
   libraryDir?: string | null;
+  /** A view of the domain library (Library.servedView), instead of `libraryDir`; null = none. */
+  library?: LibraryView | null;
   pool?: readonly PoolEntry[];
   /** Stage label → its notes (or error), written to decisions/<label>.md. */
   decisions?: Readonly<Record<string, string>>;
@@ -155,11 +160,12 @@ export async function buildEvidenceTree(
   const obsTrunc = opts.obsTrunc ?? adapter.spec.obsTrunc;
   const mode = opts.proposerDeliverables ?? adapter.spec.proposerDeliverables;
   const pool = opts.pool ?? [];
+  const library = libraryOf(opts);
   const sourceDir = adapter.taskFiles ? await adapter.taskFiles(taskId) : null;
   refuseWipingInputs(dest, [
     sourceDir,
     opts.harnessDir,
-    opts.libraryDir,
+    library?.dir,
     ...pool.map((p) => p.harnessDir),
     ...rollouts.map((r) => r.runDir),
     ...pool.map((p) => p.rollout?.runDir),
@@ -204,7 +210,7 @@ export async function buildEvidenceTree(
       ctx: opts,
     });
 
-    const library = copyLibrary(opts.libraryDir ?? null, dest, leakGlobs, opts);
+    const served = copyLibrary(library, dest, leakGlobs, opts);
 
     assertContextClean(dest, leakGlobs, opts);
 
@@ -225,8 +231,8 @@ export async function buildEvidenceTree(
       deliverableTexts: written.filter((r) => r.deliverable === "file").map((r) => r.name),
       harnessFiles,
       pool: poolNames,
-      library: library.files > 0,
-      libraryIndex: library.index,
+      library: served.files > 0,
+      libraryIndex: served.index,
     };
     return ContextTree.parse({ ...fields, layout: contextLayout({ ...fields, current }) });
   } catch (err) {
@@ -236,19 +242,77 @@ export async function buildEvidenceTree(
   }
 }
 
+/** The library to serve: a view as given, or `libraryDir` as a view of the whole folder. */
+function libraryOf(opts: BuildEvidenceOptions): LibraryView | null {
+  const dir = opts.libraryDir ?? null;
+  const view = opts.library ?? null;
+  if (dir !== null && view !== null) {
+    throw new TypeError("buildEvidenceTree takes libraryDir or library, not both");
+  }
+  return view ?? (dir === null ? null : { dir, entries: null, index: null, omitted: 0 });
+}
+
+/**
+ * Copies the library to `dest/library/`: the whole folder, or (for a capped view) only the served
+ * entries' folders plus the view's INDEX.md. Only what is copied is checked and walked.
+ */
 function copyLibrary(
-  libraryDir: string | null,
+  view: LibraryView | null,
   dest: string,
   leakGlobs: readonly string[],
   ctx: TripwireContext,
 ): { files: number; index: boolean } {
-  if (libraryDir === null || !dirExists(libraryDir)) return { files: 0, index: false };
-  if (walkFiles(libraryDir, { skipDirs: SKIP_DIRS }).length === 0)
-    return { files: 0, index: false };
-  assertCopyable(libraryDir, leakGlobs, ctx);
+  const none = { files: 0, index: false };
+  if (view === null || !dirExists(view.dir)) return none;
   const target = join(dest, "library");
-  const copied = copyTreeSafe(libraryDir, target, { skipDirs: SKIP_DIRS });
-  return { files: copied.files, index: isRegularFile(join(target, "INDEX.md")) };
+  if (view.entries === null || view.index === null) {
+    if (walkFiles(view.dir, { skipDirs: SKIP_DIRS }).length === 0) return none;
+    assertCopyable(view.dir, leakGlobs, ctx);
+    const copied = copyTreeSafe(view.dir, target, { skipDirs: SKIP_DIRS });
+    return { files: copied.files, index: isRegularFile(join(target, "INDEX.md")) };
+  }
+  const entries = servedEntries(view.dir, view.entries, leakGlobs, ctx);
+  let files = 0;
+  for (const rel of entries) {
+    files += copyTreeSafe(join(view.dir, rel), join(target, rel), { skipDirs: SKIP_DIRS }).files;
+  }
+  if (files === 0) {
+    rmSync(target, { recursive: true, force: true });
+    return none;
+  }
+  writeFileSafe(target, "INDEX.md", view.index);
+  return { files: files + 1, index: true };
+}
+
+/**
+ * The served entries' folders (`harnesses/<name>`) that exist, after the pre-copy tripwires run
+ * over them with paths relative to the library folder, as for a whole-folder copy. Entries left
+ * out are neither walked nor checked.
+ */
+function servedEntries(
+  dir: string,
+  names: readonly string[],
+  leakGlobs: readonly string[],
+  ctx: TripwireContext,
+): string[] {
+  const entries: string[] = [];
+  const files: string[] = [];
+  for (const name of names) {
+    const rel = `harnesses/${name}`;
+    const st = lstatSync(join(dir, rel), { throwIfNoEntry: false });
+    if (st?.isSymbolicLink()) {
+      throw fireTripwire(
+        ctx,
+        { kind: "symlink", path: rel, marker: "" },
+        `the library entry ${rel} in ${dir} is a symlink; a link can lead a session outside its evidence`,
+      );
+    }
+    if (!st?.isDirectory()) continue; // removed since the view was made
+    entries.push(rel);
+    for (const f of assertNoSymlinks(join(dir, rel), ctx)) files.push(`${rel}/${f}`);
+  }
+  assertNoLeakPaths(dir, leakGlobs, ctx, files);
+  return entries;
 }
 
 const COLUMN = 33;

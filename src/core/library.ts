@@ -110,6 +110,32 @@ export function whyWithLegend(why: string, idMap: Readonly<Record<string, string
   return `${text}\n\n(The selector saw anonymous ids: ${legend}.)`;
 }
 
+/** One entry's directory name: a single path segment (a task slug), never `.` or `..`. */
+const EntryName = z
+  .string()
+  .regex(/^[^/\\]+$/, {
+    error: (iss) => `entry name must be one path segment, got ${JSON.stringify(iss.input)}`,
+  })
+  .refine((n) => n !== "." && n !== "..", { error: "entry name must not be . or .." });
+
+/**
+ * What later tasks are shown of a library. With `entries` null the folder is served whole (no
+ * cap, as the original). Otherwise only `harnesses/<entry>/` of the listed entries is served,
+ * with `index` as INDEX.md; `omitted` older entries stay on disk but are not shown.
+ */
+export const LibraryView = z
+  .object({
+    dir: z.string().min(1),
+    entries: z.array(EntryName).readonly().nullable(),
+    index: z.string().nullable(),
+    omitted: z.number().int().nonnegative(),
+  })
+  .refine((v) => (v.entries === null) === (v.index === null), {
+    error: "a library view lists its entries and their INDEX.md together, or neither",
+  })
+  .readonly();
+export type LibraryView = z.infer<typeof LibraryView>;
+
 /** The bookkeeping file of one entry: its raw task id and when, in stream order, it was added. */
 const EntryMeta = z.object({ taskId: z.string().min(1), seq: z.number().int().nonnegative() });
 type EntryMeta = z.infer<typeof EntryMeta>;
@@ -200,6 +226,34 @@ export class Library {
     if (!withLesson) return null;
     if (!this.exists()) this.rebuildIndex();
     return this.dir;
+  }
+
+  /**
+   * What a later task is shown; null when the library holds no lesson yet (as contextDir). Fix
+   * of spec/04 §6.8 (entry count unbounded): with `maxEntries` N > 0, only the N most recent
+   * entries in stream order are served, under an INDEX.md listing just them and saying how many
+   * older ones are left out. 0, or a cap at or above the entry count, serves the whole folder.
+   * Nothing is deleted: the library on disk and its own INDEX.md stay complete.
+   */
+  servedView(maxEntries: number): LibraryView | null {
+    if (!Number.isInteger(maxEntries) || maxEntries < 0) {
+      throw new RangeError(`maxEntries must be an integer ≥ 0 (0 = no cap), got ${maxEntries}`);
+    }
+    const dir = this.contextDir();
+    if (dir === null) return null;
+    const names = this.entries();
+    if (maxEntries === 0 || names.length <= maxEntries) {
+      return LibraryView.parse({ dir, entries: null, index: null, omitted: 0 });
+    }
+    // Entries without bookkeeping sort last in entries(), so they count as the most recent.
+    const served = names.slice(-maxEntries);
+    const omitted = names.length - served.length;
+    return LibraryView.parse({
+      dir,
+      entries: served,
+      index: this.indexText(served, omitted),
+      omitted,
+    });
   }
 
   /** Deletes the entries of `taskIds` (unknown ids are ignored); returns the slugs removed. */
@@ -297,6 +351,12 @@ export class Library {
   /** Regenerates INDEX.md from what is on disk (spec/04 §2.5, entries in stream order). */
   rebuildIndex(): string {
     mkdirSync(this.dir, { recursive: true });
+    writeFileSync(this.index, this.indexText(this.entries(), 0));
+    return this.index;
+  }
+
+  /** INDEX.md listing `names` (in the order given), noting `omitted` older entries not listed. */
+  private indexText(names: readonly string[], omitted: number): string {
     const lines = [
       `# Library — ${this.opts.domain}`,
       "",
@@ -305,11 +365,13 @@ export class Library {
         "drawn from it. Browse this index first, then open the entries that look relevant.",
       "",
     ];
-    const names = this.entries();
+    if (omitted > 0) {
+      const what = omitted === 1 ? "older entry is" : "older entries are";
+      lines.push(`_${omitted} ${what} not shown._`, "");
+    }
     if (names.length === 0) {
       lines.push("_The library is empty: this is the first task in the domain._");
-      writeFileSync(this.index, lines.join("\n"));
-      return this.index;
+      return lines.join("\n");
     }
     for (const name of names) {
       const tree = readTree(this.opts.surface, join(this.harnessesDir, name, "harness"));
@@ -322,8 +384,7 @@ export class Library {
       if (cue !== null) lines.push(`- cue: ${cue}`);
       lines.push("");
     }
-    writeFileSync(this.index, `${lines.join("\n")}\n`);
-    return this.index;
+    return `${lines.join("\n")}\n`;
   }
 
   /** EXPERIENCE.md (spec/04 §2.4), with the why's anonymous ids decoded. */

@@ -8,6 +8,7 @@ import type { RunConfig } from "./config.ts";
 import type { Clock, EventSink, ModeToken } from "./events.ts";
 import { LedgerRecorded, ModeToken as ModeTokenSchema, StageDim } from "./events.ts";
 import { type Ledger, LedgerRecord } from "./ledger.ts";
+import type { LibraryView } from "./library.ts";
 import type { PythonChecker } from "./python-check.ts";
 import { type BenchmarkAdapter, RunView } from "./spec.ts";
 import { Diversity, type SurfaceSpec, Tree } from "./tree.ts";
@@ -186,8 +187,8 @@ export type ModeInputs = {
   baseTree: Tree;
   /** The k shared base rollouts, dead or alive. */
   base: readonly Rolled[];
-  /** The domain library's servable folder, or null when it holds no lesson yet. */
-  libraryDir: string | null;
+  /** What this mode is shown of the domain library (Library.servedView), or null for nothing. */
+  library: LibraryView | null;
   /** Python syntax checker for harness scripts (default: python3 on PATH). */
   python?: PythonChecker;
   /** Passed to every execution; the scheduler starts no new task once it is aborted. */

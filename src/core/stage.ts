@@ -212,7 +212,7 @@ async function proposeAndAccept(m: ModeInputs, spec: StageSpec, ctxDir: string):
         ...tripwireContext(m, spec.label),
         surface: m.surface,
         harnessDir: spec.harnessDir,
-        libraryDir: m.libraryDir,
+        library: m.library,
         pool: spec.pool ?? [],
         decisions: spec.decisions ?? {},
       },

@@ -50,6 +50,7 @@ describe("loadRunConfig", () => {
       rolloutTimeoutS: null,
       domainWorkers: 1,
       judgeParallel: 8,
+      libraryMaxEntries: 0,
       backoffS: 10,
     });
   });
@@ -67,6 +68,7 @@ describe("loadRunConfig", () => {
         HARNESS2_ROLLOUT_TIMEOUT: "900",
         HARNESS2_DOMAIN_WORKERS: " 3 ",
         HARNESS2_JUDGE_PARALLEL: "16",
+        HARNESS2_LIBRARY_MAX_ENTRIES: "5",
         HARNESS2_BACKOFF_S: "0.5",
         HARNESS2_IMPROVER_CHANNEL: "claude_cli",
       },
@@ -83,6 +85,7 @@ describe("loadRunConfig", () => {
       rolloutTimeoutS: 900,
       domainWorkers: 3,
       judgeParallel: 16,
+      libraryMaxEntries: 5,
       backoffS: 0.5,
       improverChannel: "claude_cli",
     });
@@ -112,6 +115,7 @@ describe("loadRunConfig", () => {
       "HARNESS2_BACKOFF_S",
       "HARNESS2_DOMAIN_WORKERS",
       "HARNESS2_JUDGE_PARALLEL",
+      "HARNESS2_LIBRARY_MAX_ENTRIES",
       "HARNESS2_PHASE_WIDTH",
       "HARNESS2_PROPOSER_STEPS",
       "HARNESS2_PROPOSER_TIMEOUT",
@@ -124,10 +128,28 @@ describe("loadRunConfig", () => {
       for (const bad of ["abc", "-2", "1e3"]) {
         expect(configError(() => loadRunConfig({ [v.name]: bad }, at)).variable).toBe(v.name);
       }
-      if (v.name !== "HARNESS2_SESSION_LIMIT" && v.name !== "HARNESS2_BACKOFF_S") {
+      const zeroAllowed = [
+        "HARNESS2_SESSION_LIMIT",
+        "HARNESS2_BACKOFF_S",
+        "HARNESS2_LIBRARY_MAX_ENTRIES",
+      ];
+      if (!zeroAllowed.includes(v.name)) {
         expect(configError(() => loadRunConfig({ [v.name]: "0" }, at)).variable).toBe(v.name);
         expect(configError(() => loadRunConfig({ [v.name]: "1.5" }, at)).variable).toBe(v.name);
       }
+    }
+  });
+
+  test("HARNESS2_LIBRARY_MAX_ENTRIES: 0 = no cap, N caps, garbage is refused in one line", () => {
+    expect(loadRunConfig({ HARNESS2_LIBRARY_MAX_ENTRIES: "0" }, at).libraryMaxEntries).toBe(0);
+    expect(loadRunConfig({ HARNESS2_LIBRARY_MAX_ENTRIES: " 3 " }, at).libraryMaxEntries).toBe(3);
+    for (const bad of ["abc", "-1", "2.5"]) {
+      const err = configError(() => loadRunConfig({ HARNESS2_LIBRARY_MAX_ENTRIES: bad }, at));
+      expect(err.variable).toBe("HARNESS2_LIBRARY_MAX_ENTRIES");
+      expect(err.message).toBe(
+        `HARNESS2_LIBRARY_MAX_ENTRIES=${JSON.stringify(bad)} is not allowed: an integer ≥ 0 (0 = no cap)`,
+      );
+      expect(err.message).not.toContain("\n");
     }
   });
 

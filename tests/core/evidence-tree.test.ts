@@ -1,7 +1,7 @@
 // The evidence tree: exact layout, contents vs names mode, leak filtering while copying, every
 // tripwire with its event, symlinks never followed, failing hooks as evidence, the mission text.
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { RecordingSink } from "../../src/core/events.ts";
@@ -13,6 +13,7 @@ import {
   EvidenceDestinationError,
   NoTrajectoryError,
 } from "../../src/core/evidence-tree.ts";
+import { Library, type LibraryView } from "../../src/core/library.ts";
 import { mission, RENDER_TRUNCATION_MARKER } from "../../src/core/mission.ts";
 import { walkFiles } from "../../src/core/safe-fs.ts";
 import { forbiddenWordsIn, type RunView } from "../../src/core/spec.ts";
@@ -469,6 +470,117 @@ describe("leaks and tripwires", () => {
     );
     expect(err).toMatchObject({ kind: "symlink", path: "skills/escape" });
     expect(sink.ofType("tripwire.fired")[0]?.kind).toBe("symlink");
+  });
+});
+
+describe("library cap (spec/04 §6.8)", () => {
+  const STREAM = ["ledger-a", "ledger-b", "ledger-c", "ledger-d", "ledger-e"];
+
+  /** A real library holding five lessons, added in stream order. */
+  function stockedLibrary(): Library {
+    const l = new Library({
+      root: join(tmp, "library", "agg"),
+      domain: "accounting",
+      surface: SURFACE,
+      mode: "agg",
+      k: 1,
+      sweep: "sw",
+      sink: new RecordingSink(),
+      clock: { now: () => 1 },
+    });
+    for (const t of STREAM) {
+      l.add(t, HARNESS, {
+        experience: {
+          cue: `cue of ${t}`,
+          lesson: "recompute the totals",
+          evidence: "base1 lost a sign",
+        },
+      });
+    }
+    return l;
+  }
+
+  function build(library: Pick<BuildEvidenceOptions, "library" | "libraryDir">, at = dest) {
+    return buildEvidenceTree(at, new FakeAdapter(null), "ledger-1", [makeRun(tmp, "base1")], {
+      ...ctx,
+      surface: SURFACE,
+      ...library,
+    });
+  }
+
+  /** Every file of the evidence's library/ folder with its text. */
+  function libraryFiles(root: string): Record<string, string> {
+    const lib = join(root, "library");
+    return Object.fromEntries(
+      walkFiles(lib).map((rel) => [rel, readFileSync(join(lib, rel), "utf8")]),
+    );
+  }
+
+  test("cap 2 of 5: only the 2 newest entries and an INDEX of them; the library on disk keeps 5", async () => {
+    const l = stockedLibrary();
+    const t = await build({ library: l.servedView(2) });
+    expect(readdirSync(join(dest, "library", "harnesses")).sort()).toEqual([
+      "ledger-d",
+      "ledger-e",
+    ]);
+    const index = readFileSync(join(dest, "library", "INDEX.md"), "utf8");
+    expect(index).toContain("_3 older entries are not shown._");
+    expect(index.match(/^## /gm)).toHaveLength(2);
+    expect(index).toContain("## `harnesses/ledger-d/`");
+    expect(index).toContain("## `harnesses/ledger-e/`");
+    expect(index).not.toContain("ledger-a");
+    expect(t.library).toBe(true);
+    expect(t.libraryIndex).toBe(true);
+    expect(t.layout).toContain("context/library/");
+
+    expect(l.entries()).toEqual(STREAM);
+    expect(readdirSync(join(l.dir, "harnesses")).sort()).toEqual(STREAM);
+    const onDisk = readFileSync(l.index, "utf8");
+    expect(onDisk.match(/^## /gm)).toHaveLength(5);
+    expect(onDisk).not.toContain("not shown");
+  });
+
+  test("cap 0 and a cap above the entry count serve exactly what the uncapped build serves", async () => {
+    const l = stockedLibrary();
+    await build({ libraryDir: l.contextDir() });
+    const today = libraryFiles(dest);
+    expect(Object.keys(today).filter((rel) => rel.endsWith("EXPERIENCE.md"))).toHaveLength(5);
+    for (const cap of [0, 7]) {
+      const at = join(tmp, "work", "context", `cap${cap}`);
+      await build({ library: l.servedView(cap) }, at);
+      expect(libraryFiles(at)).toEqual(today);
+      expect(readFileSync(join(at, "library", "INDEX.md"), "utf8")).not.toContain("not shown");
+    }
+  });
+
+  test("entries left out are neither copied nor checked; a served entry is still checked", async () => {
+    const l = stockedLibrary();
+    put(l.entryDir("ledger-a"), "harness/.env", "KEY=1\n");
+    await build({ library: l.servedView(2) });
+    expect(allText(dest)).not.toContain("KEY=1");
+    expect(sink.ofType("tripwire.fired")).toHaveLength(0);
+
+    put(l.entryDir("ledger-e"), "harness/.env", "KEY=2\n");
+    const err = await caughtAsync(build({ library: l.servedView(2) }));
+    expect(err).toMatchObject({ kind: "leak_path", path: "harnesses/ledger-e/harness/.env" });
+    expect(existsSync(dest)).toBe(false);
+  });
+
+  test("a served entry that became a symlink trips the symlink wire", async () => {
+    const l = stockedLibrary();
+    const view = l.servedView(1) as LibraryView;
+    rmSync(l.entryDir("ledger-e"), { recursive: true });
+    symlinkSync(l.entryDir("ledger-a"), l.entryDir("ledger-e"));
+    const err = await caughtAsync(build({ library: view }));
+    expect(err).toMatchObject({ kind: "symlink", path: "harnesses/ledger-e" });
+    expect(existsSync(dest)).toBe(false);
+  });
+
+  test("libraryDir and library together are refused", async () => {
+    const l = stockedLibrary();
+    await expect(build({ libraryDir: l.dir, library: l.servedView(2) })).rejects.toThrow(
+      "libraryDir or library, not both",
+    );
   });
 });
 

@@ -9,6 +9,7 @@ import {
   hasExperience,
   inventory,
   Library,
+  type LibraryView,
   libraryRootFor,
   whyWithLegend,
 } from "../../src/core/library.ts";
@@ -261,5 +262,67 @@ describe("Library", () => {
     rmSync(join(l.entryDir("t1"), "EXPERIENCE.md"));
     writeFileSync(join(l.entryDir("t1"), "notes.md"), "x");
     expect(l.contextDir()).toBeNull();
+  });
+});
+
+describe("servedView (the entry cap, spec/04 §6.8)", () => {
+  const STREAM = ["t1", "t2", "t3", "t4", "t5"];
+
+  function stocked(): Library {
+    const l = lib();
+    for (const t of STREAM) l.add(t, TREE, { experience: { ...LESSON, cue: `cue of ${t}` } });
+    return l;
+  }
+
+  test("cap 2 of 5: the 2 most recent entries, an INDEX of just them and the left-out count", () => {
+    const l = stocked();
+    const onDisk = readFileSync(l.index, "utf8");
+    const view = l.servedView(2) as LibraryView;
+    expect(view).toMatchObject({ dir: l.dir, entries: ["t4", "t5"], omitted: 3 });
+    const index = view.index as string;
+    expect(index).toContain("_3 older entries are not shown._");
+    expect(index).toContain("## `harnesses/t4/`");
+    expect(index).toContain("## `harnesses/t5/`");
+    expect(index.indexOf("harnesses/t4/")).toBeLessThan(index.indexOf("harnesses/t5/"));
+    for (const old of ["t1", "t2", "t3"]) {
+      expect(index).not.toContain(`harnesses/${old}/`);
+      expect(index).not.toContain(`cue of ${old}`);
+    }
+    expect(index).toContain("- cue: cue of t5");
+    // Nothing is lost: the library on disk and its own INDEX.md are untouched.
+    expect(l.entries()).toEqual(STREAM);
+    expect(readFileSync(l.index, "utf8")).toBe(onDisk);
+    expect(onDisk).not.toContain("not shown");
+    for (const t of STREAM) expect(onDisk).toContain(`## \`harnesses/${t}/\``);
+  });
+
+  test("the most recent are by stream order, not by name; one left out reads in the singular", () => {
+    const l = lib();
+    for (const t of ["zeta", "alpha", "mid"]) l.add(t, TREE, { experience: LESSON });
+    const view = l.servedView(2) as LibraryView;
+    expect(view.entries).toEqual(["alpha", "mid"]);
+    expect(view.index).toContain("_1 older entry is not shown._");
+  });
+
+  test("cap 0, or a cap at or above the entry count, serves the whole folder as today", () => {
+    const l = stocked();
+    for (const cap of [0, 5, 9]) {
+      expect(l.servedView(cap)).toEqual({ dir: l.dir, entries: null, index: null, omitted: 0 });
+    }
+    expect(l.contextDir()).toBe(l.dir);
+  });
+
+  test("no lesson yet: nothing is served, whatever the cap", () => {
+    const l = lib();
+    expect(l.servedView(0)).toBeNull();
+    expect(l.servedView(2)).toBeNull();
+  });
+
+  test("a negative or fractional cap is refused", () => {
+    const l = stocked();
+    expect(() => l.servedView(-1)).toThrow(
+      "maxEntries must be an integer ≥ 0 (0 = no cap), got -1",
+    );
+    expect(() => l.servedView(1.5)).toThrow(RangeError);
   });
 });

@@ -83,7 +83,7 @@ async function setup(s: Setup) {
     runIdOf: (l) => makeRunId(ns, TASK, l),
     baseTree: readTree(SURFACE, await adapter.baseHarness()),
     base,
-    libraryDir: null,
+    library: null,
   };
   return { root, adapter, proposer, sink, inputs };
 }

@@ -60,6 +60,7 @@ function env(
     proposer?: ScriptedProposer;
     library?: boolean;
     domainWorkers?: number;
+    libraryMaxEntries?: number;
     seed?: number;
   } = {},
 ): Env {
@@ -75,7 +76,13 @@ function env(
   const inputs: ScheduleInputs = {
     adapter,
     proposer,
-    limits: { ...LIMITS, domainWorkers: opts.domainWorkers ?? 1 },
+    limits: {
+      ...LIMITS,
+      domainWorkers: opts.domainWorkers ?? 1,
+      ...(opts.libraryMaxEntries === undefined
+        ? {}
+        : { libraryMaxEntries: opts.libraryMaxEntries }),
+    },
     runsRoot: join(root, "adapt"),
     libraryRoot: opts.library === false ? null : join(root, "library"),
     k: opts.k ?? 1,
@@ -349,6 +356,46 @@ describe("library prefix", () => {
   });
 });
 
+describe("library cap", () => {
+  const tasks = { t1: "books", t2: "books", t3: "books", t4: "books" };
+  const stream = Object.keys(tasks);
+
+  test("with libraryMaxEntries 2, task 4's improvers see only tasks 2 and 3; nothing is deleted", async () => {
+    const e = env({ modes: ["agg"], tasks, libraryMaxEntries: 2 });
+    const d = await runDomain(e.inputs, "books", stream);
+    expect(d.tasks.map((t) => t.libraryEntriesBefore)).toEqual([
+      { agg: 0 },
+      { agg: 1 },
+      { agg: 2 },
+      { agg: 3 },
+    ]);
+    const ctxOf = (task: string) => join(modeTaskDir(e.inputs, "agg", task), "context");
+    for (const stage of ["inv1", "dom1", "agg1"]) {
+      const lib = join(ctxOf("t4"), stage, "library");
+      expect(readdirSync(join(lib, "harnesses")).sort()).toEqual(["t2", "t3"]);
+      expect(readFileSync(join(lib, "INDEX.md"), "utf8")).toContain(
+        "_1 older entry is not shown._",
+      );
+      // Under the cap, task 3 sees both earlier entries and no note.
+      expect(readdirSync(join(ctxOf("t3"), stage, "library", "harnesses")).sort()).toEqual([
+        "t1",
+        "t2",
+      ]);
+    }
+    const libDir = join(e.root, "library", "agg", "books");
+    expect(readdirSync(join(libDir, "harnesses")).sort()).toEqual(stream);
+    expect(readFileSync(join(libDir, "INDEX.md"), "utf8")).not.toContain("not shown");
+  });
+
+  test("without a cap (the default) task 4 sees all three earlier entries", async () => {
+    const e = env({ modes: ["agg"], tasks });
+    await runDomain(e.inputs, "books", stream);
+    const lib = join(modeTaskDir(e.inputs, "agg", "t4"), "context", "agg1", "library");
+    expect(readdirSync(join(lib, "harnesses")).sort()).toEqual(["t1", "t2", "t3"]);
+    expect(readFileSync(join(lib, "INDEX.md"), "utf8")).not.toContain("not shown");
+  });
+});
+
 test("runSweep: domains in stream order under the worker limit; a failing task does not stop the rest", async () => {
   const tasks = { a1: "alpha", a2: "alpha", b1: "beta", g1: "gamma" };
   const e = env({ tasks, modes: ["agg"], seed: 7 });
@@ -415,6 +462,10 @@ test("bad requests are refused before any work", async () => {
   await expect(runTask({ ...e.inputs, modes: ["agg", "agg"] }, "t1")).rejects.toThrow("twice");
   await expect(runTask({ ...e.inputs, modes: ["both" as ModeToken] }, "t1")).rejects.toThrow(
     "unknown mode",
+  );
+  const capped = { ...e.inputs, limits: { ...e.inputs.limits, libraryMaxEntries: -1 } };
+  await expect(runTask(capped, "t1")).rejects.toThrow(
+    "libraryMaxEntries must be an integer ≥ 0 (0 = no cap), got -1",
   );
   expect(e.adapter.executed).toEqual([]);
 });
