@@ -107,6 +107,7 @@ async function runDemo(args: ParsedArgs, io: CliIO): Promise<number> {
         output,
         phaseWidth: config.phaseWidth,
         sessionLimit: config.sessionLimit,
+        libraryMaxEntries: config.libraryMaxEntries,
       },
       identity: { channel: channel.kind, model: adapter.spec.channels.proposer?.model ?? "" },
     },

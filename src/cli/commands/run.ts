@@ -260,6 +260,7 @@ async function runSweepCommand(args: ParsedArgs, io: CliIO): Promise<number> {
         transportAttempts: config.transportAttempts,
         proposerTimeoutS: config.proposerTimeoutS,
         rolloutTimeoutS: config.rolloutTimeoutS,
+        libraryMaxEntries: config.libraryMaxEntries,
       },
       identity: {
         solverModel: config.solverModel,
