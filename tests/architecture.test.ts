@@ -93,6 +93,51 @@ describe("dependency direction (ARCHITECTURE §3)", () => {
   });
 });
 
+/** Every module `entries` reach through relative imports, static or dynamic (type imports too). */
+function closure(entries: readonly string[]): Map<string, string> {
+  const byFile = new Map<string, Edge[]>();
+  for (const e of all) byFile.set(e.from, [...(byFile.get(e.from) ?? []), e]);
+  const reachedFrom = new Map<string, string>(entries.map((f) => [f, f]));
+  const queue = [...entries];
+  for (let file = queue.shift(); file !== undefined; file = queue.shift()) {
+    for (const e of byFile.get(file) ?? []) {
+      if (!e.spec.startsWith(".") || reachedFrom.has(e.to)) continue;
+      reachedFrom.set(e.to, file);
+      queue.push(e.to);
+    }
+  }
+  return reachedFrom;
+}
+
+describe("the method cannot read a score (ARCHITECTURE §3)", () => {
+  // The commands that run the method, and the session they share: nothing they reach, however
+  // indirectly, may be the judge (cli/ as a whole may import it, for `judge` and `report`).
+  const RUN_PATH = [
+    "src/cli/commands/run.ts",
+    "src/cli/commands/demo.ts",
+    "src/cli/sweep-session.ts",
+    "src/core/schedule.ts",
+  ];
+
+  test("the run path's entry points exist", () => {
+    for (const f of RUN_PATH) expect(all.some((e) => e.from === f)).toBe(true);
+  });
+
+  test("nothing reachable from run, demo or the sweep session is the judge or a scorer", () => {
+    const reached = closure(RUN_PATH);
+    expect(reached.size).toBeGreaterThan(RUN_PATH.length);
+    const bad = [...reached].filter(
+      ([f]) => under(f, "src/judge") || /-scorer\.tsx?$/.test(f) || f === "src/cli/bench-judges.ts",
+    );
+    expect(bad.map(([f, via]) => `${via} -> ${f}`)).toEqual([]);
+  });
+
+  test("the closure walk finds a judge import when there is one", () => {
+    const reached = closure(["src/cli/commands/judge.ts"]);
+    expect([...reached.keys()].some((f) => under(f, "src/judge"))).toBe(true);
+  });
+});
+
 /** The event registry is values (zod schemas) that store/tui validate against: allowed as a value import. */
 function isEventsModule(p: string): boolean {
   return /^src\/core\/events(\.ts|\/|$)/.test(p);

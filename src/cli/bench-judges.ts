@@ -36,8 +36,8 @@ const LOADERS: Record<string, (ctx: BenchJudgeContext) => Promise<BenchJudge>> =
         EXIT.failed,
       );
     }
-    const { createTasksAdapter } = await import("../benchmarks/tasks/tasks-adapter.ts");
-    const { scorer } = createTasksAdapter({ tasksDir, runsDir: ctx.runsDir, env: ctx.env });
+    const { createTasksScorer } = await import("../benchmarks/tasks/tasks-scorer.ts");
+    const scorer = createTasksScorer({ tasksDir, env: ctx.env });
     // The checks are the task folder's own tests/check scripts.
     return { scorer, identity: { scorer: "tasks-check", version: "1" } };
   },

@@ -33,7 +33,6 @@ import {
   type TaskProblem,
 } from "./task-folder.ts";
 import { composeTaskPrompt, promptsForDomain } from "./tasks-prompts.ts";
-import { TasksScorer } from "./tasks-scorer.ts";
 
 export const TASKS_BENCH = "tasks";
 /** Rollout limit when neither HARNESS2_ROLLOUT_TIMEOUT nor task.toml sets one. */
@@ -314,24 +313,20 @@ function readDeliverable(path: string): string {
 
 export type CreatedTasksBench = {
   adapter: TasksAdapter;
-  /** For the judge only. */
-  scorer: TasksScorer;
   /** Malformed tasks (skipped); empty in strict mode, which throws instead. */
   problems: readonly TaskProblem[];
 };
 
 /**
- * Builds the `tasks` benchmark from a folder: the adapter, its judge-only Scorer, and the problems
- * found. With `strict`, any problem throws TasksFormatError; otherwise malformed tasks are
- * skipped. A folder that yields no task at all always throws.
+ * Builds the `tasks` benchmark from a folder: the adapter and the problems found. With `strict`,
+ * any problem throws TasksFormatError; otherwise malformed tasks are skipped. A folder that yields
+ * no task at all always throws. The judge builds its scorer separately (createTasksScorer), so the
+ * method's run path never loads the code that runs an answer key.
  */
 export function createTasksAdapter(opts: TasksAdapterOptions): CreatedTasksBench {
   const folder = readTaskFolder(opts.tasksDir);
   if ((opts.strict && folder.problems.length > 0) || folder.tasks.length === 0) {
     throw new TasksFormatError(opts.tasksDir, folder.problems);
   }
-  const adapter = new TasksAdapter(folder, opts);
-  const byId = new Map(folder.tasks.map((t) => [t.id, t]));
-  const scorer = new TasksScorer({ lookup: (id) => byId.get(id), env: opts.env });
-  return { adapter, scorer, problems: folder.problems };
+  return { adapter: new TasksAdapter(folder, opts), problems: folder.problems };
 }

@@ -10,7 +10,8 @@ import { pickEnv, runProcess, SpawnError } from "../../core/process.ts";
 import { copyTreeSafe } from "../../core/safe-fs.ts";
 import type { Scorer } from "../../core/spec.ts";
 import { outputDirOf } from "../../substrate/opencode/execute.ts";
-import type { TaskEntry } from "./task-folder.ts";
+import { readTaskFolder, type TaskEntry } from "./task-folder.ts";
+import { TasksFormatError } from "./tasks-adapter.ts";
 
 const CheckVerdict = z
   .object({ passed: z.number().int().min(0), total: z.number().int().min(1) })
@@ -40,10 +41,24 @@ export type ScoreOutcome =
   | { ok: false; error: string };
 
 export type TasksScorerOptions = {
-  /** The task entries by id (what createTasksAdapter read). */
+  /** The task entries by id (what createTasksScorer read). */
   lookup: (taskId: string) => TaskEntry | undefined;
   env?: Record<string, string | undefined>;
 };
+
+/**
+ * The judge's scorer for a task folder: every task that parses is judgeable by id. A folder that
+ * yields no task at all throws TasksFormatError, as the adapter does.
+ */
+export function createTasksScorer(opts: {
+  tasksDir: string;
+  env?: Record<string, string | undefined>;
+}): TasksScorer {
+  const folder = readTaskFolder(opts.tasksDir);
+  if (folder.tasks.length === 0) throw new TasksFormatError(opts.tasksDir, folder.problems);
+  const byId = new Map(folder.tasks.map((t) => [t.id, t]));
+  return new TasksScorer({ lookup: (id) => byId.get(id), env: opts.env });
+}
 
 export class TasksScorer implements Scorer {
   readonly #lookup: (taskId: string) => TaskEntry | undefined;
