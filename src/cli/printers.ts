@@ -122,6 +122,10 @@ export function describe(event: HarnessEvent, p: Paint, verbose: boolean): strin
         ? `  ${event.task} ${MODE_NAME[event.mode]}: reflection ${event.ok ? (event.noEntry ? "NO_ENTRY" : "lesson") : p.red(`failed — ${event.error}`)}`
         : null;
     case "library.added":
+      // A resumed task's entry put back is no news: shown only with --verbose.
+      if (event.restored === true) {
+        return verbose ? `  ${event.task} ${MODE_NAME[event.mode]}: library kept (resumed)` : null;
+      }
       return `  ${event.task} ${MODE_NAME[event.mode]}: library + ${event.cue}`;
     case "judgment.recorded":
       return `  judged ${event.task} ${MODE_NAME[event.mode]} ${event.label}: ${event.graded ? `score ${event.score}` : p.yellow(`ungraded (${event.reason})`)}`;

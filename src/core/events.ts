@@ -273,6 +273,8 @@ export const LibraryAdded = z.object({
   lesson: z.string(),
   confidence: z.string(),
   path: z.string(),
+  /** True when a resumed task's earlier entry was put back, not a new lesson of this sweep. */
+  restored: z.boolean().optional(),
 });
 
 // ── judge (outside the method: only src/judge emits these) ───────────────────────────────────

@@ -165,6 +165,8 @@ export type AddOptions = {
   label?: string;
   runId?: string;
   experience: unknown;
+  /** Putting back a resumed task's entry from its earlier run (said so in `library.added`). */
+  restored?: boolean;
 };
 
 /** One (run root, mode, domain) library on disk. */
@@ -343,6 +345,7 @@ export class Library {
         lesson: experience.lesson,
         confidence: experience.confidence,
         path: final,
+        ...(options.restored === true ? { restored: true } : {}),
       }),
     );
     return final;

@@ -93,4 +93,28 @@ describe("headless printers", () => {
     linePrinter((t) => out.push(t), { color: true }).emit(events[1] as HarnessEvent);
     expect(out[0]).toContain("\x1b[31m");
   });
+
+  test("a new lesson is news; an entry put back for a resumed task shows only with verbose", () => {
+    const added = {
+      type: "library.added",
+      ...base,
+      mode: "agg",
+      k: 1,
+      entry: "ledger-1",
+      cue: "totals must reconcile",
+      lesson: "recompute",
+      confidence: "",
+      path: "/lib/ledger-1",
+    };
+    const fresh = HarnessEvent.parse(added);
+    const restored = HarnessEvent.parse({ ...added, restored: true });
+    const out: string[] = [];
+    const quiet = linePrinter((t) => out.push(t), { color: false });
+    quiet.emit(fresh);
+    quiet.emit(restored);
+    expect(out).toEqual(["  ledger-1 parallel: library + totals must reconcile\n"]);
+    const loud: string[] = [];
+    linePrinter((t) => loud.push(t), { color: false, verbose: true }).emit(restored);
+    expect(loud).toEqual(["  ledger-1 parallel: library kept (resumed)\n"]);
+  });
 });

@@ -162,6 +162,10 @@ describe("Library", () => {
     const added = sink.ofType("library.added");
     expect(added).toHaveLength(1);
     expect(added[0]).toMatchObject({ task: "acct/task-1", mode: "agg", k: 2, cue: LESSON.cue });
+    expect(added[0]?.restored).toBeUndefined();
+
+    l.add("acct/task-1", TREE, { experience: LESSON, restored: true });
+    expect(sink.ofType("library.added").at(-1)?.restored).toBe(true);
   });
 
   test("add refuses an experience without cue, lesson or evidence and writes nothing", () => {
