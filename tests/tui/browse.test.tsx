@@ -103,6 +103,27 @@ describe("screens", () => {
     expect(parentDir("/w/t/harnesses/dom2", "c1")).toBe("/w/t/harnesses/c1");
   });
 
+  test("a final's stage lists its own call only, never the selector's or reflector's calls on it", () => {
+    const task = sweepDetail(db, UNFINISHED)?.tasks.find((t) => t.task === "ledger-1");
+    expect(task?.calls.map((c) => c.label)).toEqual(
+      expect.arrayContaining(["select.seq2", "select.seq2.repair1", "experience.agg2"]),
+    );
+    for (const [mode, label] of [
+      ["agg", "agg2"],
+      ["seq", "c2"],
+    ] as const) {
+      const m = task?.modes.find((x) => x.mode === mode) as ModeView;
+      const stage = m.stages.find((s) => s.label === label);
+      const out = text(
+        stageLines({ task: task!, mode, stage: stage!, paths: null, diff: "", width: 120 }),
+      );
+      expect(out).toContain("proposer calls (1)");
+      expect(out).toContain(`${label}.a1`);
+      expect(out).not.toContain("select.");
+      expect(out).not.toContain("experience.");
+    }
+  });
+
   test("a stage shows notes, its full error, paths, proposer calls with audit files, and a toned diff", () => {
     const task = sweepDetail(db, UNFINISHED)?.tasks.find((t) => t.task === "ledger-1");
     const mode = task?.modes.find((m) => m.mode === "agg") as ModeView;
@@ -131,9 +152,12 @@ describe("screens", () => {
     expect(out).toContain("harness   /r/ledger-1/harnesses/dom1");
     expect(out).toContain("parent    base (/r/ledger-1/harnesses/base)");
     expect(out).toContain("evidence  /r/ledger-1/context/dom1");
-    expect(out).toContain("proposer calls (1)");
-    expect(out).toMatch(/stage\s+│\s+2 │ scripted\/scripted\/improve/);
-    expect(out).toContain("audit /r/_audit/dom1.json");
+    // Both attempts' calls, recorded as dom1.a1 and dom1.a2, with their cost.
+    expect(out).toContain("proposer calls (2)");
+    expect(out).toMatch(/dom1\.a1\s+│\s+1 │ scripted\/scripted\/improve[^\n]*\$0\.0100/);
+    expect(out).toMatch(/dom1\.a2\s+│\s+1 │ scripted\/scripted\/improve[^\n]*\$0\.0100/);
+    expect(out).toContain("audit /r/_audit/dom1.a1.json");
+    expect(out).toContain("audit /r/_audit/dom1.a2.json");
     const tones = Object.fromEntries(lines.map((l) => [l.map((s) => s.text).join(""), l[0]?.tone]));
     expect(tones["+new"]).toBe("ok");
     expect(tones["-old"]).toBe("error");

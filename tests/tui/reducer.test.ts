@@ -86,6 +86,60 @@ describe("reduce", () => {
     expect(mode()?.stages[0]).toMatchObject({ state: "ok", attempts: 1, usd: 0.02 });
   });
 
+  test("a running stage adds up its attempts' calls (<stage>.aN); selection and reflection calls are no stage's", () => {
+    const s = oneTask().task("acct", "ledger-1", { fellBack: ["inv1"], modes: ["agg"] });
+    const calls = s.events.filter((e) => e.type === "proposer.call").map((e) => e.label);
+    expect(calls.slice(0, 2)).toEqual(["inv1.a1", "inv1.a2"]);
+    expect(calls).toContain("select.agg2");
+    expect(calls).toContain("experience.agg2");
+    const mode = (st: LiveState) => st.tasks[0]?.modes.find((m) => m.mode === "agg");
+    let st = run(until(s.events, (e) => e.type === "proposer.call" && e.label === "inv1.a2"));
+    expect(mode(st)?.stages[0]).toMatchObject({ label: "inv1", state: "running", attempts: 1 });
+    expect(mode(st)?.stages[0]?.usd).toBeCloseTo(0.01, 9);
+    st = run(until(s.events, (e) => e.type === "tripwire.fired" || e.type === "stage.finished"));
+    expect(mode(st)?.stages[0]).toMatchObject({ state: "running", attempts: 2 });
+    expect(mode(st)?.stages[0]?.usd).toBeCloseTo(0.02, 9);
+
+    // A running row named like the selector's or reflector's target never takes their calls.
+    const at = { sweep: SWEEP, domain: "acct", task: "ledger-1", mode: "agg" as const, k: 2 };
+    const call = (label: string, purpose: "stage" | "selection" | "reflection") =>
+      HarnessEvent.parse({
+        type: "proposer.call",
+        ts: 1,
+        ...at,
+        label,
+        purpose,
+        attempts: 1,
+        channel: "scripted",
+        model: "m",
+        cached: false,
+        wallS: 1,
+        usd: 0.5,
+        error: "",
+        auditPath: "",
+      });
+    const started = HarnessEvent.parse({
+      type: "stage.started",
+      ts: 1,
+      ...at,
+      label: "agg2",
+      dim: "AGG",
+      evidenceDir: "/e",
+    });
+    st = run([
+      ...oneTask().events,
+      started,
+      call("select.agg2", "selection"),
+      call("select.agg2.repair1", "selection"),
+      call("experience.agg2", "reflection"),
+      call("experience.agg2.repair1", "reflection"),
+      call("agg2", "stage"),
+    ]);
+    expect(mode(st)?.stages[0]).toMatchObject({ label: "agg2", attempts: null, usd: null });
+    st = run([call("agg2.a1", "stage")], st);
+    expect(mode(st)?.stages[0]).toMatchObject({ label: "agg2", attempts: 1, usd: 0.5 });
+  });
+
   test("fell back, kept base and cached stages keep their outcome and the error's first line", () => {
     const s = oneTask().task("acct", "ledger-1", {
       fellBack: ["dom1"],
@@ -223,8 +277,9 @@ describe("reduce", () => {
   test("spend: uncached improver calls and executed rollouts", () => {
     const s = oneTask().task("acct", "ledger-1", { cached: ["inv1"] });
     const st = run(s.events);
-    // 2 modes × 6 stage calls at $0.02, less inv1 (cached in both); 2 bases + 2 × 6 rollouts.
-    expect(st.spend.improverUsd).toBeCloseTo(10 * 0.02, 9);
+    // Per mode: 6 stages at $0.02 (less inv1, cached), a selector call at $0.03 and a reflection
+    // at $0.01; executor: 2 bases + 2 × 6 rollouts.
+    expect(st.spend.improverUsd).toBeCloseTo(2 * (5 * 0.02 + 0.03 + 0.01), 9);
     expect(st.spend.executorUsd).toBeCloseTo(14 * 0.01, 9);
   });
 

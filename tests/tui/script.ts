@@ -204,6 +204,11 @@ export class Script {
       const fallback = o.fallbackIn === mode;
       const chosen = labels[labels.length - 1] ?? "";
       const anonId = k === 1 ? "" : (Object.keys(idMap).find((a) => idMap[a] === chosen) ?? "");
+      if (k > 1) {
+        // The selector's call, and its repair turn when the first reply had no usable choice.
+        this.call(inMode, `select.${mode}${k}`, "selection", fallback ? 0.02 : 0.03, false);
+        if (fallback) this.call(inMode, `select.${mode}${k}.repair1`, "selection", 0.01, false);
+      }
       this.push({
         type: "selection.made",
         ts: this.tick(),
@@ -220,6 +225,7 @@ export class Script {
         error: fallback ? "selector reply had no CHOICE line" : "",
       });
       this.push({ type: "phase.started", ts: this.tick(), ...inMode, phase: "reflection" });
+      this.call(inMode, `experience.${mode}${k}`, "reflection", 0.01, false);
       this.push({
         type: "reflection.finished",
         ts: this.tick(),
@@ -278,21 +284,12 @@ export class Script {
     const keptBase = o.keptBase?.includes(label) ?? false;
     const cached = o.cached?.includes(label) ?? false;
     this.stageStarted(inMode.domain, inMode.task, inMode.mode, inMode.k, label, dim);
-    this.push({
-      type: "proposer.call",
-      ts: this.tick(),
-      ...inMode,
-      label,
-      purpose: "stage",
-      attempts: fellBack ? 2 : 1,
-      channel: "scripted",
-      model: "scripted/improve",
-      cached,
-      wallS: 1,
-      usd: 0.02,
-      error: fellBack ? "invalid proposal: skills/x/SKILL.md needs a description" : "",
-      auditPath: `${this.root}/_audit/${label}.json`,
-    });
+    // Real labels: one call per stage attempt, `<stage>.a<N>` (src/core/stage.ts). A stage that
+    // falls back here spent two attempts whose proposals did not validate.
+    const attempts = fellBack ? 2 : 1;
+    for (let a = 1; a <= attempts; a++) {
+      this.call(inMode, `${label}.a${a}`, "stage", 0.02 / attempts, cached);
+    }
     if (o.tripwireAt === label) {
       this.push({
         type: "tripwire.fired",
@@ -319,6 +316,30 @@ export class Script {
       error: fellBack ? "invalid proposal: skills/x/SKILL.md needs a description\nsecond line" : "",
       notes: keptBase ? "KEEP_BASE: nothing to improve" : "edited the system prompt",
       harnessDir: this.harnessDir(inMode.task, label),
+    });
+  }
+
+  private call(
+    inMode: { sweep: string; domain: string; task: string; mode: ModeToken; k: number },
+    label: string,
+    purpose: "stage" | "selection" | "reflection",
+    usd: number,
+    cached: boolean,
+  ): void {
+    this.push({
+      type: "proposer.call",
+      ts: this.tick(),
+      ...inMode,
+      label,
+      purpose,
+      attempts: 1,
+      channel: "scripted",
+      model: "scripted/improve",
+      cached,
+      wallS: 1,
+      usd,
+      error: "",
+      auditPath: `${this.root}/_audit/${label}.json`,
     });
   }
 

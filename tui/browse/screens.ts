@@ -14,7 +14,7 @@ import type {
 import { type Line, line, textLines } from "../components/Lines.tsx";
 import { type Column, tableLines } from "../components/Table.tsx";
 import type { Tone } from "../components/theme.ts";
-import { formatDuration, formatUsd } from "../live/derive.ts";
+import { formatDuration, formatUsd, stageOfCall } from "../live/derive.ts";
 
 const MODE_NAMES: Record<string, string> = { agg: "parallel", seq: "sequential" };
 export const modeName = (m: string) => MODE_NAMES[m] ?? m;
@@ -294,7 +294,7 @@ export function parentDir(harnessDir: string, parent: string): string {
 }
 
 const CALL_COLUMNS: Column<ProposerCallView>[] = [
-  { header: "purpose", cell: (c) => c.purpose },
+  { header: "call", cell: (c) => c.label },
   { header: "att", cell: (c) => String(c.attempts), align: "right" },
   { header: "channel/model", cell: (c) => `${c.channel}/${c.model}`, max: 36 },
   { header: "cached", cell: (c) => (c.cached ? "cached" : "") },
@@ -362,7 +362,7 @@ export function stageLines({ task, mode, stage, paths, diff, width }: StageInput
   lines.push(line(`harness   ${harnessDir || "—"}`));
   lines.push(line(`parent    ${parent}${harnessDir ? ` (${parentDir(harnessDir, parent)})` : ""}`));
   lines.push(line(`evidence  ${paths?.evidenceDir || "—"}`));
-  const calls = task.calls.filter((c) => c.mode === mode && c.label === stage.label);
+  const calls = task.calls.filter((c) => c.mode === mode && stageOfCall(c) === stage.label);
   lines.push([]);
   lines.push(line(`proposer calls (${calls.length})`, "strong"));
   if (calls.length > 0) {

@@ -56,3 +56,14 @@ export function formatDuration(seconds: number): string {
 export function formatUsd(usd: number): string {
   return `$${usd < 10 ? usd.toFixed(4) : usd.toFixed(2)}`;
 }
+
+/**
+ * The stage a proposer call belongs to, or null. A stage's calls are labelled `<stage>.a<N>`, one
+ * per stage attempt (src/core/stage.ts); selection (`select.<mode><k>[.repairN]`) and reflection
+ * (`experience.<mode><k>[.repairN]`) calls belong to no stage, and neither does any other purpose.
+ */
+export function stageOfCall(call: { label: string; purpose: string }): string | null {
+  if (call.purpose !== "stage") return null;
+  const m = /^(.+)\.a(\d+)$/.exec(call.label);
+  return m ? (m[1] as string) : null;
+}

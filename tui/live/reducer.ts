@@ -3,6 +3,7 @@
 // never throws on an event it does not expect: it records what it can and moves on.
 
 import type { HarnessEvent, ModeToken } from "../../src/core/events.ts";
+import { stageOfCall } from "./derive.ts";
 import { firstLine, type LogEntry, logEntry } from "./log-line.ts";
 import {
   type FinishedRow,
@@ -160,16 +161,20 @@ function applyEvent(state: LiveState, e: HarnessEvent): LiveState {
       );
     case "proposer.call": {
       const spent = e.cached ? state : addSpend(state, e.usd, 0);
-      if (e.purpose !== "stage" || e.task === undefined || e.mode === undefined) return spent;
+      const label = stageOfCall(e);
+      if (label === null || e.task === undefined || e.mode === undefined) return spent;
       const where = { domain: e.domain, task: e.task, mode: e.mode, k: e.k };
       return withMode(spent, where, (m) => {
-        const row = m.stages.find((s) => s.label === e.label);
+        const row = m.stages.find((s) => s.label === label);
         if (row?.state !== "running") return m;
-        return upsertStage(m, e.label, () => ({
+        // Counted as the stage counts them on finishing (src/core/stage.ts): each uncached call
+        // adds its session attempts (at least one), a cached one adds none; cached only if all were.
+        const first = row.usd === null;
+        return upsertStage(m, label, () => ({
           ...row,
-          attempts: e.attempts,
+          attempts: (row.attempts ?? 0) + (e.cached ? 0 : Math.max(1, e.attempts)),
           usd: (row.usd ?? 0) + (e.cached ? 0 : e.usd),
-          cached: e.cached,
+          cached: first ? e.cached : row.cached && e.cached,
         }));
       });
     }
