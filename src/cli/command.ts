@@ -74,9 +74,14 @@ export function parseCommandArgs(cmd: Command, argv: string[]): ParsedArgs {
   }
   let parsed: ReturnType<typeof parseArgs>;
   try {
-    parsed = parseArgs({ args: argv, options, strict: true, allowPositionals: true });
+    parsed = parseArgs({
+      args: joinOptionValues(cmd, argv),
+      options,
+      strict: true,
+      allowPositionals: true,
+    });
   } catch (err) {
-    throw new UsageError(describeParseError(err), cmd.name);
+    throw new UsageError(describeParseError(cmd, err), cmd.name);
   }
   const bounds = cmd.positionals ?? { min: 0, max: 0 };
   const n = parsed.positionals.length;
@@ -90,13 +95,79 @@ export function parseCommandArgs(cmd: Command, argv: string[]): ParsedArgs {
   return { values: parsed.values, positionals: parsed.positionals };
 }
 
-function describeParseError(err: unknown): string {
+/** "--k N: candidates per mode (default 2)": the flag, its value and what it allows. */
+function optionUsage(cmd: Command, name: string): string {
+  const spec = cmd.options[name];
+  if (spec === undefined) return `--${name}`;
+  return `--${name} ${spec.valueName ?? "VALUE"}: ${spec.description}`;
+}
+
+/** The long name of `token` (`--k`, `--k=3`, `-k`) when it is one of `cmd`'s options. */
+function optionName(cmd: Command, token: string): string | undefined {
+  if (token.startsWith("--")) {
+    const name = token.slice(2).split("=")[0] ?? "";
+    return name in cmd.options ? name : undefined;
+  }
+  if (/^-[^-]$/.test(token)) {
+    return Object.entries(cmd.options).find(([, spec]) => spec.short === token.slice(1))?.[0];
+  }
+  return undefined;
+}
+
+const NEGATIVE_NUMBER = /^-\d+(\.\d+)?$/;
+
+/**
+ * node:util refuses `--k -1` as "ambiguous" (the value looks like an option), so a negative
+ * number after a string option is joined to it (`--k=-1`) and reaches the option's own range
+ * check, which names the allowed values. A string option followed by another option (`--k
+ * --no-tui`) is a missing value, said in those words. Everything after `--` is left alone.
+ */
+function joinOptionValues(cmd: Command, argv: readonly string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const token = argv[i] as string;
+    if (token === "--") {
+      out.push(...argv.slice(i));
+      break;
+    }
+    const name = token.includes("=") ? undefined : optionName(cmd, token);
+    const next = argv[i + 1];
+    if (name === undefined || cmd.options[name]?.type !== "string" || next === undefined) {
+      out.push(token);
+      continue;
+    }
+    if (NEGATIVE_NUMBER.test(next)) {
+      out.push(`--${name}=${next}`);
+      i++;
+      continue;
+    }
+    if (next.startsWith("-") && next !== "-") {
+      const why =
+        optionName(cmd, next) === undefined
+          ? `write --${name}=${next} if '${next}' is the value`
+          : `'${next}' is another option`;
+      throw new UsageError(
+        `option '--${name}' needs a value (${optionUsage(cmd, name)}); ${why}`,
+        cmd.name,
+      );
+    }
+    out.push(token);
+  }
+  return out;
+}
+
+function describeParseError(cmd: Command, err: unknown): string {
   const raw = err instanceof Error ? err.message : String(err);
   // node:util messages are multi-line and mention "strict"; keep the first sentence, reworded.
   const unknown = raw.match(/Unknown option '([^']+)'/);
   if (unknown) return `unknown option '${unknown[1]}'`;
   const missing = raw.match(/Option '([^']+)' argument missing/);
-  if (missing) return `option '${missing[1]?.split(",").pop()?.trim()}' needs a value`;
+  if (missing) {
+    // "-k, --k <value>" → "--k"
+    const flag = missing[1]?.split(",").pop()?.trim().split(" ")[0] ?? "";
+    const name = optionName(cmd, flag);
+    return `option '${flag}' needs a value${name === undefined ? "" : ` (${optionUsage(cmd, name)})`}`;
+  }
   const noValue = raw.match(/Option '([^']+)' does not take an argument/);
   if (noValue) return `option '${noValue[1]}' does not take a value`;
   return raw.split("\n")[0] ?? raw;
