@@ -66,7 +66,7 @@ sys.stdout.write(json.dumps({"results": out}))
 `;
 
 export type PythonCheckerOptions = {
-  /** Interpreter to run; default `python3` looked up on PATH. */
+  /** Interpreter to run; default `env.HARNESS2_PYTHON`, else `python3` looked up on PATH. */
   python?: string;
   /** Environment the interpreter's PATH / pyenv lookup comes from; default process.env. */
   env?: Record<string, string | undefined>;
@@ -77,8 +77,11 @@ export type PythonCheckerOptions = {
 const MEMO_MAX = 4096;
 
 export function pythonSyntaxChecker(opts: PythonCheckerOptions = {}): PythonChecker {
-  const python = opts.python ?? "python3";
   const source = opts.env ?? process.env;
+  // The same override every other python3 start honours (python.ts): without it, a machine whose
+  // python3 is only reachable through HARNESS2_PYTHON passes the demo's preflight and then fails
+  // every syntax check.
+  const python = opts.python ?? source.HARNESS2_PYTHON ?? "python3";
   const env = pickEnv(source, ["PATH", "HOME", "PYENV_*", "LANG", "LC_*"], {
     PYTHONDONTWRITEBYTECODE: "1",
     PYTHONIOENCODING: "utf-8",
@@ -181,7 +184,7 @@ function stripBom(source: string): string {
 
 let defaultChecker: PythonChecker | undefined;
 
-/** The checker `validate` uses unless given another: python3 from this process's PATH. */
+/** The checker `validate` uses unless given another: $HARNESS2_PYTHON, else python3 on PATH. */
 export function defaultPythonChecker(): PythonChecker {
   defaultChecker ??= pythonSyntaxChecker();
   return defaultChecker;

@@ -2,6 +2,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { resolvePython } from "../../src/core/python.ts";
 import { runCli } from "../helpers/cli.ts";
 
 const ROOT = mkdtempSync(join(tmpdir(), "h2-validate-cli-"));
@@ -128,6 +129,22 @@ describe("harness2 validate", () => {
     expect(missing.stderr).toContain("no harness directory at");
     const none = await runCli(["validate"]);
     expect(none.code).toBe(2);
+  });
+
+  test("HARNESS2_PYTHON is the interpreter when python3 is not on PATH", async () => {
+    const dir = harness({ ...VALID_OC, "scripts/bad.py": "def f(:\n" });
+    const noPython = join(ROOT, "empty-bin");
+    mkdirSync(noPython, { recursive: true });
+    const without = await runCli(["validate", dir], {
+      env: { PATH: noPython, HARNESS2_PYTHON: undefined },
+    });
+    expect(without.code).toBe(1);
+    expect(without.stderr).toContain("python3 is required");
+    const real = (await resolvePython(process.env)) as string;
+    const r = await runCli(["validate", dir], { env: { PATH: noPython, HARNESS2_PYTHON: real } });
+    expect(r.stderr).toBe("");
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain("scripts/bad.py does not compile: SyntaxError");
   });
 
   test("is listed in the help", async () => {

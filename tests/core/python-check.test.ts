@@ -3,6 +3,7 @@ import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { which } from "../../src/core/process.ts";
+import { resolvePython } from "../../src/core/python.ts";
 import {
   PythonCheckError,
   PythonUnavailableError,
@@ -126,6 +127,35 @@ describe("pythonSyntaxChecker", () => {
     await expect(offPath([{ rel: "a.py", source: "" }])).rejects.toBeInstanceOf(
       PythonUnavailableError,
     );
+  });
+
+  test("HARNESS2_PYTHON names the interpreter when python3 is not on PATH", async () => {
+    const real = await resolvePython(process.env);
+    expect(real).not.toBeNull();
+    const empty = tmp();
+    const check = pythonSyntaxChecker({ env: { PATH: empty, HARNESS2_PYTHON: real as string } });
+    expect(
+      await check([
+        { rel: "a.py", source: "x = 1\n" },
+        { rel: "b.py", source: "def (" },
+      ]),
+    ).toEqual([null, expect.stringContaining("b.py does not compile: SyntaxError")]);
+    // The override is the one that was run: a missing one is named in the error.
+    const gone = join(empty, "gone-python");
+    const missing = pythonSyntaxChecker({ env: { PATH: empty, HARNESS2_PYTHON: gone } });
+    await expect(missing([{ rel: "a.py", source: "" }])).rejects.toThrow(
+      `'${gone}' could not be run`,
+    );
+  });
+
+  test("an explicit python option wins over HARNESS2_PYTHON", async () => {
+    const { exe, log } = wrapper(tmp(), `exec '${REAL_PYTHON}' "$@"`);
+    const check = pythonSyntaxChecker({
+      python: exe,
+      env: { ...process.env, HARNESS2_PYTHON: join(tmp(), "not-this-one") },
+    });
+    expect(await check([{ rel: "a.py", source: "x = 1\n" }])).toEqual([null]);
+    expect(starts(log)).toBeGreaterThan(0);
   });
 
   test("a shim that finds no interpreter (exit 127) is also unavailable", async () => {
