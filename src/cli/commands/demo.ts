@@ -4,7 +4,7 @@
 
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { storeLocation } from "../../../store/db.ts";
+import { openStore, storeLocation } from "../../../store/db.ts";
 import { DemoAdapter } from "../../benchmarks/demo/demo-adapter.ts";
 import { DemoChannel } from "../../benchmarks/demo/demo-channel.ts";
 import { loadRunConfig } from "../../core/config.ts";
@@ -20,7 +20,6 @@ import {
   stringOpt,
   UsageError,
 } from "../command.ts";
-import { EXIT } from "../exit-codes.ts";
 import { chooseFrontEnd, runSweepSession, SWEEP_FRONT_OPTIONS } from "../sweep-session.ts";
 
 const demo: Command = {
@@ -68,6 +67,9 @@ async function runDemo(args: ParsedArgs, io: CliIO): Promise<number> {
     json: boolOpt(args, "json"),
   });
 
+  // A store this build refuses (corrupt, foreign, newer) is refused before the adapter copies the
+  // base harness out: a refusal leaves nothing behind.
+  openStore(where.dbPath).close();
   const adapter = new DemoAdapter({ root: output, env: io.env });
   await adapter.preflight();
   const channel = new DemoChannel();
@@ -117,6 +119,11 @@ async function runDemo(args: ParsedArgs, io: CliIO): Promise<number> {
   const ok = rows.filter((r) => r.status === "ok").length;
   const skipped = rows.filter((r) => r.status === "skipped").length;
   const failed = rows.length - ok - skipped;
+  // A domain that died has no task rows; it is counted on its own, and the exit code is the
+  // session's, which counts it as a failure too.
+  const deadDomains = session.result.domains.flatMap((d) =>
+    "error" in d ? [{ domain: d.domain, error: d.error }] : [],
+  );
   const chosen = chosenTotals(runsRoot, session.result, modes);
   const report = {
     sweep: session.sweep,
@@ -124,6 +131,7 @@ async function runDemo(args: ParsedArgs, io: CliIO): Promise<number> {
     k,
     modes: modes.map((m) => MODE_NAMES[m]),
     tasks: { ok, skipped, failed },
+    failedDomains: deadDomains,
     executions: adapter.executions,
     improverCalls: channel.sessions,
     chosen,
@@ -131,16 +139,19 @@ async function runDemo(args: ParsedArgs, io: CliIO): Promise<number> {
   };
   writeFileSync(join(output, "demo.json"), `${JSON.stringify(report, null, 2)}\n`);
   if (frontEnd !== "json") {
+    const dead = deadDomains.length > 0 ? `, ${deadDomains.length} domain(s) failed` : "";
     io.stdout(
-      `Local demo: ${ok} task(s) completed, ${skipped} skipped, ${failed} failed; ${adapter.executions} execution(s), ${channel.sessions} improver call(s). ${output}\n`,
+      `Local demo: ${ok} task(s) completed, ${skipped} skipped, ${failed} failed${dead}; ${adapter.executions} execution(s), ${channel.sessions} improver call(s). ${output}\n`,
     );
+    for (const d of deadDomains) io.stdout(`  domain ${d.domain} failed: ${oneLine(d.error)}\n`);
     for (const c of chosen)
       io.stdout(`  ${c.task} ${c.mode}: ${c.label || "(none)"} → ${c.answer}\n`);
     io.stdout(`Browse it: harness2 show ${session.sweep}\n`);
   }
-  if (session.interrupted) return EXIT.interrupted;
-  return failed > 0 ? EXIT.failed : EXIT.ok;
+  return session.exitCode;
 }
+
+const oneLine = (text: string) => text.replace(/\s+/g, " ").trim();
 
 type Chosen = { task: string; mode: string; label: string; answer: string };
 

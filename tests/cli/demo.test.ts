@@ -1,0 +1,73 @@
+// `harness2 demo` when something is wrong: a store it must refuse leaves nothing behind, a domain
+// that dies is counted and fails the command, and HARNESS2_PYTHON stands in for python3 on PATH.
+import { afterAll, describe, expect, test } from "bun:test";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { resolvePython } from "../../src/core/python.ts";
+import { runCli } from "../helpers/cli.ts";
+
+const ROOT = mkdtempSync(join(tmpdir(), "h2-demo-cli-"));
+afterAll(() => rmSync(ROOT, { recursive: true, force: true }));
+
+const demoJson = (runs: string) =>
+  JSON.parse(readFileSync(join(runs, "demo", "demo.json"), "utf8")) as {
+    tasks: { ok: number; skipped: number; failed: number };
+    failedDomains: { domain: string; error: string }[];
+  };
+
+describe("harness2 demo refusals and failures", () => {
+  test("a corrupt store is refused in one line, exit 1, before anything is written", async () => {
+    const runs = join(ROOT, "corrupt");
+    mkdirSync(runs);
+    const db = join(runs, "harness2.db");
+    const junk = `${"not a database ".repeat(20)}\n`;
+    writeFileSync(db, junk);
+    const r = await runCli(["demo", "--no-tui", "--k", "1", "--runs", runs]);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe("");
+    expect(r.stderr.trim().split("\n")).toHaveLength(1);
+    expect(r.stderr).toContain("is not a readable harness2 store");
+    expect(existsSync(join(runs, "demo"))).toBe(false);
+    expect(readFileSync(db, "utf8")).toBe(junk);
+  });
+
+  test("a domain that dies is counted, named, and the demo exits 1", async () => {
+    const runs = join(ROOT, "dead-domain");
+    // The library's INDEX.md is a directory and a stray entry must be dropped before the first
+    // task, so rebuilding the index throws inside the domain, before any task runs.
+    const library = join(runs, "demo", "library", "k1", "agg", "accounting");
+    mkdirSync(join(library, "harnesses", "stray"), { recursive: true });
+    mkdirSync(join(library, "INDEX.md", "x"), { recursive: true });
+    const r = await runCli(["demo", "--no-tui", "--k", "1", "--runs", runs]);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain(
+      "Local demo: 0 task(s) completed, 0 skipped, 0 failed, 1 domain(s) failed;",
+    );
+    expect(r.stdout).toMatch(/\n {2}domain accounting failed: .*EISDIR/);
+    expect(r.stdout).toMatch(/sweep swp_\w+ failed/);
+    const report = demoJson(runs);
+    expect(report.tasks).toEqual({ ok: 0, skipped: 0, failed: 0 });
+    expect(report.failedDomains).toEqual([
+      { domain: "accounting", error: expect.stringContaining("EISDIR") },
+    ]);
+  });
+
+  test(
+    "HARNESS2_PYTHON runs the demo's scripts and syntax checks when python3 is not on PATH",
+    async () => {
+      const runs = join(ROOT, "override");
+      const empty = join(ROOT, "empty-bin");
+      mkdirSync(empty, { recursive: true });
+      const real = (await resolvePython(process.env)) as string;
+      const r = await runCli(["demo", "--no-tui", "--k", "1", "--runs", runs], {
+        env: { PATH: empty, HARNESS2_PYTHON: real },
+      });
+      expect(r.stderr).not.toContain("python3 is required");
+      expect(r.code).toBe(0);
+      expect(r.stdout).toContain("Local demo: 2 task(s) completed, 0 skipped, 0 failed;");
+      expect(demoJson(runs).failedDomains).toEqual([]);
+    },
+    { timeout: 120_000 },
+  );
+});
