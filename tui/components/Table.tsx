@@ -66,7 +66,12 @@ export function tableLines<R>(columns: Column<R>[], rows: R[], width?: number): 
     [{ text: rule, tone: "dim" }],
     ...cells.map((row) =>
       row.flatMap((cell, i) => {
-        const text = i === last ? truncate(textOf(cell), widths[i] ?? 0) : fit(textOf(cell), i);
+        // The last column is not padded on the right (no trailing blanks), but right-aligned
+        // numbers still line up.
+        const text =
+          i === last && columns[i]?.align !== "right"
+            ? truncate(textOf(cell), widths[i] ?? 0)
+            : fit(textOf(cell), i);
         const tone = toneOf(cell);
         const seg = tone ? { text, tone } : { text };
         return i > 0 ? [{ text: GAP }, seg] : [seg];

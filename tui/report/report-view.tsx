@@ -1,6 +1,8 @@
-// The report view: the judged sweeps' figures per mode × k as tables, plus horizontal bar charts of
-// score and of the paired delta against the base harness. A pure function of the Report value (used
-// by `harness2 report` in a terminal and by the browser's report tab); it computes no figure.
+// The report view: the judged sweeps' figures per mode × k as tables (score and paired delta
+// against the base harness, how picks came about, spend split into stages, selection, reflection
+// and executor), bar charts of score and delta, and optionally the per-task delta table. A pure
+// function of the Report value (used by `harness2 report` in a terminal and by the browser's
+// report tab); it computes no figure.
 
 import { Box, renderToString, Text } from "ink";
 import type { ModeSummary, Report } from "../../src/core/report-types.ts";
@@ -12,6 +14,8 @@ export type ReportViewProps = {
   color: boolean;
   /** Columns available (bars shrink to fit). */
   width?: number;
+  /** Add the per-task delta table (pick − base harness on each paired task). */
+  perTask?: boolean;
 };
 
 const NONE = "—";
@@ -62,9 +66,46 @@ const PROCESS_COLUMNS: Column<ModeSummary>[] = [
     align: "right",
   },
   { header: "similarity", cell: (s) => f3(s.similarity.meanLineJaccard), align: "right" },
+];
+
+/** Spend split as issue 7 asks: improver (= stages + selection + reflection) and executor. */
+const SPEND_COLUMNS: Column<ModeSummary>[] = [
+  { header: "spend (USD)", cell: (s) => s.name },
+  { header: "stages", cell: (s) => usd(s.spend.stages), align: "right" },
+  { header: "selection", cell: (s) => usd(s.spend.selection), align: "right" },
+  { header: "reflection", cell: (s) => usd(s.spend.reflection), align: "right" },
   { header: "improver", cell: (s) => usd(s.spend.improver), align: "right" },
   { header: "executor", cell: (s) => usd(s.spend.executor), align: "right" },
 ];
+
+type TaskRow = { task: string; deltas: (number | null)[] };
+
+/** One row per task paired in any summary; a column per summary that paired a task. */
+export function perTaskTable(summaries: readonly ModeSummary[]): {
+  columns: Column<TaskRow>[];
+  rows: TaskRow[];
+} {
+  const cols = summaries.filter((s) => s.delta.perTask.length > 0);
+  const tasks = [...new Set(cols.flatMap((s) => s.delta.perTask.map((d) => d.task)))].sort();
+  const rows = tasks.map((task) => ({
+    task,
+    deltas: cols.map((s) => s.delta.perTask.find((d) => d.task === task)?.delta ?? null),
+  }));
+  const columns: Column<TaskRow>[] = [
+    { header: "task", cell: (r) => r.task, max: 40 },
+    ...cols.map(
+      (s, i): Column<TaskRow> => ({
+        header: `Δ ${s.name}`,
+        cell: (r) => {
+          const d = r.deltas[i] ?? null;
+          return { text: signed3(d), tone: deltaTone(d) };
+        },
+        align: "right",
+      }),
+    ),
+  ];
+  return { columns, rows };
+}
 
 /** Filled cells of a bar for `value` in [0, 1]. */
 export function barCells(value: number | null, width: number): number {
@@ -118,7 +159,31 @@ type ChartProps = {
   nameWidth: number;
 };
 
-export function ReportView({ report, color, width = 100 }: ReportViewProps) {
+function PerTask({
+  summaries,
+  color,
+  width,
+}: {
+  summaries: readonly ModeSummary[];
+  color: boolean;
+  width: number;
+}) {
+  const { columns, rows } = perTaskTable(summaries);
+  return (
+    <Box marginTop={1} flexDirection="column">
+      <Text {...toneProps(color, "strong")}>per task (pick − base harness)</Text>
+      {rows.length === 0 ? (
+        <Text {...toneProps(color, "dim")}>
+          no task has both a graded pick and a graded base harness (harness2 judge --bases)
+        </Text>
+      ) : (
+        <Table columns={columns} rows={rows} color={color} width={width} rowKey={(r) => r.task} />
+      )}
+    </Box>
+  );
+}
+
+export function ReportView({ report, color, width = 100, perTask = false }: ReportViewProps) {
   const nameWidth = Math.max(0, ...report.summaries.map((s) => s.name.length));
   const barWidth = Math.max(10, Math.min(40, width - nameWidth - 14));
   const chart = { summaries: report.summaries, color, barWidth, nameWidth };
@@ -146,6 +211,15 @@ export function ReportView({ report, color, width = 100 }: ReportViewProps) {
           <Box marginTop={1}>
             <Table
               columns={PROCESS_COLUMNS}
+              rows={[...report.summaries]}
+              color={color}
+              width={width}
+              rowKey={(s) => s.name}
+            />
+          </Box>
+          <Box marginTop={1}>
+            <Table
+              columns={SPEND_COLUMNS}
               rows={[...report.summaries]}
               color={color}
               width={width}
@@ -181,6 +255,7 @@ export function ReportView({ report, color, width = 100 }: ReportViewProps) {
           ))}
         </Box>
       )}
+      {perTask && <PerTask summaries={report.summaries} color={color} width={width} />}
       {report.notes.length > 0 && (
         <Box marginTop={1} flexDirection="column">
           {report.notes.map((n) => (
@@ -199,16 +274,22 @@ export function ReportView({ report, color, width = 100 }: ReportViewProps) {
   );
 }
 
-/** The view as a finished string, for `harness2 report` in a terminal. */
+/**
+ * The view as a finished string: `harness2 report` in a terminal (per-task table with --per-task)
+ * and the browser's report tab, which scrolls and so shows the per-task table unless told not to.
+ */
 export function renderReportView(
   report: Report,
-  opts: { columns: number; color: boolean },
+  opts: { columns: number; color: boolean; perTask?: boolean },
 ): string {
   const out = renderToString(
-    <ReportView report={report} color={opts.color} width={opts.columns} />,
-    {
-      columns: opts.columns,
-    },
+    <ReportView
+      report={report}
+      color={opts.color}
+      width={opts.columns}
+      perTask={opts.perTask ?? true}
+    />,
+    { columns: opts.columns },
   );
   return `${out}\n`;
 }

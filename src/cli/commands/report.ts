@@ -57,7 +57,10 @@ const reportCommand: Command = {
   options: {
     json: { type: "boolean", description: "Print the report as JSON (the table's own numbers)" },
     markdown: { type: "boolean", description: "Print the report as Markdown, for notes" },
-    "per-task": { type: "boolean", description: "Add the per-task delta table to the text" },
+    "per-task": {
+      type: "boolean",
+      description: "Add the per-task delta table (pick − base harness)",
+    },
     modes: {
       type: "string",
       valueName: "LIST",
@@ -122,6 +125,7 @@ const reportCommand: Command = {
           renderReportView(report, {
             columns: process.stdout.columns || 120,
             color: colorFor(io),
+            perTask: boolOpt(args, "per-task"),
           }),
         );
       } else {

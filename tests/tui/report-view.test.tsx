@@ -1,0 +1,153 @@
+// The Ink report view's answers to issue 7: the paired delta against the base harness per task (on
+// request, and always in the browser's tab) and the spend split into improver parts and executor.
+// The figures are the Report's own; these tests read them back from the drawn frame.
+
+import { describe, expect, test } from "bun:test";
+import { render } from "ink-testing-library";
+import { summarise } from "../../src/judge/report.ts";
+import type { Judgment, PickCell } from "../../src/judge/sweep-data.ts";
+import { perTaskTable, ReportView, renderReportView } from "../../tui/report/report-view.tsx";
+
+const graded = (score: number): Judgment => ({
+  graded: true,
+  score,
+  passed: score === 1 ? 1 : 0,
+  total: 1,
+  metric: null,
+  reason: "",
+  judge: "j",
+});
+
+const ungraded: Judgment = {
+  graded: false,
+  score: null,
+  passed: null,
+  total: null,
+  metric: null,
+  reason: "judge timed out",
+  judge: "j",
+};
+
+const pick = (
+  task: string,
+  mode: "agg" | "seq",
+  judgment: Judgment,
+  spend = { stages: 0.5, selection: 0.125, reflection: 0.0625, executor: 1 },
+): PickCell => ({
+  task,
+  domain: "d",
+  mode,
+  k: 2,
+  sweep: "swp_x",
+  carried: false,
+  pick: { kind: "selector", label: mode === "agg" ? "agg1" : "c2" },
+  judgment,
+  fellBack: 0,
+  similarity: null,
+  spend,
+});
+
+const base = (task: string, score: number) => ({
+  task,
+  k: 2,
+  runs: [{ label: "base1", judgment: graded(score) }],
+  executor: 0,
+});
+
+// alpha: agg +0.5, seq −0.25; beta: agg +0.25, seq ungraded (no pair); gamma: no base run graded.
+const report = summarise({
+  picks: [
+    pick("alpha", "agg", graded(1)),
+    pick("alpha", "seq", graded(0.25)),
+    pick("beta", "agg", graded(0.75)),
+    pick("beta", "seq", ungraded),
+    pick("gamma", "agg", graded(1), { stages: 2, selection: 0, reflection: 0, executor: 3 }),
+  ],
+  bases: [base("alpha", 0.5), base("beta", 0.5)],
+  bench: "demo",
+  substrate: "oc",
+  seed: null,
+  tag: "",
+  sweeps: ["swp_x"],
+});
+
+const cells = (row: string | undefined) => row?.split("│").map((c) => c.trim());
+const rowOf = (frame: string, first: string) =>
+  frame.split("\n").find((l) => l.trimStart().startsWith(first));
+const after = (frame: string, title: string) => {
+  const lines = frame.split("\n");
+  return lines.slice(lines.findIndex((l) => l.startsWith(title)));
+};
+
+describe("ReportView: the per-task delta table", () => {
+  test("off by default in the view; --per-task turns it on", () => {
+    const plain = render(<ReportView report={report} color={false} width={120} />).lastFrame();
+    expect(plain).not.toContain("per task (pick − base harness)");
+    const frame =
+      render(<ReportView report={report} color={false} width={120} perTask />).lastFrame() ?? "";
+    const table = after(frame, "per task (pick − base harness)");
+    expect(cells(table[1])).toEqual(["task", "Δ parallel k=2", "Δ sequential k=2"]);
+    // Only tasks paired in some mode; a cell without a pair shows a dash, never a zero.
+    expect(cells(rowOf(frame, "alpha"))).toEqual(["alpha", "+0.500", "-0.250"]);
+    expect(cells(rowOf(frame, "beta"))).toEqual(["beta", "+0.250", "—"]);
+    expect(frame).not.toMatch(/^gamma/m);
+    // The mean the score table shows is the mean of these rows.
+    const agg = report.summaries.find((s) => s.mode === "agg");
+    expect(agg?.delta).toMatchObject({ n: 2, mean: 0.375 });
+    expect(cells(rowOf(frame, "parallel k=2"))?.[5]).toBe("+0.375");
+  });
+
+  test("perTaskTable has a column per summary that paired a task, and rows in task order", () => {
+    const { columns, rows } = perTaskTable(report.summaries);
+    expect(columns.map((c) => c.header)).toEqual(["task", "Δ parallel k=2", "Δ sequential k=2"]);
+    expect(rows).toEqual([
+      { task: "alpha", deltas: [0.5, -0.25] },
+      { task: "beta", deltas: [0.25, null] },
+    ]);
+  });
+
+  test("with nothing paired it says what to run instead of drawing an empty table", () => {
+    const unpaired = summarise({
+      picks: [pick("alpha", "agg", graded(1))],
+      bases: [],
+      bench: "demo",
+      substrate: "oc",
+      seed: null,
+      tag: "",
+      sweeps: ["swp_x"],
+    });
+    const frame = render(<ReportView report={unpaired} color={false} perTask />).lastFrame();
+    expect(frame).toContain(
+      "no task has both a graded pick and a graded base harness (harness2 judge --bases)",
+    );
+  });
+
+  test("renderReportView: the browser's tab shows it unless told not to; the CLI passes its flag", () => {
+    expect(renderReportView(report, { columns: 120, color: false })).toMatch(
+      /per task \(pick − base harness\)[\s\S]*alpha\s+│\s+\+0\.500 │\s+-0\.250/,
+    );
+    expect(renderReportView(report, { columns: 120, color: false, perTask: false })).not.toContain(
+      "per task",
+    );
+  });
+});
+
+describe("ReportView: spend", () => {
+  test("split into stages, selection and reflection (the improver) and executor rollouts", () => {
+    const frame = render(<ReportView report={report} color={false} width={120} />).lastFrame();
+    const table = after(frame ?? "", "spend (USD)");
+    expect(cells(table[0])).toEqual([
+      "spend (USD)",
+      "stages",
+      "selection",
+      "reflection",
+      "improver",
+      "executor",
+    ]);
+    // parallel: alpha, beta and gamma; sequential: alpha and beta. Improver = the three parts.
+    const agg = cells(table.find((l) => l.startsWith("parallel k=2")));
+    const seq = cells(table.find((l) => l.startsWith("sequential k=2")));
+    expect(agg).toEqual(["parallel k=2", "$3.0000", "$0.2500", "$0.1250", "$3.3750", "$5.0000"]);
+    expect(seq).toEqual(["sequential k=2", "$1.0000", "$0.2500", "$0.1250", "$1.3750", "$2.0000"]);
+  });
+});
