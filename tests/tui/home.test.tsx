@@ -9,6 +9,7 @@ import type { SweepSummary } from "../../store/views.ts";
 import { HomeApp, type HomeChoice, resumable } from "../../tui/home/home-app.tsx";
 import { runHome } from "../../tui/home/start.ts";
 import { fakeTerminal, KEYS, type Rendered, renderInk } from "./ink-harness.ts";
+import { Script, T0 } from "./script.ts";
 import { browseScenario, type StoreFixture, storeWith, UNFINISHED } from "./store-fixture.ts";
 
 let fixture: StoreFixture;
@@ -77,12 +78,66 @@ describe("HomeApp", () => {
     const base = sweeps[0] as SweepSummary;
     expect(
       resumable([
-        { ...base, status: "running" },
+        { ...base, tag: "other", status: "running" },
         { ...base, id: "b", status: "interrupted" },
       ])?.id,
     ).toBe("b");
     expect(resumable([{ ...base, status: "ok" }])).toBeNull();
     expect(resumable(null)).toBeNull();
+  });
+
+  test("a stopped sweep that a later sweep of its namespace finished (or is running) is not offered", () => {
+    const base = sweeps[0] as SweepSummary;
+    const old = { ...base, id: "old", status: "interrupted" as const, ks: [2] };
+    // Newest first: the resume that finished the run, then the interrupted original.
+    expect(resumable([{ ...base, id: "resumed", status: "ok", ks: [2] }, old])).toBeNull();
+    expect(resumable([{ ...base, id: "now", status: "running", ks: [2] }, old])).toBeNull();
+    // A later sweep of another experiment, seed or k leaves it resumable.
+    for (const later of [{ tag: "t2" }, { seed: 99 }, { bench: "lab" }, { ks: [1] }]) {
+      expect(resumable([{ ...base, id: "later", status: "ok", ...later }, old])?.id).toBe("old");
+    }
+    // Interrupted again on resume: the newer stop is the one to offer, not the first.
+    const again = { ...base, id: "again", status: "interrupted" as const, ks: [2] };
+    expect(resumable([again, old])?.id).toBe("again");
+    // A sweep over k=1,2 whose k=2 a later sweep finished is still the newest at k=1.
+    const both = { ...old, ks: [1, 2] };
+    expect(resumable([{ ...base, id: "k2", status: "ok", ks: [2] }, both])?.id).toBe("old");
+  });
+
+  test("on a real store: interrupted, then resumed to ok → the home offers nothing to resume", async () => {
+    const first = new Script("swp_20261130_a", T0, "/r")
+      .sweepStarted([{ domain: "acct", tasks: ["ledger-1", "ledger-2"] }], { ks: [2] })
+      .task("acct", "ledger-1", { of: 2 })
+      .sweepFinished("interrupted");
+    const resumed = new Script("swp_20261130_b", T0 + 3_600_000, "/r")
+      .sweepStarted([{ domain: "acct", tasks: ["ledger-1", "ledger-2"] }], { ks: [2] })
+      .task("acct", "ledger-2", { index: 2, of: 2 })
+      .sweepFinished("ok");
+    const only = storeWith(first.events);
+    const both = storeWith([...first.events, ...resumed.events]);
+    try {
+      const list = (f: StoreFixture) => {
+        const d = openStore(f.dbPath, { create: false });
+        try {
+          return listSweeps(d);
+        } finally {
+          d.close();
+        }
+      };
+      expect(resumable(list(only))?.id).toBe("swp_20261130_a");
+      const after = list(both);
+      expect(after.map((s) => [s.id, s.status])).toEqual([
+        ["swp_20261130_b", "ok"],
+        ["swp_20261130_a", "interrupted"],
+      ]);
+      expect(resumable(after)).toBeNull();
+      const { r } = mount(after);
+      const f = await r.waitFor((x) => x.includes("recent sweeps"));
+      expect(f).toContain("r resume — no unfinished sweep");
+    } finally {
+      only.cleanup();
+      both.cleanup();
+    }
   });
 });
 

@@ -28,9 +28,33 @@ export type HomeAppProps = {
 
 const RESUMABLE = new Set(["unfinished", "interrupted"]);
 
-/** The newest sweep that stopped before its end and is not running elsewhere. */
+/**
+ * One namespace of runs: an experiment of the store (bench, substrate, tag; store/identity.ts) with
+ * its seed, at one k.
+ */
+const namespaceOf = (s: SweepSummary, k: number) =>
+  JSON.stringify([s.bench, s.substrate, s.tag, s.seed, k]);
+
+/**
+ * The newest sweep that stopped before its end and is still the newest sweep of one of its
+ * namespaces. A later sweep of the same namespaces — running, or one that finished what this one
+ * left (a resume) — takes its place: offering the old one again would redo or race that work.
+ * `sweeps` is newest first.
+ */
 export function resumable(sweeps: SweepSummary[] | null): SweepSummary | null {
-  return sweeps?.find((s) => RESUMABLE.has(s.status)) ?? null;
+  if (sweeps === null) return null;
+  const newest = new Map<string, SweepSummary>();
+  for (const s of sweeps) {
+    for (const k of s.ks) {
+      const ns = namespaceOf(s, k);
+      if (!newest.has(ns)) newest.set(ns, s);
+    }
+  }
+  return (
+    sweeps.find(
+      (s) => RESUMABLE.has(s.status) && s.ks.some((k) => newest.get(namespaceOf(s, k)) === s),
+    ) ?? null
+  );
 }
 
 type Entry = { key: string; label: string; choice: HomeChoice | null; hint: string };
