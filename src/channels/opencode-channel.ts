@@ -2,7 +2,18 @@
 // workspace, with its own XDG dirs and only its provider's environment. Never retries, caches or
 // harvests (the Proposer does), and never accepts non-JSON output as an answer.
 
-import { existsSync, mkdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import {
+  closeSync,
+  existsSync,
+  constants as fsConstants,
+  fstatSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { join, resolve } from "node:path";
 import { z } from "zod";
 import type { Channel, ChannelRequest, ChannelResult } from "../core/channel.ts";
@@ -387,7 +398,7 @@ export class OpencodeChannel implements Channel {
     }
     if (exit.aborted) return { text: "", usd: parsed.usd, error: "aborted", timedOut: false };
 
-    const answer = readAnswer(join(ws, "output", "answer.md"));
+    const answer = readAnswerFile(ws);
     if (answer.trim().length > 0)
       return { text: answer, usd: parsed.usd, error: "", timedOut: false };
     const joined = parsed.texts.join("\n\n");
@@ -409,10 +420,44 @@ export class OpencodeChannel implements Channel {
   }
 }
 
-function readAnswer(path: string): string {
+const ANSWER_DIR_FLAGS =
+  fsConstants.O_RDONLY | fsConstants.O_DIRECTORY | fsConstants.O_NOFOLLOW | fsConstants.O_NONBLOCK;
+const ANSWER_FILE_FLAGS = fsConstants.O_RDONLY | fsConstants.O_NOFOLLOW | fsConstants.O_NONBLOCK;
+
+/**
+ * The session's `output/answer.md` as UTF-8, or "" when there is none the session itself wrote:
+ * missing, `output/` or `answer.md` a symlink (never followed out of the workspace), not a regular
+ * file (a FIFO would block the read), or a hard link (a second name of some other file).
+ */
+export function readAnswerFile(workspace: string): string {
+  let dirFd: number;
   try {
-    return new TextDecoder("utf-8").decode(readFileSync(path));
+    // O_NOFOLLOW on the directory itself: a symlinked output/ fails here instead of resolving.
+    dirFd = openSync(join(workspace, "output"), ANSWER_DIR_FLAGS);
   } catch {
     return "";
+  }
+  try {
+    // Linux: open the file through the directory already opened, so output/ cannot be swapped for
+    // a symlink between the check and the read. Elsewhere the path is opened again.
+    const viaFd = `/proc/self/fd/${dirFd}`;
+    const dir = existsSync(viaFd) ? viaFd : join(workspace, "output");
+    let fd: number;
+    try {
+      fd = openSync(join(dir, "answer.md"), ANSWER_FILE_FLAGS);
+    } catch {
+      return "";
+    }
+    try {
+      const st = fstatSync(fd);
+      if (!st.isFile() || st.nlink !== 1) return "";
+      return new TextDecoder("utf-8").decode(readFileSync(fd));
+    } catch {
+      return "";
+    } finally {
+      closeSync(fd);
+    }
+  } finally {
+    closeSync(dirFd);
   }
 }

@@ -1,11 +1,19 @@
 // The OpenCode channel: pure parsing/env/argv units, then the REAL opencode binary against the
 // scripted chat server (sequential, few sessions — each costs ~6 s and ~630 MB).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  linkSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startChatServer } from "../../fixtures/servers/chat-server.ts";
-import { opencodeProviderConfig } from "../../fixtures/servers/opencode-config.ts";
 import type { RecordedRequest, ScriptedServer } from "../../fixtures/servers/script.ts";
 import { ChannelSetupError } from "../../src/channels/channel-env.ts";
 import {
@@ -14,30 +22,21 @@ import {
   OPENCODE_PROMPT,
   OpencodeChannel,
   parseOpencodeEvents,
+  readAnswerFile,
   stripMigrationBanner,
   workspaceFence,
 } from "../../src/channels/opencode-channel.ts";
-import type { ChannelRequest } from "../../src/core/channel.ts";
 import { runProcess } from "../../src/core/process.ts";
+import {
+  OPENCODE_BIN,
+  SESSION_TEST_MS,
+  scriptedOpencodeEnv,
+  sessionRequest,
+  stepCost,
+} from "../helpers/opencode.ts";
 import { processesMentioning, zombieChildren } from "../helpers/procs.ts";
 
-function request(root: string, over: Partial<ChannelRequest> = {}): ChannelRequest {
-  const workspace = join(root, "work");
-  const sessionDir = join(root, "session");
-  mkdirSync(workspace, { recursive: true });
-  mkdirSync(sessionDir, { recursive: true });
-  return {
-    workspace,
-    sessionDir,
-    mission: "Improve the system prompt.",
-    system: "",
-    model: "local/mock-model",
-    effort: "",
-    steps: 40,
-    timeoutS: 120,
-    ...over,
-  };
-}
+const request = sessionRequest;
 
 describe("OpenCode output parsing", () => {
   const line = (o: unknown) => JSON.stringify(o);
@@ -189,34 +188,95 @@ describe("OpenCode channel setup", () => {
   });
 });
 
+describe("OpenCode channel: reading output/answer.md", () => {
+  const SECRET = "outside-secret-must-not-be-read";
+  const setup = () => {
+    const root = mkdtempSync(join(tmpdir(), "h2-ocanswer-"));
+    const outside = join(root, "outside");
+    mkdirSync(outside);
+    writeFileSync(join(outside, "answer.md"), SECRET);
+    const ws = join(root, "work");
+    mkdirSync(ws);
+    return { root, ws, outside };
+  };
+
+  test("a regular answer file is read; a missing one is no answer", () => {
+    const { ws } = setup();
+    expect(readAnswerFile(ws)).toBe("");
+    mkdirSync(join(ws, "output"));
+    expect(readAnswerFile(ws)).toBe("");
+    writeFileSync(join(ws, "output/answer.md"), "THE ANSWER\n");
+    expect(readAnswerFile(ws)).toBe("THE ANSWER\n");
+  });
+
+  test("answer.md as a symlink to a file outside the workspace is not read", () => {
+    const { ws, outside } = setup();
+    mkdirSync(join(ws, "output"));
+    symlinkSync(join(outside, "answer.md"), join(ws, "output/answer.md"));
+    expect(readAnswerFile(ws)).toBe("");
+  });
+
+  test("output/ as a symlink to a directory outside the workspace is not read through", () => {
+    const { ws, outside } = setup();
+    symlinkSync(outside, join(ws, "output"));
+    expect(readAnswerFile(ws)).toBe("");
+  });
+
+  test("a hard link to another file, a FIFO and a directory are no answer (and never block)", () => {
+    const { ws, outside } = setup();
+    mkdirSync(join(ws, "output"));
+    linkSync(join(outside, "answer.md"), join(ws, "output/answer.md"));
+    expect(readAnswerFile(ws)).toBe("");
+    rmSync(join(ws, "output/answer.md"));
+    expect(Bun.spawnSync(["mkfifo", join(ws, "output/answer.md")]).exitCode).toBe(0);
+    expect(readAnswerFile(ws)).toBe("");
+    rmSync(join(ws, "output/answer.md"));
+    mkdirSync(join(ws, "output/answer.md"));
+    expect(readAnswerFile(ws)).toBe("");
+  });
+
+  test("a session that symlinks output/answer.md outside gets its text parts, not the file", async () => {
+    const { root, outside } = setup();
+    // A stand-in OpenCode checkout (run by bun, no model): it plants the symlink, prints one text
+    // event and exits 0, as a real session would after a bash tool call.
+    const checkout = join(root, "checkout");
+    mkdirSync(join(checkout, "packages/opencode/src"), { recursive: true });
+    writeFileSync(
+      join(checkout, "packages/opencode/src/index.ts"),
+      [
+        'import { symlinkSync } from "node:fs";',
+        'const dir = process.argv[process.argv.indexOf("--dir") + 1];',
+        `symlinkSync(${JSON.stringify(join(outside, "answer.md"))}, \`\${dir}/output/answer.md\`);`,
+        'console.log(JSON.stringify({ type: "text", part: { type: "text", text: "from the text parts" } }));',
+        "",
+      ].join("\n"),
+    );
+    const ch = new OpencodeChannel({
+      env: { HARNESS2_OPENCODE_DIR: checkout, PATH: process.env.PATH },
+    });
+    const result = await ch.run(request(root, { timeoutS: 60 }));
+    expect(result.error).toBe("");
+    expect(result.text).toBe("from the text parts");
+    expect(result.text).not.toContain(SECRET);
+  });
+});
+
 type ChatBody = { messages: unknown[]; reasoning_effort?: string };
 const bodyOf = (r: RecordedRequest | undefined): ChatBody =>
   (r?.body ?? { messages: [] }) as ChatBody;
 
-/** One real OpenCode session is ~6 s idle, far more on a loaded 2-core machine. */
-const SESSION_TEST_MS = 180_000;
-
-const COST = { input: 1, output: 2 };
-const stepCost = (input: number, output: number) =>
-  (input * COST.input + output * COST.output) / 1e6;
-
 describe("OpenCode channel with the real opencode binary", () => {
   let server: ScriptedServer;
   let outside: string;
-  const channelEnv = (url: string) => {
-    const config = opencodeProviderConfig(url, { cost: COST }) as {
-      provider: { local: { models: Record<string, Record<string, unknown>> } };
-    };
+  const channelEnv = (url: string) =>
     // A model that defines the "high" variant: --variant high must reach the wire.
-    (config.provider.local.models["mock-model"] as Record<string, unknown>).variants = {
-      high: { reasoningEffort: "high" },
-    };
-    return {
-      PATH: process.env.PATH ?? "/usr/bin:/bin",
-      HOME: mkdtempSync(join(tmpdir(), "h2-ochome-")),
-      OPENCODE_CONFIG_CONTENT: JSON.stringify(config),
-      ANTHROPIC_API_KEY: "must-not-leak",
-    };
+    scriptedOpencodeEnv(url, { variants: { high: { reasoningEffort: "high" } } });
+
+  /** Seconds the first session took to send its first model request (0 until it ran). */
+  let firstRequestS = 0;
+  let firstTurnAt = 0;
+  const onRequest = (r: RecordedRequest) => {
+    if (r.role === "turn" && firstTurnAt === 0) firstTurnAt = Date.now();
   };
 
   beforeAll(() => {
@@ -234,48 +294,56 @@ describe("OpenCode channel with the real opencode binary", () => {
       mkdirSync(join(req.workspace, "context/harness"), { recursive: true });
       writeFileSync(join(req.workspace, "context/harness/systemprompt.md"), "You are terse.\n");
       const usages = [1000, 2000, 3000, 4000, 5000].map((input) => ({ input, output: 100 }));
-      server = startChatServer({
-        turns: [
-          {
-            text: "Editing the prompt.",
-            toolCalls: [
-              {
-                name: "edit",
-                arguments: {
-                  filePath: "context/harness/systemprompt.md",
-                  oldString: "You are terse.",
-                  newString: "You are terse and check your work.",
+      server = startChatServer(
+        {
+          turns: [
+            {
+              text: "Editing the prompt.",
+              toolCalls: [
+                {
+                  name: "edit",
+                  arguments: {
+                    filePath: "context/harness/systemprompt.md",
+                    oldString: "You are terse.",
+                    newString: "You are terse and check your work.",
+                  },
                 },
-              },
-            ],
-            usage: usages[0],
-          },
-          {
-            toolCalls: [
-              { name: "write", arguments: { filePath: join(outside, "escape.txt"), content: "x" } },
-            ],
-            usage: usages[1],
-          },
-          {
-            toolCalls: [
-              { name: "bash", arguments: { command: "env > env.txt", description: "dump env" } },
-            ],
-            usage: usages[2],
-          },
-          {
-            toolCalls: [
-              {
-                name: "write",
-                arguments: { filePath: "output/answer.md", content: "THE ANSWER\n" },
-              },
-            ],
-            usage: usages[3],
-          },
-          { text: "final message (not the answer)", usage: usages[4] },
-        ],
-      });
+              ],
+              usage: usages[0],
+            },
+            {
+              toolCalls: [
+                {
+                  name: "write",
+                  arguments: { filePath: join(outside, "escape.txt"), content: "x" },
+                },
+              ],
+              usage: usages[1],
+            },
+            {
+              toolCalls: [
+                { name: "bash", arguments: { command: "env > env.txt", description: "dump env" } },
+              ],
+              usage: usages[2],
+            },
+            {
+              toolCalls: [
+                {
+                  name: "write",
+                  arguments: { filePath: "output/answer.md", content: "THE ANSWER\n" },
+                },
+              ],
+              usage: usages[3],
+            },
+            { text: "final message (not the answer)", usage: usages[4] },
+          ],
+        },
+        { onRequest },
+      );
       const ch = new OpencodeChannel({ env: channelEnv(server.url) });
+      const started = Date.now();
       const result = await ch.run(req);
+      firstRequestS = (firstTurnAt - started) / 1000;
 
       expect(result.error).toBe("");
       expect(result.timedOut).toBe(false);
@@ -336,13 +404,7 @@ describe("OpenCode channel with the real opencode binary", () => {
         readFileSync(join(req.sessionDir, "opencode.stdout.jsonl"), "utf8"),
       )?.[1];
       const list = await runProcess({
-        argv: [
-          join(import.meta.dir, "../../node_modules/.bin/opencode"),
-          "session",
-          "list",
-          "--format",
-          "json",
-        ],
+        argv: [OPENCODE_BIN, "session", "list", "--format", "json"],
         env: {
           PATH: env.PATH,
           HOME: env.HOME,
@@ -365,15 +427,17 @@ describe("OpenCode channel with the real opencode binary", () => {
     "a hanging model is killed at the timeout, leaving no process behind",
     async () => {
       const root = mkdtempSync(join(tmpdir(), "h2-oc3-"));
-      // Long enough for a loaded machine to reach the first model request (~6 s when idle).
-      const req = request(root, { timeoutS: 30 });
+      // Long enough to reach the first model request (~3 s idle): at least 30 s, and twice what
+      // the first session here took to get there when the machine is loaded beyond that.
+      const timeoutS = Math.max(30, Math.ceil(2 * firstRequestS));
+      const req = request(root, { timeoutS });
       await server.stop();
       server = startChatServer([{ hang: true }]);
       const ch = new OpencodeChannel({ env: channelEnv(server.url), graceS: 2 });
       const result = await ch.run(req);
       expect(result.timedOut).toBe(true);
       expect(result.text).toBe("");
-      expect(result.error).toBe("timeout after 30s");
+      expect(result.error).toBe(`timeout after ${timeoutS}s`);
       expect(server.requests.some((r) => r.role === "turn" && r.turn === 0)).toBe(true);
       expect(processesMentioning(req.sessionDir)).toEqual([]);
       expect(zombieChildren()).toEqual([]);
