@@ -282,6 +282,18 @@ SELECT s.id AS sweep_id,
 FROM sweeps s;
 `,
   },
+  {
+    version: 2,
+    description: "adoption facts on selections, so resume is decided from the store alone",
+    // What resume re-checks about an adopted output (spec/03 §4.8), recorded once the task's
+    // record is checkpointed (src/cli/store-resume.ts); adopted_at is NULL until then.
+    sql: `
+ALTER TABLE selections ADD COLUMN output_digest TEXT;
+ALTER TABLE selections ADD COLUMN chosen_tree_is_base INTEGER;
+ALTER TABLE selections ADD COLUMN experience TEXT;
+ALTER TABLE selections ADD COLUMN adopted_at INTEGER;
+`,
+  },
 ];
 
 export const SCHEMA_VERSION: number = MIGRATIONS.length;

@@ -2,29 +2,33 @@
 // events fanned out to the store and the chosen front end (TUI, lines or NDJSON), the scheduler
 // run, and everything closed however it ends. Shared by `harness2 demo` and `harness2 run`.
 
-import type { Database } from "bun:sqlite";
 import { openStore } from "../../store/db.ts";
 import { assertContinuesExperiment } from "../../store/identity.ts";
 import { newSweepId } from "../../store/ids.ts";
 import { acquireSweepLock } from "../../store/lock.ts";
-import { taskRecord } from "../../store/queries.ts";
 import { StoreWriter } from "../../store/writer.ts";
 import type { ProposerLike } from "../core/channel.ts";
 import type { Clock, ModeToken } from "../core/events.ts";
-import { type EventSink, fanOut, RecordingSink, SYSTEM_CLOCK } from "../core/events.ts";
+import {
+  type EventOf,
+  type EventSink,
+  fanOut,
+  RecordingSink,
+  SweepFinished,
+  SYSTEM_CLOCK,
+} from "../core/events.ts";
 import { ns } from "../core/naming.ts";
 import { setSessionLimit } from "../core/proposer.ts";
-import type { TaskRecordSource } from "../core/resume.ts";
 import {
   runSweep,
   type ScheduleInputs,
   type SweepOptions,
   type SweepResult,
 } from "../core/schedule.ts";
-import { readSummary } from "../core/summary.ts";
 import { type CliIO, colorFor, type OptionSpec } from "./command.ts";
 import { EXIT } from "./exit-codes.ts";
 import { jsonPrinter, linePrinter } from "./printers.ts";
+import { AdoptionRecorder, durableSink, storeRecordSource } from "./store-resume.ts";
 
 export type FrontEnd = "tui" | "lines" | "json";
 
@@ -68,28 +72,6 @@ export type SweepSessionResult = {
   exitCode: number;
 };
 
-/**
- * Resume consults the store first: a task with no finished record of its mode there re-runs
- * (the store is the record of run state). When the store has one, the task's summary.json export
- * and the artifact fingerprints decide, exactly as resume checks them.
- */
-export function storeRecordSource(
-  db: Database,
-  bench: string,
-  substrate: string,
-  seed: number | null,
-  tag: string,
-  k: number,
-): TaskRecordSource {
-  return {
-    async read(taskId, taskDir) {
-      const record = taskRecord(db, { bench, substrate, seed, tag }, taskId, k);
-      if (Object.keys(record.modes).length === 0) return { kind: "missing" };
-      return readSummary(taskDir);
-    },
-  };
-}
-
 export async function runSweepSession(opts: SweepSessionOptions): Promise<SweepSessionResult> {
   const { io, inputs } = opts;
   setSessionLimit(opts.sessionLimit);
@@ -122,7 +104,29 @@ export async function runSweepSession(opts: SweepSessionOptions): Promise<SweepS
   const writer = new StoreWriter(db, {});
   const recording = new RecordingSink();
   const abort = new AbortController();
+  let sink: EventSink | null = null;
   let forced = false;
+
+  /**
+   * The second stop request (q q, a second Ctrl-C or SIGTERM): the events so far are persisted,
+   * the sweep is recorded as interrupted, the lock is released and the process exits 130 now.
+   * Running executions and sessions are killed by the process module's exit hook; finished work
+   * is in the store and resumes on the next run.
+   */
+  function stopAtOnce(): void {
+    if (forced) return;
+    forced = true;
+    abort.abort();
+    try {
+      const interrupted = interruptedSweep(recording, sweep);
+      if (interrupted !== null) (sink ?? writer).emit(interrupted);
+      writer.close();
+      lock.release();
+      db.close();
+    } finally {
+      process.exit(EXIT.interrupted);
+    }
+  }
 
   let front: EventSink;
   let finishFront: () => Promise<void> = async () => {};
@@ -134,28 +138,30 @@ export async function runSweepSession(opts: SweepSessionOptions): Promise<SweepS
       sweepLabel: opts.title,
       color: colorFor(io),
       onStopRequest: () => abort.abort(),
-      onForceStop: () => {
-        forced = true;
-        abort.abort();
-        process.kill(process.pid, "SIGINT");
-      },
+      onForceStop: stopAtOnce,
     });
     front = view.sink;
     finishFront = view.done;
   }
-  const onSignal = () => abort.abort();
-  process.once("SIGINT", onSignal);
-  process.once("SIGTERM", onSignal);
-
-  // A finished task or mode is a checkpoint: it reaches the database before anything else happens,
-  // so a process killed right after still resumes from it.
-  const durable: EventSink = {
-    emit(event) {
-      writer.emit(event);
-      if (event.type === "task.finished" || event.type === "mode.finished") writer.flush();
-    },
+  // The first signal asks for a graceful stop (no new task starts); the second stops at once.
+  // A persistent listener, so the second one is not left to a default that skips the store.
+  let signals = 0;
+  const onSignal = () => {
+    signals++;
+    if (signals > 1) stopAtOnce();
+    abort.abort();
+    // The TUI shows the stop in its own footer; elsewhere say what happens and what is next.
+    if (opts.frontEnd !== "tui") {
+      io.stderr(
+        "harness2: stopping once the running work ends (finished work is kept); interrupt again to stop at once\n",
+      );
+    }
   };
-  const sink = fanOut(durable, front, recording);
+  process.on("SIGINT", onSignal);
+  process.on("SIGTERM", onSignal);
+
+  const recorder = new AdoptionRecorder(db, (message) => io.stderr(`harness2: ${message}\n`));
+  sink = fanOut(durableSink(writer, recorder), front, recording);
   let result: SweepResult;
   try {
     result = await runSweep(
@@ -167,10 +173,7 @@ export async function runSweepSession(opts: SweepSessionOptions): Promise<SweepS
         clock: SYSTEM_CLOCK,
         records: storeRecordSource(
           db,
-          adapter.spec.name,
-          adapter.substrate.name,
-          seed,
-          tag,
+          { bench: adapter.spec.name, substrate: adapter.substrate.name, seed, tag },
           inputs.k,
         ),
         signal: abort.signal,
@@ -194,6 +197,28 @@ export async function runSweepSession(opts: SweepSessionOptions): Promise<SweepS
     interrupted,
     exitCode: interrupted ? EXIT.interrupted : failed ? EXIT.failed : EXIT.ok,
   };
+}
+
+/**
+ * The sweep.finished a forced stop records (the scheduler never gets to emit its own), counted
+ * from the events so far; null when the sweep had not started or already finished.
+ */
+function interruptedSweep(events: RecordingSink, sweep: string): EventOf<"sweep.finished"> | null {
+  const started = events.ofType("sweep.started")[0];
+  if (started === undefined || events.ofType("sweep.finished").length > 0) return null;
+  const finished = events.ofType("task.finished");
+  const now = SYSTEM_CLOCK.now();
+  return SweepFinished.parse({
+    type: "sweep.finished",
+    ts: now,
+    sweep,
+    status: "interrupted",
+    tasksOk: finished.filter((t) => t.status === "ok").length,
+    tasksFailed: finished.filter((t) => t.status !== "ok").length,
+    tasksSkipped: events.ofType("task.skipped").length,
+    usd: Math.round(finished.reduce((s, t) => s + t.usd, 0) * 1e6) / 1e6,
+    wallS: Math.max(0, (now - started.ts) / 1000),
+  });
 }
 
 /** The stream the sweep will run, for the identity check (the scheduler computes the same). */

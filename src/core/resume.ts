@@ -20,14 +20,19 @@ import {
 import { isTree, readTree, type SurfaceSpec } from "./tree.ts";
 
 /**
- * Where a task's last record comes from. The summary file is the source today; the SQLite store
- * plugs in here later without changing the skip decision.
+ * Where a task's last record comes from. Commands resume from the SQLite store (the system of
+ * record, ARCHITECTURE §5): src/cli/store-resume.ts builds this record from store rows, and a
+ * task the store does not know is "missing" even when a summary.json exists. Core knows no
+ * store; the skip decision below is the same whichever source answers.
  */
 export interface TaskRecordSource {
   read(taskId: string, taskDir: string): Promise<SummaryRead>;
 }
 
-/** Reads `<agg ns task dir>/summary.json`. */
+/**
+ * Reads `<agg ns task dir>/summary.json`: the source for callers without a store (tests, library
+ * use of the scheduler). Not what `harness2 run` or `demo` use.
+ */
 export const SUMMARY_FILE_SOURCE: TaskRecordSource = {
   read: async (_taskId, taskDir) => readSummary(taskDir),
 };

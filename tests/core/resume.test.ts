@@ -1,4 +1,5 @@
-// The skip decision reads its record through a pluggable source (summary file today, store later).
+// The skip decision reads its record through a pluggable source (the store in commands, the
+// summary file here); the decision is the same whichever source answers.
 import { afterAll, expect, test } from "bun:test";
 import { join } from "node:path";
 import {

@@ -1,0 +1,241 @@
+// The store side of resume (spec/03 §4.8): a task's record rebuilt from store rows (modes,
+// stages, ledger entries, selections with their adoption facts, base rollouts), and the one write
+// that adds those facts to a selection. A fixed number of queries per call; never reads files.
+
+import type { Database } from "bun:sqlite";
+import type { ModeToken } from "../src/core/events.ts";
+import type { Experience } from "../src/core/library.ts";
+import type { ModeEntry, StageRecord } from "../src/core/recursion.ts";
+import type { BaseRecord, SelectionRecord, TaskSummary } from "../src/core/summary.ts";
+import type { NamespaceKey } from "./queries.ts";
+
+type Row = Record<string, unknown>;
+
+const bool = (v: unknown): boolean => v === 1 || v === true;
+const num = (v: unknown): number => (v === null || v === undefined ? 0 : Number(v));
+const str = (v: unknown): string => (v === null || v === undefined ? "" : String(v));
+const strOrNull = (v: unknown): string | null => (v === null || v === undefined ? null : String(v));
+const round6 = (x: number) => Math.round(x * 1e6) / 1e6;
+const parse = <T>(v: unknown, fallback: T): T => {
+  try {
+    return v === null || v === undefined ? fallback : (JSON.parse(String(v)) as T);
+  } catch {
+    return fallback;
+  }
+};
+
+/** A task's record as the store holds it: a summary without its status (the caller computes it). */
+export type StoredTaskRecord = Omit<TaskSummary, "status">;
+
+/** What resume re-checks about one adopted output, as core computed it when the mode finished. */
+export type AdoptionFacts = Pick<
+  SelectionRecord,
+  | "chosenLabel"
+  | "chosenRunId"
+  | "chosenRunDir"
+  | "harnessFingerprint"
+  | "outputDigest"
+  | "chosenTreeIsBase"
+  | "evidence"
+  | "experience"
+>;
+
+/**
+ * Adds the adoption facts to the selection that (sweep, task, k, mode) recorded. Only a selection
+ * of the same chosen label and run is updated, so facts never land on another pick; returns
+ * whether a row was updated.
+ */
+export function recordAdoption(
+  db: Database,
+  where: { sweep: string; task: string; k: number; mode: ModeToken },
+  facts: AdoptionFacts,
+  at: number,
+): boolean {
+  const res = db
+    .query(
+      `UPDATE selections SET harness_fingerprint = ?, output_digest = ?, chosen_tree_is_base = ?,
+         evidence = ?, experience = ?, chosen_run_dir = ?, adopted_at = ?
+       WHERE mode = ? AND chosen_label = ? AND COALESCE(chosen_run_id, '') IN ('', ?)
+         AND task_id = (SELECT id FROM tasks WHERE sweep_id = ? AND task = ? AND k = ?)`,
+    )
+    .run(
+      facts.harnessFingerprint,
+      facts.outputDigest,
+      facts.chosenTreeIsBase ? 1 : 0,
+      facts.evidence,
+      facts.experience === null ? null : JSON.stringify(facts.experience),
+      facts.chosenRunDir,
+      at,
+      where.mode,
+      facts.chosenLabel,
+      facts.chosenRunId,
+      where.sweep,
+      where.task,
+      where.k,
+    );
+  return res.changes > 0;
+}
+
+/** The finals of a mode: its AGG (parallel) or COMPOSE (sequential) stages, in order. */
+const FINAL_DIMS = new Set(["AGG", "COMPOSE"]);
+
+function stageOf(r: Row): StageRecord {
+  return {
+    label: str(r.label),
+    dim: str(r.dim) as StageRecord["dim"],
+    keptBase: bool(r.kept_base),
+    fellBack: bool(r.fell_back),
+    error: str(r.error),
+    usd: num(r.usd),
+    attempts: num(r.attempts),
+    cached: bool(r.cached),
+    notes: str(r.notes),
+    // Not kept by the store; resume never reads it.
+    autotriggered: [],
+  };
+}
+
+function modeEntryOf(task: string, k: number, m: Row, stages: Row[], ledger: Row[]): ModeEntry {
+  const mode = str(m.mode) as ModeToken;
+  const status = str(m.status);
+  if (status === "failed") {
+    return { mode, ok: false, status: "failed", error: str(m.error), traceback: "" };
+  }
+  const finished = stages.filter((s) => bool(s.finished)).map(stageOf);
+  const rollouts = ledger.filter((e) => e.kind === "rollout");
+  const sessions = ledger.filter((e) => e.kind === "session");
+  const sum = (rows: Row[]) => round6(rows.reduce((s, e) => s + num(e.usd), 0));
+  return {
+    mode,
+    taskId: task,
+    k,
+    status: status as "ok" | "degraded",
+    ok: status === "ok",
+    finals: finished.filter((s) => FINAL_DIMS.has(s.dim)).map((s) => s.label),
+    fellBack: parse<string[]>(m.fell_back, []),
+    keptBase: parse<string[]>(m.kept_base, []),
+    stages: finished,
+    similarity: parse(m.similarity, null),
+    ledger: {
+      mode,
+      taskId: task,
+      k,
+      // Counted from the ledger entries themselves, not from the mode's reported totals.
+      R: rollouts.length,
+      expectedR: m.expected_r === null ? 4 * k : num(m.expected_r),
+      P: sessions.length,
+      expectedP: m.expected_p === null ? 3 * k : num(m.expected_p),
+      sessionAttempts: sessions.reduce((s, e) => s + num(e.attempts), 0),
+      usd: sum(ledger),
+      rolloutUsd: sum(rollouts),
+      sessionUsd: sum(sessions),
+      rollouts: rollouts.map((e) => str(e.label)),
+      sessions: sessions.map((e) => str(e.label)),
+    },
+    errors: [],
+    error: "",
+    traceback: "",
+  };
+}
+
+function selectionOf(task: string, k: number, mode: ModeToken, r: Row): SelectionRecord {
+  const idMap = parse<Record<string, string>>(r.id_map, {});
+  const chosenLabel = str(r.chosen_label);
+  return {
+    taskId: task,
+    mode,
+    k,
+    chosenId: str(r.anon_id),
+    chosenLabel,
+    chosenRunId: str(r.chosen_run_id),
+    chosenIsBase: chosenLabel.startsWith("base"),
+    why: str(r.why),
+    idMap,
+    dropped: parse<string[]>(r.dropped, []),
+    nCandidates: Object.keys(idMap).length,
+    ok: bool(r.ok),
+    fallback: bool(r.fallback),
+    error: str(r.error),
+    usd: num(r.usd),
+    experience: parse<Experience | null>(r.experience, null),
+    trivial: bool(r.trivial),
+    evidence: str(r.evidence) === "trajectory" ? "trajectory" : "deliverable",
+    chosenRunDir: str(r.chosen_run_dir),
+    chosenTreeIsBase: bool(r.chosen_tree_is_base),
+    harnessFingerprint: strOrNull(r.harness_fingerprint),
+    outputDigest: strOrNull(r.output_digest),
+  };
+}
+
+/**
+ * The record resume decides from, or null when the store has no finished mode of this task.
+ * Per mode it takes the newest FINISHED mode row in any sweep of the namespace (a task record
+ * that was interrupted after that mode finished counts: the mode was checkpointed). A mode whose
+ * selection never received its adoption facts has no selection in the record, so it re-runs.
+ * Errors are the finished modes' own error lines (what made the task partial).
+ */
+export function storedTaskRecord(
+  db: Database,
+  scope: NamespaceKey,
+  task: string,
+  k: number,
+): StoredTaskRecord | null {
+  const modeRows = db
+    .query(
+      `SELECT m.*, t.domain AS t_domain, s.seed AS s_seed
+       FROM modes m JOIN tasks t ON t.id = m.task_id JOIN sweeps s ON s.id = t.sweep_id
+       WHERE s.bench = ? AND s.substrate = ? AND s.seed IS ? AND s.tag = ?
+         AND t.task = ? AND t.k = ? AND m.finished_at IS NOT NULL
+       ORDER BY m.finished_at DESC, t.started_at DESC, t.id DESC`,
+    )
+    .all(scope.bench, scope.substrate, scope.seed, scope.tag, task, k) as Row[];
+  const newest = new Map<ModeToken, Row>();
+  for (const r of modeRows) {
+    const mode = str(r.mode) as ModeToken;
+    if (!newest.has(mode)) newest.set(mode, r);
+  }
+  if (newest.size === 0) return null;
+
+  const stagesQ = db.query("SELECT * FROM stages WHERE task_id = ? AND mode = ? ORDER BY rowid");
+  const ledgerQ = db.query(
+    "SELECT kind, label, usd, attempts FROM ledger_entries WHERE task_id = ? AND mode = ? ORDER BY seq",
+  );
+  const selectionQ = db.query("SELECT * FROM selections WHERE task_id = ? AND mode = ?");
+  const modes: StoredTaskRecord["modes"] = {};
+  const selections: StoredTaskRecord["selections"] = {};
+  const errors: string[] = [];
+  for (const [mode, m] of newest) {
+    const id = str(m.task_id);
+    modes[mode] = modeEntryOf(
+      task,
+      k,
+      m,
+      stagesQ.all(id, mode) as Row[],
+      ledgerQ.all(id, mode) as Row[],
+    );
+    const sel = selectionQ.get(id, mode) as Row | null;
+    if (sel !== null && sel.adopted_at !== null) selections[mode] = selectionOf(task, k, mode, sel);
+    const error = str(m.error);
+    if (error !== "") errors.push(error.startsWith(`${mode}:`) ? error : `${mode}: ${error}`);
+  }
+
+  const latest = modeRows[0] as Row;
+  const base: BaseRecord[] = (
+    db
+      .query(
+        `SELECT label, run_id, run_dir FROM rollouts
+         WHERE task_id = ? AND label GLOB 'base[0-9]*' ORDER BY rowid`,
+      )
+      .all(str(latest.task_id)) as Row[]
+  ).map((r) => ({ label: str(r.label), runId: str(r.run_id), runDir: str(r.run_dir) }));
+  return {
+    taskId: task,
+    domain: str(latest.t_domain),
+    k,
+    seed: latest.s_seed === null ? null : num(latest.s_seed),
+    base,
+    modes,
+    selections,
+    errors,
+  };
+}

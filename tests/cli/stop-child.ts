@@ -1,0 +1,53 @@
+// A sweep run through the CLI's sweep session whose executions never return and ignore the
+// abort signal, so a graceful stop can never finish it: only the forced stop ends this process.
+// Usage: bun stop-child.ts ROOT (prints "executing" once an execution hangs).
+import { join } from "node:path";
+import { runSweepSession } from "../../src/cli/sweep-session.ts";
+import { FakeAdapter, ScriptedProposer } from "../core/fakes.ts";
+
+const root = process.argv[2];
+if (root === undefined) throw new Error("usage: stop-child.ts ROOT");
+
+const adapter = new FakeAdapter({
+  root,
+  tasks: { t1: "books", t2: "books" },
+  onExecute: async () => {
+    process.stdout.write("executing\n");
+    // A live timer keeps the process up while the execution hangs forever.
+    setInterval(() => {}, 60_000);
+    await new Promise(() => {});
+  },
+});
+
+const session = await runSweepSession({
+  io: {
+    stdout: (t) => process.stdout.write(t),
+    stderr: (t) => process.stderr.write(t),
+    isTTY: false,
+    env: process.env,
+    cwd: root,
+  },
+  dbPath: join(root, "harness2.db"),
+  frontEnd: "lines",
+  title: "hanging",
+  sessionLimit: 2,
+  makeProposer: () => new ScriptedProposer(join(root, "sessions")),
+  inputs: {
+    adapter,
+    limits: {
+      phaseWidth: 2,
+      stageAttempts: 2,
+      transportAttempts: 2,
+      proposerTimeoutS: 60,
+      rolloutTimeoutS: null,
+      domainWorkers: 1,
+    },
+    runsRoot: join(root, "adapt"),
+    libraryRoot: join(root, "library"),
+    k: 1,
+    modes: ["agg"],
+  },
+  sweepOptions: {},
+});
+process.stdout.write(`returned ${session.exitCode}\n`);
+process.exitCode = session.exitCode;

@@ -1,0 +1,131 @@
+// Stopping a sweep from outside, with real processes: the first interrupt asks for a graceful
+// stop, the second stops at once — exit 130, every event so far in the store, the sweep recorded
+// as interrupted, the lock released — and the same command then runs to the end.
+import { afterAll, expect, test } from "bun:test";
+import { join } from "node:path";
+import { openStore } from "../../store/db.ts";
+import { liveSweepIds } from "../../store/lock.ts";
+import { listSweeps, sweepDetail } from "../../store/queries.ts";
+import { removeTempDirs, tempDir } from "../core/fakes.ts";
+import { MAIN, runCli } from "../helpers/cli.ts";
+import { processesMentioning } from "../helpers/procs.ts";
+
+afterAll(removeTempDirs);
+
+const ROOT = join(import.meta.dir, "..", "..");
+const NOTICE = "interrupt again to stop at once";
+
+/** Collects a child's stream as text and resolves waits on what it has printed. */
+function watch(stream: ReadableStream<Uint8Array>) {
+  let text = "";
+  const waiters: { needle: string; resolve: () => void }[] = [];
+  const done = (async () => {
+    const decoder = new TextDecoder();
+    for await (const chunk of stream) {
+      text += decoder.decode(chunk, { stream: true });
+      for (const w of waiters.splice(0)) {
+        if (text.includes(w.needle)) w.resolve();
+        else waiters.push(w);
+      }
+    }
+  })();
+  return {
+    get text() {
+      return text;
+    },
+    done,
+    waitFor(needle: string, ms: number): Promise<void> {
+      if (text.includes(needle)) return Promise.resolve();
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(
+          () => reject(new Error(`no '${needle}' within ${ms} ms; printed:\n${text}`)),
+          ms,
+        );
+        waiters.push({
+          needle,
+          resolve: () => {
+            clearTimeout(timer);
+            resolve();
+          },
+        });
+      });
+    },
+  };
+}
+
+/** Spawns `argv` under bun, interrupts it twice and returns its exit code and how long it took. */
+async function interruptTwice(argv: string[], ready: string) {
+  const proc = Bun.spawn([process.execPath, ...argv], {
+    cwd: ROOT,
+    env: { ...process.env, NO_COLOR: "1" },
+    stdin: "ignore",
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const out = watch(proc.stdout);
+  const err = watch(proc.stderr);
+  try {
+    await out.waitFor(ready, 60_000);
+    proc.kill("SIGINT");
+    // The second interrupt only after the first was handled: two pending SIGINTs merge into one.
+    await err.waitFor(NOTICE, 10_000);
+    const sent = performance.now();
+    proc.kill("SIGINT");
+    const code = await Promise.race([proc.exited, Bun.sleep(10_000).then(() => "hung" as const)]);
+    const seconds = (performance.now() - sent) / 1000;
+    if (code === "hung") proc.kill("SIGKILL");
+    await Promise.all([out.done, err.done]);
+    return { code, seconds, stdout: out.text, stderr: err.text, pid: proc.pid };
+  } finally {
+    proc.kill("SIGKILL");
+  }
+}
+
+test("a second interrupt stops a sweep whose work ignores the first: exit 130, store complete", async () => {
+  const root = tempDir("stop-forced");
+  const r = await interruptTwice([join(ROOT, "tests/cli/stop-child.ts"), root], "executing");
+  expect(r.code).toBe(130);
+  expect(r.seconds).toBeLessThan(5);
+  // It did not return through the graceful path: the hanging execution never finished.
+  expect(r.stdout).not.toContain("returned");
+  expect(r.stdout).toContain("interrupted");
+  expect(processesMentioning(root)).toEqual([]);
+
+  const db = openStore(join(root, "harness2.db"), { create: false });
+  try {
+    const [sweep] = listSweeps(db);
+    expect(sweep?.status).toBe("interrupted");
+    expect(liveSweepIds(db).size).toBe(0);
+    // Everything emitted before the stop reached the store: the task and its base rollout.
+    const detail = sweepDetail(db, sweep?.id as string);
+    expect(detail?.tasks.map((t) => [t.task, t.status])).toEqual([["t1", "interrupted"]]);
+    expect(detail?.tasks[0]?.rollouts.map((x) => [x.label, x.status])).toEqual([
+      ["base1", "interrupted"],
+    ]);
+  } finally {
+    db.close();
+  }
+}, 120_000);
+
+test("harness2 demo: Ctrl-C twice exits 130 at once, the store lists the sweep as interrupted, and the same command then completes", async () => {
+  const runs = tempDir("stop-demo");
+  const argv = ["demo", "--no-tui", "--k", "2", "--runs", runs];
+  const r = await interruptTwice([MAIN, ...argv], "k=2: started");
+  expect(r.code).toBe(130);
+  expect(r.seconds).toBeLessThan(5);
+
+  const db = openStore(join(runs, "harness2.db"), { create: false });
+  try {
+    const sweeps = listSweeps(db);
+    expect(sweeps.map((s) => s.status)).toEqual(["interrupted"]);
+    expect(liveSweepIds(db).size).toBe(0);
+  } finally {
+    db.close();
+  }
+
+  const again = await runCli(argv);
+  expect(again.stderr).toBe("");
+  expect(again.code).toBe(0);
+  expect(again.stdout).toContain("Local demo: ");
+  expect(again.stdout).toContain(", 0 failed;");
+}, 180_000);
