@@ -1,18 +1,22 @@
 // A sweep run through the CLI's sweep session whose executions never return and ignore the
 // abort signal, so a graceful stop can never finish it: only the forced stop ends this process.
-// Usage: bun stop-child.ts ROOT (prints "executing" once an execution hangs).
+// Usage: bun stop-child.ts ROOT [tui] — prints "executing" (and writes ROOT/executing) once an
+// execution hangs; with `tui` it shows the live view, as in a person's terminal.
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { runSweepSession } from "../../src/cli/sweep-session.ts";
 import { FakeAdapter, ScriptedProposer } from "../core/fakes.ts";
 
 const root = process.argv[2];
-if (root === undefined) throw new Error("usage: stop-child.ts ROOT");
+if (root === undefined) throw new Error("usage: stop-child.ts ROOT [tui]");
+const tui = process.argv[3] === "tui";
 
 const adapter = new FakeAdapter({
   root,
   tasks: { t1: "books", t2: "books" },
   onExecute: async () => {
-    process.stdout.write("executing\n");
+    if (!tui) process.stdout.write("executing\n");
+    writeFileSync(join(root, "executing"), "");
     // A live timer keeps the process up while the execution hangs forever.
     setInterval(() => {}, 60_000);
     await new Promise(() => {});
@@ -23,12 +27,12 @@ const session = await runSweepSession({
   io: {
     stdout: (t) => process.stdout.write(t),
     stderr: (t) => process.stderr.write(t),
-    isTTY: false,
+    isTTY: tui,
     env: process.env,
     cwd: root,
   },
   dbPath: join(root, "harness2.db"),
-  frontEnd: "lines",
+  frontEnd: tui ? "tui" : "lines",
   title: "hanging",
   sessionLimit: 2,
   makeProposer: () => new ScriptedProposer(join(root, "sessions")),
