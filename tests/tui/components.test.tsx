@@ -12,10 +12,10 @@ import { Header } from "../../tui/components/Header.tsx";
 import { Lanes } from "../../tui/components/Lanes.tsx";
 import { LedgerCounters } from "../../tui/components/LedgerCounters.tsx";
 import { Selections } from "../../tui/components/Selections.tsx";
+import { SPINNER_STILL } from "../../tui/components/Spinner.tsx";
 import { StageTable } from "../../tui/components/StageTable.tsx";
 import { Table } from "../../tui/components/Table.tsx";
 import { TripwireAlerts } from "../../tui/components/TripwireAlerts.tsx";
-import { SPINNER } from "../../tui/components/theme.ts";
 import { progress } from "../../tui/live/derive.ts";
 import { reduceAll } from "../../tui/live/reducer.ts";
 import { initialState, type ModeLive, type StageRow } from "../../tui/live/view-model.ts";
@@ -143,7 +143,7 @@ describe("StageTable", () => {
     <StageTable
       mode={mode({ stages: rows, phase: "proposals" })}
       maxRows={10}
-      spinnerFrame={3}
+      animate={false}
       color={false}
       width={100}
     />,
@@ -166,9 +166,9 @@ describe("StageTable", () => {
     expect(out).toContain("parallel · phase proposals");
   });
 
-  test("a running stage shows the spinner frame and no attempts or cost yet", () => {
+  test("a running stage shows a (still) spinner and no attempts or cost yet", () => {
     const line = lineOf(out, "inv1");
-    expect(line).toContain(`${SPINNER[3]} running`);
+    expect(line).toContain(`${SPINNER_STILL} running`);
     expect(line).not.toContain("$");
   });
 
@@ -181,19 +181,40 @@ describe("StageTable", () => {
     expect(fell).toMatch(/│ no description$/);
   });
 
-  test("the spinner moves with the frame number", () => {
-    const at = (n: number) =>
-      frame(
-        <StageTable
-          mode={mode({ stages: [rows[0]!] })}
-          maxRows={5}
-          spinnerFrame={n}
-          color={false}
-          width={100}
-        />,
-      );
-    expect(at(0)).toContain(SPINNER[0]);
-    expect(at(1)).toContain(SPINNER[1]);
+  test("animated, the spinner is ink-spinner's and turns on its own; still, it keeps one glyph", async () => {
+    const el = (animate: boolean) => (
+      <StageTable
+        mode={mode({ stages: [rows[0]!] })}
+        maxRows={5}
+        animate={animate}
+        color={false}
+        width={100}
+      />
+    );
+    const glyph = (f: string | undefined) => /inv1\s+│ INV │ (\S) running/.exec(f ?? "")?.[1];
+    const moving = render(el(true));
+    try {
+      const first = glyph(moving.lastFrame());
+      expect(first).toBe(SPINNER_STILL);
+      const deadline = Date.now() + 5000;
+      let next = first;
+      while (next === first && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 20));
+        next = glyph(moving.lastFrame());
+      }
+      // ink-spinner's next dots frame; the row keeps its width while the glyph turns.
+      expect(next).toBe("⠙");
+      expect(moving.lastFrame()?.length).toBe(frame(el(false)).length);
+    } finally {
+      moving.unmount();
+    }
+    const still = render(el(false));
+    try {
+      await new Promise((r) => setTimeout(r, 250));
+      expect(still.frames.map(glyph)).toEqual([SPINNER_STILL]);
+    } finally {
+      still.unmount();
+    }
   });
 
   test("rows beyond maxRows fold into one line; maxRows 0 folds the table to a summary", () => {
@@ -201,7 +222,7 @@ describe("StageTable", () => {
       <StageTable
         mode={mode({ stages: rows })}
         maxRows={2}
-        spinnerFrame={0}
+        animate={false}
         color={false}
         width={100}
       />,
@@ -213,7 +234,7 @@ describe("StageTable", () => {
       <StageTable
         mode={mode({ stages: rows })}
         maxRows={0}
-        spinnerFrame={0}
+        animate={false}
         color={false}
         width={100}
       />,
@@ -227,7 +248,7 @@ describe("StageTable", () => {
       <StageTable
         mode={mode({ stages: [rows[3]!] })}
         maxRows={5}
-        spinnerFrame={0}
+        animate={false}
         color
         width={120}
       />,
@@ -423,7 +444,7 @@ describe("Header, Lanes, Footer, EventLog and finished rows from a recorded run"
         tasks={state.tasks}
         focusKey={state.tasks[0]?.key ?? null}
         maxLines={5}
-        spinnerFrame={0}
+        animate={false}
         color={false}
         width={100}
       />,
@@ -447,7 +468,7 @@ describe("Header, Lanes, Footer, EventLog and finished rows from a recorded run"
         tasks={state.tasks}
         focusKey={null}
         maxLines={3}
-        spinnerFrame={0}
+        animate={false}
         color={false}
         width={100}
       />,

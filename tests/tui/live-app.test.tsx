@@ -180,6 +180,35 @@ describe("LiveApp", () => {
     }
   }, 20_000);
 
+  test("while work runs the lane's and the running stage's spinners turn (ink-spinner)", async () => {
+    const mountTicking = (events: HarnessEvent[]) => {
+      // As mount(), but with the clock on, as in a real terminal.
+      const batcher = new FrameBatcher();
+      for (const e of events) batcher.emit(e);
+      batcher.flush();
+      const r = renderInk(
+        <LiveApp
+          batcher={batcher}
+          sweepLabel="demo"
+          color={false}
+          onStopRequest={() => {}}
+          onForceStop={() => {}}
+          clock={() => (events.at(-1)?.ts ?? 0) + 5000}
+          tickMs={1000}
+        />,
+        { columns: 100, rows: 40 },
+      );
+      mounted.push(r);
+      return r;
+    };
+    const r = mountTicking(midRun());
+    await r.waitFor((f) => /agg1\s+│ AGG │ ⠋ running/.test(f));
+    // The lane's and the stage row's spinners move on without any event or clock tick.
+    await r.waitFor(
+      (f) => /agg1\s+│ AGG │ ⠙ running/.test(f) && /▶ acct\s+\S+\s+⠙ ledger-2/.test(f),
+    );
+  });
+
   test("with colour off (NO_COLOR) the frame carries no escape codes at all", async () => {
     const plain = mount(midRun(), { color: false });
     expect(await plain.r.waitFor((f) => f.includes("▶ focused"))).not.toContain(ESC);

@@ -4,7 +4,8 @@
 import { Box, Text } from "ink";
 import { MODE_NAME } from "../live/log-line.ts";
 import type { Lane, ModeLive, TaskLive } from "../live/view-model.ts";
-import { pad, spinnerGlyph, toneProps, truncate } from "./theme.ts";
+import { Spinner } from "./Spinner.tsx";
+import { pad, toneProps, truncate } from "./theme.ts";
 
 export type LanesProps = {
   lanes: Lane[];
@@ -12,7 +13,8 @@ export type LanesProps = {
   focusKey: string | null;
   /** Lines the lanes may take; the rest are summarised in one line. */
   maxLines: number;
-  spinnerFrame: number;
+  /** Spinners turn (false: tests and final frames draw a still one). */
+  animate: boolean;
   color: boolean;
   width: number;
 };
@@ -23,15 +25,7 @@ function modePhase(m: ModeLive): string {
   return m.phase ?? "starting";
 }
 
-export function Lanes({
-  lanes,
-  tasks,
-  focusKey,
-  maxLines,
-  spinnerFrame,
-  color,
-  width,
-}: LanesProps) {
+export function Lanes({ lanes, tasks, focusKey, maxLines, animate, color, width }: LanesProps) {
   if (lanes.length === 0) return null;
   const byKey = new Map(tasks.map((t) => [t.key, t]));
   // Busy lanes first keeps the useful ones on screen when there are more lanes than lines.
@@ -66,7 +60,7 @@ export function Lanes({
         return (
           <Text key={lane.domain} wrap="truncate">
             <Text {...toneProps(color, focused ? "accent" : undefined)}>{head}</Text>
-            <Text {...toneProps(color, "running")}>{spinnerGlyph(spinnerFrame)}</Text>{" "}
+            <Spinner animate={animate} color={color} />{" "}
             <Text {...toneProps(color, "strong")}>
               {truncate(task.task, Math.max(12, width / 3))}
             </Text>

@@ -3,9 +3,11 @@
 // functions and hand them here. Pure functions of their props.
 
 import { Box, Text } from "ink";
+import InkSpinner from "ink-spinner";
 import { type Tone, toneProps } from "./theme.ts";
 
-export type Segment = { text: string; tone?: Tone };
+/** `spinner`: this segment is a spinner's place; `text` is its still glyph. */
+export type Segment = { text: string; tone?: Tone; spinner?: boolean };
 export type Line = Segment[];
 
 /** A plain line, or one toned line. */
@@ -17,7 +19,16 @@ export function textLines(text: string, tone?: Tone, indent = ""): Line[] {
   return parts.map((p) => line(`${indent}${p}`, tone));
 }
 
-export function LineView({ line: l, color }: { line: Line; color: boolean }) {
+export function LineView({
+  line: l,
+  color,
+  animate = false,
+}: {
+  line: Line;
+  color: boolean;
+  /** Turn the spinners on this line (ink-spinner); else they show their still glyph. */
+  animate?: boolean;
+}) {
   // An empty Text takes no height in Ink; a blank line must still hold its row.
   if (l.every((s) => s.text === "")) return <Text> </Text>;
   return (
@@ -25,7 +36,7 @@ export function LineView({ line: l, color }: { line: Line; color: boolean }) {
       {l.map((s, i) => (
         // biome-ignore lint/suspicious/noArrayIndexKey: position is the identity of a segment
         <Text key={i} {...toneProps(color, s.tone)}>
-          {s.text}
+          {s.spinner && animate ? <InkSpinner type="dots" /> : s.text}
         </Text>
       ))}
     </Text>

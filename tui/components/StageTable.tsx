@@ -6,22 +6,24 @@ import { Box, Text } from "ink";
 import { formatUsd } from "../live/derive.ts";
 import { MODE_NAME } from "../live/log-line.ts";
 import type { ModeLive, StageRow } from "../live/view-model.ts";
+import { SPINNER_STILL } from "./Spinner.tsx";
 import { type Cell, type Column, Table } from "./Table.tsx";
-import { spinnerGlyph, toneProps } from "./theme.ts";
+import { toneProps } from "./theme.ts";
 
 export type StageTableProps = {
   mode: ModeLive;
   /** Stage rows that fit (older rows are summarised in one line); 0 folds the table away. */
   maxRows: number;
-  spinnerFrame: number;
+  /** Spinners turn (false: tests and final frames draw a still one). */
+  animate: boolean;
   color: boolean;
   width: number;
 };
 
-export function stateCell(row: StageRow, spinnerFrame: number): Cell {
+export function stateCell(row: StageRow): Cell {
   switch (row.state) {
     case "running":
-      return { text: `${spinnerGlyph(spinnerFrame)} running`, tone: "running" };
+      return { text: `${SPINNER_STILL} running`, tone: "running", spinner: true };
     case "ok":
       return { text: "✔ ok", tone: "ok" };
     case "kept base":
@@ -31,11 +33,11 @@ export function stateCell(row: StageRow, spinnerFrame: number): Cell {
   }
 }
 
-function columns(spinnerFrame: number): Column<StageRow>[] {
+function columns(): Column<StageRow>[] {
   return [
     { header: "stage", cell: (r) => r.label, max: 12 },
     { header: "dim", cell: (r) => r.dim },
-    { header: "state", cell: (r) => stateCell(r, spinnerFrame) },
+    { header: "state", cell: (r) => stateCell(r) },
     { header: "att", cell: (r) => (r.attempts === null ? "" : String(r.attempts)), align: "right" },
     { header: "cost", cell: (r) => (r.usd === null ? "" : formatUsd(r.usd)), align: "right" },
     { header: "cached", cell: (r) => (r.cached ? "cached" : "") },
@@ -48,6 +50,8 @@ function columns(spinnerFrame: number): Column<StageRow>[] {
   ];
 }
 
+const COLUMNS = columns();
+
 /** "6 stages: 4 ok, 1 fell back, 1 running" for a folded table. */
 export function stageSummary(stages: StageRow[]): string {
   const counts = new Map<string, number>();
@@ -56,7 +60,7 @@ export function stageSummary(stages: StageRow[]): string {
   return `${stages.length} stage(s): ${parts.join(", ")}`;
 }
 
-export function StageTable({ mode, maxRows, spinnerFrame, color, width }: StageTableProps) {
+export function StageTable({ mode, maxRows, animate, color, width }: StageTableProps) {
   const folded = maxRows <= 0 || mode.stages.length === 0;
   const hidden = folded ? mode.stages.length : Math.max(0, mode.stages.length - maxRows);
   const rows = mode.stages.slice(hidden);
@@ -92,7 +96,8 @@ export function StageTable({ mode, maxRows, spinnerFrame, color, width }: StageT
             <Text {...toneProps(color, "dim")}> … {hidden} earlier stage(s)</Text>
           ) : null}
           <Table
-            columns={columns(spinnerFrame)}
+            columns={COLUMNS}
+            animate={animate}
             rows={rows}
             color={color}
             width={width}

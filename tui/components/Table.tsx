@@ -3,10 +3,11 @@
 // tableLines gives the same table as Line[] for screens that scroll.
 
 import { Box } from "ink";
-import { type Line, LineView } from "./Lines.tsx";
+import { type Line, LineView, type Segment } from "./Lines.tsx";
 import { pad, type Tone, textWidth, truncate } from "./theme.ts";
 
-export type Cell = string | { text: string; tone?: Tone };
+/** `spinner`: the text starts with a still spinner glyph, which an animated table turns. */
+export type Cell = string | { text: string; tone?: Tone; spinner?: boolean };
 
 export type Column<R> = {
   header: string;
@@ -25,6 +26,8 @@ export type TableProps<R> = {
   /** Columns available; the shrinking column is cut to fit. */
   width?: number;
   rowKey: (row: R, index: number) => string;
+  /** Turn the spinners of cells that have one. */
+  animate?: boolean;
 };
 
 const GAP = " │ ";
@@ -73,14 +76,20 @@ export function tableLines<R>(columns: Column<R>[], rows: R[], width?: number): 
             ? truncate(textOf(cell), widths[i] ?? 0)
             : fit(textOf(cell), i);
         const tone = toneOf(cell);
-        const seg = tone ? { text, tone } : { text };
-        return i > 0 ? [{ text: GAP }, seg] : [seg];
+        const segs: Segment[] = [];
+        if (typeof cell !== "string" && cell.spinner && text !== "") {
+          // The first character is the spinner's place; it is one column wide in every frame.
+          const [glyph = "", ...rest] = [...text];
+          segs.push({ text: glyph, spinner: true, ...(tone ? { tone } : {}) });
+          segs.push(tone ? { text: rest.join(""), tone } : { text: rest.join("") });
+        } else segs.push(tone ? { text, tone } : { text });
+        return i > 0 ? [{ text: GAP }, ...segs] : segs;
       }),
     ),
   ];
 }
 
-export function Table<R>({ columns, rows, color, width, rowKey }: TableProps<R>) {
+export function Table<R>({ columns, rows, color, width, rowKey, animate }: TableProps<R>) {
   const lines = tableLines(columns, rows, width);
   return (
     <Box flexDirection="column">
@@ -89,6 +98,7 @@ export function Table<R>({ columns, rows, color, width, rowKey }: TableProps<R>)
           key={i < 2 ? `head${i}` : rowKey(rows[i - 2] as R, i - 2)}
           line={l}
           color={color}
+          animate={animate}
         />
       ))}
     </Box>

@@ -20,13 +20,6 @@ export function toneProps(color: boolean, tone: Tone | undefined): TextProps {
   return color && tone ? STYLES[tone] : {};
 }
 
-export const SPINNER = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"] as const;
-
-/** The spinner glyph for an animation frame number. */
-export function spinnerGlyph(frame: number): string {
-  return SPINNER[Math.abs(Math.floor(frame)) % SPINNER.length] as string;
-}
-
 /** Display width of a string (the view's own texts are single-width characters). */
 export function textWidth(text: string): number {
   return [...text].length;

@@ -30,13 +30,17 @@ export type LiveAppProps = {
   onForceStop: () => void;
   /** Milliseconds since the epoch (tests pass a fixed clock). */
   clock?: () => number;
-  /** Animation tick while work runs; 0 turns the clock off (tests). */
+  /** The clock's tick (elapsed time, ETA); 0 turns the clock and the spinners off (tests). */
   tickMs?: number;
 };
 
 /** Finished rows handed to one <Static>; then it is replaced, so no list grows without end. */
 const STATIC_EPOCH = 64;
-const SPINNER_MS = 100;
+/**
+ * The clock only moves elapsed time and the ETA, shown in seconds. Spinners are ink-spinner's,
+ * each on its own timer; Ink's maxFps (30, set in start.ts) caps the frames they cause.
+ */
+const CLOCK_MS = 1000;
 
 export type Layout = {
   alerts: number;
@@ -88,7 +92,7 @@ export function LiveApp({
   onStopRequest,
   onForceStop,
   clock = Date.now,
-  tickMs = SPINNER_MS,
+  tickMs = CLOCK_MS,
 }: LiveAppProps) {
   const state = useSyncExternalStore(batcher.subscribe, batcher.getState);
   const { columns, rows } = useWindowSize();
@@ -96,13 +100,12 @@ export function LiveApp({
   const [now, setNow] = useState(clock);
   const stopLevel = useRef<LiveState["stop"]>("none");
   const finished = state.sweep?.finished != null;
-  const busy = state.tasks.length > 0;
 
   useEffect(() => {
     if (tickMs <= 0 || finished) return;
-    const id = setInterval(() => setNow(clock()), busy ? tickMs : 1000);
+    const id = setInterval(() => setNow(clock()), tickMs);
     return () => clearInterval(id);
-  }, [tickMs, finished, busy, clock]);
+  }, [tickMs, finished, clock]);
 
   useInput(
     (input, key) => {
@@ -141,7 +144,7 @@ export function LiveApp({
   const focus = focusedTask(state);
   const width = Math.max(40, columns);
   const fit = layout(state, rows, focus);
-  const spinnerFrame = Math.floor(now / SPINNER_MS);
+  const animate = tickMs > 0 && !finished;
   const alerts = state.tripwires.alerts;
   const shownAlerts = alerts.slice(alerts.length - fit.alerts);
   return (
@@ -170,7 +173,7 @@ export function LiveApp({
             tasks={state.tasks}
             focusKey={state.tasks.length > 0 ? (focus?.key ?? null) : null}
             maxLines={fit.lanes}
-            spinnerFrame={spinnerFrame}
+            animate={animate}
             color={color}
             width={width}
           />
@@ -190,7 +193,7 @@ export function LiveApp({
                 key={m.mode}
                 mode={m}
                 maxRows={fit.stageRows[m.mode] ?? 0}
-                spinnerFrame={spinnerFrame}
+                animate={animate}
                 color={color}
                 width={width}
               />
