@@ -1,10 +1,12 @@
-// The sweeps a judge or report command names: RUN handles (`last`, an id, a unique prefix) or the
-// sweep's own flags (--bench, --substrate, --seed, --tag, --k), newest match first — so nobody
-// retypes a whole cell to find a run. Reads the store only; never writes.
+// The sweeps a browsing, judge or report command names: RUN handles (`last`, an id, a unique prefix)
+// or the sweep's own flags (--bench, --substrate, --seed, --tag, --k, and for show/browse --mode),
+// newest match first — so nobody retypes a whole cell to find a run. Reads the store only.
 
 import type { Database } from "bun:sqlite";
 import type { StoreLocation } from "../../store/db.ts";
-import { findSweeps, type SweepFilter } from "../../store/report-queries.ts";
+import { findSweeps, type SweepFilter, sweepRow } from "../../store/report-queries.ts";
+import type { ModeToken } from "../core/events.ts";
+import { MODE_NAMES, parseModes } from "../core/naming.ts";
 import { type OptionSpec, type ParsedArgs, stringOpt, UsageError } from "./command.ts";
 import { CliError } from "./errors.ts";
 import { EXIT } from "./exit-codes.ts";
@@ -22,6 +24,25 @@ export const CELL_OPTIONS: Record<string, OptionSpec> = {
   },
 };
 
+/**
+ * `--mode` for commands that look at one sweep (show, browse). judge and report leave it out:
+ * report's own `--modes` already picks which modes of the sweeps it tabulates.
+ */
+export const CELL_MODE_OPTION: Record<string, OptionSpec> = {
+  mode: {
+    type: "string",
+    valueName: "MODE",
+    description: "… that ran this mode (parallel, sequential, or a comma list of both)",
+  },
+};
+
+const CELL_FLAGS = ["bench", "substrate", "seed", "tag", "k", "mode"] as const;
+
+/** Whether the sweep is named by its flags rather than by RUN. */
+export function hasCellFlags(args: ParsedArgs): boolean {
+  return CELL_FLAGS.some((flag) => stringOpt(args, flag) !== undefined);
+}
+
 function whole(raw: string, flag: string, command: string, min: number): number {
   if (!/^\d+$/.test(raw.trim()) || Number(raw) < min) {
     throw new UsageError(`--${flag} takes a whole number ≥ ${min}, got '${raw}'`, command);
@@ -33,18 +54,28 @@ function whole(raw: string, flag: string, command: string, min: number): number 
 function cellFilter(
   args: ParsedArgs,
   command: string,
-): { filter: SweepFilter; ks: number[] } | null {
+): { filter: SweepFilter; ks: number[]; modes: ModeToken[] } | null {
+  if (!hasCellFlags(args)) return null;
   const bench = stringOpt(args, "bench");
   const substrate = stringOpt(args, "substrate");
   const seed = stringOpt(args, "seed");
   const tag = stringOpt(args, "tag");
   const k = stringOpt(args, "k");
-  if ([bench, substrate, seed, tag, k].every((v) => v === undefined)) return null;
+  const mode = stringOpt(args, "mode");
   const ks =
     k === undefined
       ? []
       : [...new Set(k.split(",").map((x) => whole(x, "k", command, 1)))].sort((a, b) => a - b);
+  let modes: ModeToken[] = [];
+  if (mode !== undefined) {
+    try {
+      modes = parseModes(mode);
+    } catch (err) {
+      throw new UsageError(`--mode: ${(err as Error).message}`, command);
+    }
+  }
   return {
+    modes,
     filter: {
       ...(bench === undefined ? {} : { bench }),
       ...(substrate === undefined ? {} : { substrate }),
@@ -55,29 +86,37 @@ function cellFilter(
   };
 }
 
-function describeFilter(f: SweepFilter, k?: number): string {
+/** Checks the cell flags' values (a usage error, exit 2) before any store is opened. */
+export function checkCellFlags(args: ParsedArgs, command: string): void {
+  cellFilter(args, command);
+}
+
+function describeFilter(f: SweepFilter, k?: number, modes: readonly ModeToken[] = []): string {
   const parts = Object.entries({ ...f, ...(k === undefined ? {} : { k }) }).map(
     ([key, v]) => `--${key} ${v}`,
   );
+  if (modes.length > 0) parts.push(`--mode ${modes.map((m) => MODE_NAMES[m]).join(",")}`);
   return parts.join(" ");
 }
 
 /**
  * Sweep ids in the order named. Handles and cell flags are exclusive; with neither, `last`. With
- * `single`, more than one sweep is a usage error.
+ * `single`, more than one sweep is a usage error. `handles` are the RUN arguments when a command's
+ * positionals hold more than RUNs (show's TASK); by default every positional is a RUN.
  */
 export function selectSweeps(
   db: Database,
   loc: StoreLocation,
   args: ParsedArgs,
-  opts: { command: string; single: boolean },
+  opts: { command: string; single: boolean; handles?: readonly string[] },
 ): string[] {
   const cell = cellFilter(args, opts.command);
-  if (cell !== null && args.positionals.length > 0) {
+  const given = opts.handles ?? args.positionals;
+  if (cell !== null && given.length > 0) {
     throw new UsageError("name the sweep either by RUN or by its flags, not both", opts.command);
   }
   if (cell === null) {
-    const handles = args.positionals.length > 0 ? args.positionals : ["last"];
+    const handles = given.length > 0 ? given : ["last"];
     return [...new Set(handles.map((h) => resolveRunHandle(db, h, loc)))];
   }
   const ks = cell.ks.length > 0 ? cell.ks : [undefined];
@@ -85,11 +124,13 @@ export function selectSweeps(
     throw new UsageError(`'${opts.command}' takes one sweep: give a single --k`, opts.command);
   }
   return ks.map((k) => {
-    const found = findSweeps(db, { ...cell.filter, ...(k === undefined ? {} : { k }) });
+    const found = findSweeps(db, { ...cell.filter, ...(k === undefined ? {} : { k }) }).filter(
+      (id) => cell.modes.every((m) => sweepRow(db, id)?.modes.includes(m)),
+    );
     const newest = found[0];
     if (newest === undefined) {
       throw new CliError(
-        `no sweep matches ${describeFilter(cell.filter, k)} in ${loc.dbPath} (list them with 'harness2 runs')`,
+        `no sweep matches ${describeFilter(cell.filter, k, cell.modes)} in ${loc.dbPath} (list them with 'harness2 runs')`,
         EXIT.failed,
       );
     }

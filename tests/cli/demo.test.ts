@@ -1,5 +1,6 @@
 // `harness2 demo` when something is wrong: a store it must refuse leaves nothing behind, a domain
-// that dies is counted and fails the command, and HARNESS2_PYTHON stands in for python3 on PATH.
+// that dies is counted and fails the command, and HARNESS2_PYTHON stands in for python3 on PATH
+// (that demo is then shown again by its flags: `show --bench demo --k 1`).
 import { afterAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -67,6 +68,14 @@ describe("harness2 demo refusals and failures", () => {
       expect(r.code).toBe(0);
       expect(r.stdout).toContain("Local demo: 2 task(s) completed, 0 skipped, 0 failed;");
       expect(demoJson(runs).failedDomains).toEqual([]);
+      // The sweep is found again by its flags, as judge and report find it.
+      const sweep = r.stdout.match(/harness2 show (swp_\w+)/)?.[1] as string;
+      const shown = await runCli(["show", "--bench", "demo", "--k", "1", "--runs", runs]);
+      expect(shown.code).toBe(0);
+      expect(shown.stdout).toContain(`sweep    ${sweep}  ok`);
+      const none = await runCli(["show", "--bench", "demo", "--k", "2", "--runs", runs]);
+      expect(none.code).toBe(1);
+      expect(none.stderr).toContain("no sweep matches --bench demo --k 2");
     },
     { timeout: 120_000 },
   );

@@ -162,3 +162,50 @@ describe("harness2 show: handles that name no sweep", () => {
     }
   });
 });
+
+describe("harness2 show by the sweep's flags", () => {
+  test("--bench and --k pick the newest sweep that ran them", async () => {
+    const r = await show("--bench", "demo", "--k", "2");
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain(`sweep    ${fx.older}  failed`);
+    const newest = await show("--bench", "demo");
+    expect(newest.stdout).toContain(`sweep    ${fx.newer}  unfinished`);
+  });
+
+  test("--mode keeps only sweeps that ran that mode", async () => {
+    const r = await show("--bench", "demo", "--mode", "sequential", "--json");
+    expect(r.code).toBe(0);
+    expect(SweepDetail.parse(JSON.parse(r.stdout)).sweep.id).toBe(fx.older);
+  });
+
+  test("with flags, the one argument is TASK", async () => {
+    const r = await show("--bench", "demo", "--k", "2", taskName(1, 0));
+    expect(r.code).toBe(0);
+    expect(r.stdout.startsWith(`${taskName(1, 0)}  partial  k=2`)).toBe(true);
+    expect(r.stdout).toContain(`sweep ${fx.older}`);
+  });
+
+  test("flags no sweep matches: one line naming them, exit 1 (as judge and report)", async () => {
+    const r = await show("--bench", "demo", "--k", "1", "--mode", "sequential");
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe("");
+    expect(r.stderr.trim().split("\n")).toHaveLength(1);
+    expect(r.stderr).toContain("no sweep matches --bench demo --k 1 --mode sequential in");
+    const other = await show("--bench", "lab");
+    expect(other.code).toBe(1);
+    expect(other.stderr).toContain("no sweep matches --bench lab in");
+  });
+
+  test("RUN and flags together, several k, or a bad mode: usage error, exit 2", async () => {
+    const both = await show(fx.older, taskName(0, 0), "--bench", "demo");
+    expect(both.code).toBe(2);
+    expect(both.stderr).toContain("either by RUN or by its flags, not both");
+    const ks = await show("--bench", "demo", "--k", "1,2");
+    expect(ks.code).toBe(2);
+    expect(ks.stderr).toContain("give a single --k");
+    const mode = await show("--bench", "demo", "--mode", "diagonal");
+    expect(mode.code).toBe(2);
+    expect(mode.stderr.trim().split("\n")).toHaveLength(1);
+    expect(mode.stderr).toContain("--mode");
+  });
+});

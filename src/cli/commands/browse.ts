@@ -5,16 +5,17 @@
 import type { Database } from "bun:sqlite";
 import { resolve } from "node:path";
 import type { Tree } from "../../core/surface-spec.ts";
-import { type CliIO, type Command, colorFor } from "../command.ts";
+import { type CliIO, type Command, colorFor, UsageError } from "../command.ts";
 import { CliError } from "../errors.ts";
 import { EXIT } from "../exit-codes.ts";
+import { browseLocation, openForBrowsing, RUNS_OPTION, readStore } from "../run-handle.ts";
 import {
-  browseLocation,
-  openForBrowsing,
-  RUNS_OPTION,
-  readStore,
-  resolveRunHandle,
-} from "../run-handle.ts";
+  CELL_MODE_OPTION,
+  CELL_OPTIONS,
+  checkCellFlags,
+  hasCellFlags,
+  selectSweeps,
+} from "../sweep-handles.ts";
 
 const browseCommand: Command = {
   name: "browse",
@@ -26,11 +27,17 @@ const browseCommand: Command = {
     "once the sweep has judgments, r reloads, q quits. A stage shows its notes, its harness diff",
     "against its parent, its proposer calls and the paths of its evidence and audit files; a",
     "selection shows its candidates with their anonymous ids decoded and the selector's why.",
+    "Or name the sweep to open by its flags (--bench, --substrate, --seed, --tag, --k, --mode):",
+    "the newest sweep that matches them all.",
     "Needs a terminal: elsewhere use `harness2 runs` and `harness2 show RUN`.",
   ].join("\n"),
-  options: { runs: RUNS_OPTION },
+  options: { runs: RUNS_OPTION, ...CELL_OPTIONS, ...CELL_MODE_OPTION },
   positionals: { min: 0, max: 1 },
   async run(args, io) {
+    checkCellFlags(args, "browse");
+    if (args.positionals.length > 0 && hasCellFlags(args)) {
+      throw new UsageError("name the sweep either by RUN or by its flags, not both", "browse");
+    }
     if (!io.isTTY) {
       throw new CliError(
         "needs a terminal; use 'harness2 runs' and 'harness2 show RUN' instead",
@@ -45,9 +52,11 @@ const browseCommand: Command = {
       );
     }
     try {
-      const handle = args.positionals[0];
-      const initialSweep =
-        handle === undefined ? undefined : readStore(loc, () => resolveRunHandle(db, handle, loc));
+      // No RUN and no flags: the browser opens at its list of sweeps.
+      const named = args.positionals.length > 0 || hasCellFlags(args);
+      const initialSweep = named
+        ? readStore(loc, () => selectSweeps(db, loc, args, { command: "browse", single: true }))[0]
+        : undefined;
       const { runBrowser } = await import("../../../tui/browse/start.ts");
       const source = await browseSource(db, loc.dbPath, io);
       await runBrowser({

@@ -4,16 +4,17 @@
 
 import { sweepDetail, sweepTaskNames } from "../../../store/queries.ts";
 import type { ModeView, SweepDetail, TaskView, TripwireView } from "../../../store/views.ts";
-import { boolOpt, type CliIO, type Command } from "../command.ts";
+import { boolOpt, type CliIO, type Command, UsageError } from "../command.ts";
 import { CliError } from "../errors.ts";
 import { EXIT } from "../exit-codes.ts";
+import { browseLocation, openForBrowsing, RUNS_OPTION, readStore } from "../run-handle.ts";
 import {
-  browseLocation,
-  openForBrowsing,
-  RUNS_OPTION,
-  readStore,
-  resolveRunHandle,
-} from "../run-handle.ts";
+  CELL_MODE_OPTION,
+  CELL_OPTIONS,
+  checkCellFlags,
+  hasCellFlags,
+  selectSweeps,
+} from "../sweep-handles.ts";
 import {
   formatDuration,
   formatUsd,
@@ -259,6 +260,9 @@ const showCommand: Command = {
   args: "RUN [TASK]",
   help: [
     "RUN is a sweep id, a unique prefix of one (with or without swp_), or `last`.",
+    "Or name the sweep by its flags instead of RUN — the newest sweep with --bench, --substrate,",
+    "--seed, --tag, --k and --mode as given (e.g. `harness2 show --bench demo --k 2`); then the",
+    "one argument, if any, is TASK.",
     "Without TASK: per task and mode, the stages with status and cost, the ledger's R and P",
     "against 4k and 3k, the selection (chosen label, why, fallback), tripwires and library",
     "entries added. With TASK: that task in full — stage table, ledger labels, selection with",
@@ -268,23 +272,41 @@ const showCommand: Command = {
     "runsRoot, domains}, tasks: [{id, sweepId, domain, task, k, status, …, modes: [{mode,",
     "status, R, P, expectedR, expectedP, usd, stages, ledger, selection, reflection,",
     "tripwires, library, judgments}], rollouts, calls, tripwires}], tripwires, notes}.",
-    "Fields are only ever added, never renamed. An unknown or ambiguous RUN or TASK is one",
-    "line on stderr and exit 1.",
+    "Fields are only ever added, never renamed. An unknown or ambiguous RUN or TASK, or flags",
+    "no sweep matches, is one line on stderr and exit 1.",
   ].join("\n"),
   options: {
     json: { type: "boolean", description: "Print one JSON object instead of text" },
     runs: RUNS_OPTION,
+    ...CELL_OPTIONS,
+    ...CELL_MODE_OPTION,
   },
-  positionals: { min: 1, max: 2 },
+  positionals: { min: 0, max: 2 },
   async run(args, io: CliIO) {
-    const [handle, task] = args.positionals as [string, string | undefined];
+    // With the sweep's flags, the only argument left is TASK; otherwise RUN [TASK].
+    const byFlags = hasCellFlags(args);
+    if (byFlags && args.positionals.length > 1) {
+      throw new UsageError("name the sweep either by RUN or by its flags, not both", "show");
+    }
+    if (!byFlags && args.positionals.length === 0) {
+      throw new UsageError(
+        "'show' needs RUN [TASK], or the sweep's flags instead of RUN (e.g. --bench demo --k 2)",
+        "show",
+      );
+    }
+    checkCellFlags(args, "show");
+    const handles = byFlags ? [] : args.positionals.slice(0, 1);
+    const task = byFlags ? args.positionals[0] : args.positionals[1];
     const loc = browseLocation(args, io);
     const db = openForBrowsing(loc);
     if (!db) throw new CliError(`no store at ${loc.dbPath}: nothing has run yet`, EXIT.failed);
     let detail: SweepDetail | null;
     let taskNames: string[] = [];
+    let id: string;
     try {
-      const id = readStore(loc, () => resolveRunHandle(db, handle, loc));
+      [id] = readStore(loc, () =>
+        selectSweeps(db, loc, args, { command: "show", single: true, handles }),
+      ) as [string];
       detail = readStore(loc, () => sweepDetail(db, id, { task }));
       if (task !== undefined && detail && detail.tasks.length === 0) {
         taskNames = readStore(loc, () => sweepTaskNames(db, id));
@@ -292,7 +314,7 @@ const showCommand: Command = {
     } finally {
       db.close();
     }
-    if (!detail) throw new CliError(`sweep '${handle}' vanished while reading`, EXIT.failed);
+    if (!detail) throw new CliError(`sweep ${id} vanished while reading`, EXIT.failed);
     const found = detail;
     if (task !== undefined && detail.tasks.length === 0) {
       const some = taskNames.slice(0, 5).join(", ");
