@@ -14,7 +14,7 @@ import { LedgerCounters } from "../../tui/components/LedgerCounters.tsx";
 import { Selections } from "../../tui/components/Selections.tsx";
 import { SPINNER_STILL } from "../../tui/components/Spinner.tsx";
 import { StageTable } from "../../tui/components/StageTable.tsx";
-import { Table } from "../../tui/components/Table.tsx";
+import { type Column, Table, tableLines } from "../../tui/components/Table.tsx";
 import { TripwireAlerts } from "../../tui/components/TripwireAlerts.tsx";
 import { progress } from "../../tui/live/derive.ts";
 import { reduceAll } from "../../tui/live/reducer.ts";
@@ -74,6 +74,24 @@ const lineOf = (out: string, needle: string) =>
   out.split("\n").find((l) => l.includes(needle)) ?? "";
 
 describe("Table", () => {
+  test("a spinner cell marks its first glyph as the spinner's place, unless the cut took it", () => {
+    const cols = (max?: number): Column<string>[] => [
+      {
+        header: "s",
+        cell: (r) => ({ text: `${SPINNER_STILL} ${r}`, tone: "running", spinner: true }),
+        max,
+      },
+      { header: "n", cell: () => "1", align: "right" },
+    ];
+    const row = tableLines(cols(), ["running"])[2] ?? [];
+    expect(row.slice(0, 2)).toEqual([
+      { text: SPINNER_STILL, tone: "running", spinner: true },
+      { text: " running", tone: "running" },
+    ]);
+    const cut = tableLines(cols(1), ["running"])[2] ?? [];
+    expect(cut[0]).toEqual({ text: "…", tone: "running" });
+  });
+
   test("pads columns, rules the header with box drawing, right-aligns and cuts the shrinking column", () => {
     const rows = [
       { a: "x", n: "1", e: "short" },

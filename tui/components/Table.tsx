@@ -77,9 +77,10 @@ export function tableLines<R>(columns: Column<R>[], rows: R[], width?: number): 
             : fit(textOf(cell), i);
         const tone = toneOf(cell);
         const segs: Segment[] = [];
-        if (typeof cell !== "string" && cell.spinner && text !== "") {
-          // The first character is the spinner's place; it is one column wide in every frame.
-          const [glyph = "", ...rest] = [...text];
+        const [glyph = "", ...rest] = [...text];
+        if (typeof cell !== "string" && cell.spinner && glyph === [...cell.text][0]) {
+          // The first character is the spinner's place (unless the cut took it); it is one
+          // column wide in every frame.
           segs.push({ text: glyph, spinner: true, ...(tone ? { tone } : {}) });
           segs.push(tone ? { text: rest.join(""), tone } : { text: rest.join("") });
         } else segs.push(tone ? { text, tone } : { text });
