@@ -8,6 +8,7 @@ import { join } from "node:path";
 import type { NamespaceKey } from "../../store/queries.ts";
 import { recordAdoption, storedTaskRecord } from "../../store/resume-queries.ts";
 import type { EventSink, HarnessEvent, ModeToken } from "../core/events.ts";
+import { describeError } from "../core/recursion.ts";
 import type { TaskRecordSource } from "../core/resume.ts";
 import {
   computeStatus,
@@ -24,7 +25,12 @@ import {
  * has a record and the task's summary.json is missing, the export is written again from it, so
  * the modes this run does not re-run stay in the file.
  */
-export function storeRecordSource(db: Database, key: NamespaceKey, k: number): TaskRecordSource {
+export function storeRecordSource(
+  db: Database,
+  key: NamespaceKey,
+  k: number,
+  onExportError: (message: string) => void = () => {},
+): TaskRecordSource {
   return {
     async read(taskId, taskDir) {
       const stored = storedTaskRecord(db, key, taskId, k);
@@ -38,7 +44,14 @@ export function storeRecordSource(db: Database, key: NamespaceKey, k: number): T
           reason: `the store's record does not parse: ${where} ${first?.message ?? ""}`.trim(),
         };
       }
-      if (!existsSync(join(taskDir, SUMMARY_FILE))) await writeSummary(taskDir, parsed.data);
+      if (!existsSync(join(taskDir, SUMMARY_FILE))) {
+        try {
+          await writeSummary(taskDir, parsed.data);
+        } catch (err) {
+          // Only the export is lost; the store still holds the record and the decision.
+          onExportError(`could not write ${taskDir}/${SUMMARY_FILE} again: ${describeError(err)}`);
+        }
+      }
       return { kind: "summary", summary: parsed.data };
     },
   };

@@ -175,6 +175,7 @@ export async function runSweepSession(opts: SweepSessionOptions): Promise<SweepS
           db,
           { bench: adapter.spec.name, substrate: adapter.substrate.name, seed, tag },
           inputs.k,
+          (message) => io.stderr(`harness2: ${message}\n`),
         ),
         signal: abort.signal,
       },
