@@ -205,6 +205,7 @@ export function restoreLibraries(
       label: sel.chosenLabel,
       runId: sel.chosenRunId,
       experience: sel.experience,
+      restored: true,
     });
     if (added !== null) restored.push(mode);
   }

@@ -294,6 +294,8 @@ describe("the library on resume", () => {
     expect(skipped(second)).toEqual(["t1", "t2"]);
     const d = second.sink.ofType("library.added").map((e) => `${e.task}:${e.mode}`);
     expect(d).toEqual(["t1:agg", "t1:seq", "t2:agg", "t2:seq"]);
+    expect(second.sink.ofType("library.added").every((e) => e.restored === true)).toBe(true);
+    expect(first.sink.ofType("library.added").some((e) => e.restored === true)).toBe(false);
     for (const mode of ["agg", "seq"]) {
       const exp = join(root, "library", mode, "books", "harnesses", "t1", "EXPERIENCE.md");
       expect(readFileSync(exp, "utf8")).toContain("keep negative amounts");
