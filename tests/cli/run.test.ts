@@ -13,7 +13,7 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { experimentIdentity, publicUrl } from "../../src/cli/commands/run.ts";
+import { experimentIdentity, publicUrl } from "../../src/cli/experiment-identity.ts";
 import { loadRunConfig } from "../../src/core/config.ts";
 import type { HarnessEvent } from "../../src/core/events.ts";
 import { newSweepId } from "../../store/ids.ts";
