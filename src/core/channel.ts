@@ -64,6 +64,12 @@ export type CallOptions = {
   purpose?: "stage" | "selection" | "reflection" | "probe";
   /** Where the call happens, carried into its `proposer.call` event. */
   where?: { domain?: string; task?: string; mode?: "agg" | "seq" };
+  /**
+   * The sweep's interrupt. Once aborted the call starts no session (and is not served from the
+   * cache), a running session is killed, nothing is retried or cached, and the call throws an
+   * InterruptedError carrying what it spent.
+   */
+  signal?: AbortSignal;
 };
 
 /** The narrow view of the Proposer that recursion, selection and reflection depend on. */
@@ -72,7 +78,8 @@ export interface ProposerLike {
   readonly model: string;
   /**
    * Runs (or serves from cache) one improver session over `contextDir`. Never returns an empty
-   * text: every failure path throws a ProposerError carrying attempts and spent USD.
+   * text: every failure path throws a ProposerError carrying attempts and spent USD, except an
+   * interrupt (`opts.signal`), which throws an InterruptedError (interrupt.ts).
    */
   call(
     mission: string,

@@ -1,13 +1,19 @@
 // The two recursion modes (spec/03 §3.5–§3.8): parallel ("agg": 2k i.i.d. proposals, then k
 // independent composers) and sequential ("seq": k rounds of inv/dom + a chained composer). Both
 // spend exactly R = 4k rollouts and P = 3k sessions and check it; neither ever reads a score.
+// An interrupt starts no further phase and ends the mode with InterruptedError, never a result.
 
 import { join } from "node:path";
 import type { ModeToken } from "./events.ts";
 import { PhaseStarted } from "./events.ts";
 import type { PoolEntry } from "./evidence-tree.ts";
+import {
+  allOrInterrupted,
+  InterruptedError,
+  mapInterruptible,
+  throwIfInterrupted,
+} from "./interrupt.ts";
 import { Ledger } from "./ledger.ts";
-import { mapLimited } from "./limiter.ts";
 import { aggregate, composeRound, propose } from "./prompts/index.ts";
 import {
   decisionsOf,
@@ -35,7 +41,9 @@ export class UnknownModeError extends Error {
   }
 }
 
+/** Starts a phase, unless the sweep was interrupted (then no phase starts). */
 function phase(m: ModeInputs, name: "proposals" | "probes" | "compositions"): void {
+  throwIfInterrupted(m.signal, `the ${name} of ${m.scope.mode}`);
   m.scope.sink.emit(
     PhaseStarted.parse({ type: "phase.started", ...modeFields(m.scope), phase: name }),
   );
@@ -76,9 +84,13 @@ class ModeRun {
     }
   }
 
-  /** Runs stages with at most `width` at once; records their sessions in spec order after the phase drains. */
+  /**
+   * Runs stages with at most `width` at once; records their sessions in spec order after the
+   * phase drains. An interrupted phase records none of them (allOrInterrupted).
+   */
   async stagesPhase(specs: StageSpec[], width: number): Promise<Stage[]> {
-    const done = await mapLimited(specs, width, (spec) => runStage(this.m, spec));
+    const settled = await mapInterruptible(specs, width, (spec) => runStage(this.m, spec));
+    const done = allOrInterrupted(settled, (stage) => stage.usd);
     for (const stage of done) {
       recordSession(this.m.scope, this.ledger, stage);
       this.stages.push(stage);
@@ -133,10 +145,23 @@ class ModeRun {
   }
 }
 
+/** Runs a mode's body; an interrupt leaves with the spend the mode's ledger had recorded added. */
+async function interruptible(run: ModeRun, body: () => Promise<ModeResult>): Promise<ModeResult> {
+  try {
+    return await body();
+  } catch (err) {
+    throw err instanceof InterruptedError ? err.plus(run.ledger.usd) : err;
+  }
+}
+
 /** Parallel mode (spec/03 §3.5). Phases are barriers: proposals → candidate rollouts → composers → final rollouts. */
 export async function runParallel(inputs: ModeInputs): Promise<ModeResult> {
   const m: ModeInputs = { ...inputs, scope: { ...inputs.scope, mode: "agg" } };
   const run = new ModeRun(m, "agg");
+  return interruptible(run, () => parallel(m, run));
+}
+
+async function parallel(m: ModeInputs, run: ModeRun): Promise<ModeResult> {
   const k = m.scope.k;
   const width = m.limits.phaseWidth;
   const bp = await resolvePrompts(m.adapter, m.scope.task);
@@ -195,6 +220,10 @@ function composerJob(bp: BenchPrompts, m: ModeInputs, t: number): string {
 export async function runSequential(inputs: ModeInputs): Promise<ModeResult> {
   const m: ModeInputs = { ...inputs, scope: { ...inputs.scope, mode: "seq" } };
   const run = new ModeRun(m, "seq");
+  return interruptible(run, () => sequential(m, run));
+}
+
+async function sequential(m: ModeInputs, run: ModeRun): Promise<ModeResult> {
   const k = m.scope.k;
   const width = Math.min(2, m.limits.phaseWidth);
   const bp = await resolvePrompts(m.adapter, m.scope.task);

@@ -1,7 +1,8 @@
 // The proposer loop (spec/02 §3): one improver call = cache lookup, then up to N transport
 // attempts, each in a fresh workspace holding a copy of the evidence as `context/`, through the
 // process-wide session limiter; harvest, audit, Reply. It never returns an empty text: every
-// failure ends in a ProposerError carrying attempts and spent USD.
+// failure ends in a ProposerError carrying attempts and spent USD (an interrupt in an
+// InterruptedError), and it never copies anything out of a session through a symlink.
 
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -17,8 +18,9 @@ import {
 } from "./channel.ts";
 import { type Clock, type EventSink, NULL_SINK, SYSTEM_CLOCK } from "./events.ts";
 import { hashDirectory } from "./fingerprint.ts";
+import { InterruptedError, throwIfInterrupted } from "./interrupt.ts";
 import { Limiter } from "./limiter.ts";
-import { copyTreeSafe, dirExists, removeTreeSoon } from "./safe-fs.ts";
+import { copyTreeSafe, dirExists, lstatOrNull, removeTreeSoon } from "./safe-fs.ts";
 import type { ChannelSpec } from "./spec.ts";
 
 /** Reply files of one call in the audit directory share this stem: `<safe label>.<cache key>`. */
@@ -91,6 +93,8 @@ export class Proposer implements ProposerLike {
   ): Promise<Reply> {
     const cfg = this.#cfg;
     const clock = cfg.clock ?? SYSTEM_CLOCK;
+    const signal = opts.signal;
+    throwIfInterrupted(signal, `improver call ${label}`);
     const system = opts.system ?? "";
     const harvest = opts.harvest ? normaliseHarvest(opts.harvest) : null;
     const key = await this.cacheKey(label, mission, system, contextDir);
@@ -108,8 +112,14 @@ export class Proposer implements ProposerLike {
     let last = "";
     let launched = 0;
     let busyMs = 0;
+    let interrupted = false;
     for (let a = 1; a <= tries; a++) {
-      if (a > 1) await this.#backoff(a);
+      if (a > 1) await this.#backoff(a, signal);
+      // An interrupted call is never retried.
+      if (signal?.aborted) {
+        interrupted = true;
+        break;
+      }
       const started = clock.now();
       const tmp = mkdtempSync(join(cfg.tmpRoot ?? tmpdir(), "harness2-prop-"));
       try {
@@ -120,9 +130,19 @@ export class Proposer implements ProposerLike {
         if (contextDir !== null && dirExists(contextDir)) {
           copyTreeSafe(contextDir, join(workspace, "context"));
         }
-        launched = a;
-        const outcome = await this.#attempt(workspace, sessionDir, mission, system, wallLimit);
+        const outcome = await this.#attempt(
+          { workspace, sessionDir, mission, system, timeoutS: wallLimit },
+          signal,
+          () => {
+            launched = a;
+          },
+        );
         spent += outcome.usd; // fix: a timed-out or failed attempt's reported spend still counts
+        // A session killed by the interrupt is no reply, whatever text it left: never cached.
+        if (signal?.aborted) {
+          interrupted = true;
+          break;
+        }
         if (outcome.text.trim() === "") {
           last = outcome.error || "empty reply";
           continue;
@@ -145,6 +165,10 @@ export class Proposer implements ProposerLike {
         this.#record(reply, opts, "");
         return reply;
       } catch (err) {
+        if (err instanceof InterruptedError || signal?.aborted) {
+          interrupted = true;
+          break;
+        }
         if (err instanceof ChannelSetupError) {
           // Permanent: retrying a missing binary with back-off only wastes minutes.
           last = err.message;
@@ -169,8 +193,15 @@ export class Proposer implements ProposerLike {
       audit: "",
       workspace: null,
     };
+    if (interrupted) last = "interrupted";
     failed.audit = this.#writeAudit(stem, mission, system, failed, last);
     this.#record(failed, opts, last);
+    if (interrupted) {
+      throw new InterruptedError(
+        `[${label}] ${this.channelKind}/${this.model}: interrupted`,
+        round6(spent),
+      );
+    }
     throw new ProposerError(
       `[${label}] ${this.channelKind}/${this.model}: ${last}`,
       launched,
@@ -205,27 +236,33 @@ export class Proposer implements ProposerLike {
     return h.digest("hex").slice(0, 16);
   }
 
+  /** One session through the limiter; `onLaunch` runs only when the session really starts. */
   async #attempt(
-    workspace: string,
-    sessionDir: string,
-    mission: string,
-    system: string,
-    timeoutS: number,
+    req: {
+      workspace: string;
+      sessionDir: string;
+      mission: string;
+      system: string;
+      timeoutS: number;
+    },
+    signal: AbortSignal | undefined,
+    onLaunch: () => void,
   ): Promise<AttemptOutcome> {
     const cfg = this.#cfg;
     const limiter = cfg.limiter ?? processSessions;
-    const result = await limiter.run(() =>
-      cfg.channel.run({
-        workspace,
-        sessionDir,
-        mission,
-        system,
+    const result = await limiter.run(() => {
+      // Interrupted while waiting for a session slot: no session starts.
+      throwIfInterrupted(signal, "an improver session");
+      onLaunch();
+      return cfg.channel.run({
+        ...req,
         model: cfg.spec.model,
         effort: cfg.spec.effort,
         steps: cfg.spec.steps,
-        timeoutS,
-      }),
-    );
+        ...(signal ? { signal } : {}),
+      });
+    });
+    const timeoutS = req.timeoutS;
     const error = result.timedOut ? `timeout after ${timeoutS}s` : result.error;
     return { text: result.timedOut ? "" : result.text, usd: result.usd, error };
   }
@@ -262,15 +299,19 @@ export class Proposer implements ProposerLike {
     };
   }
 
-  /** Copies `workspace/<sub>` out before the session folder is deleted; null when it is missing. */
+  /**
+   * Copies `workspace/<sub>` out before the session folder is deleted; null when it did not come
+   * back. The stale workspace of an earlier call is removed first, so no cache hit can serve it.
+   */
   #harvest(workspace: string, sub: string, stem: string): string | null {
-    const base =
-      this.#cfg.auditDir ?? mkdtempSync(join(this.#cfg.tmpRoot ?? tmpdir(), "harness2-harvest-"));
+    const auditDir = this.#cfg.auditDir;
+    if (auditDir !== null)
+      rmSync(join(auditDir, `${stem}.workspace`), { recursive: true, force: true });
+    const src = realDirInside(workspace, sub);
+    if (src === null) return null;
+    const base = auditDir ?? mkdtempSync(join(this.#cfg.tmpRoot ?? tmpdir(), "harness2-harvest-"));
     const dest = join(base, `${stem}.workspace`);
-    rmSync(dest, { recursive: true, force: true });
-    const src = join(workspace, sub);
-    if (!dirExists(src)) return null; // and the stale workspace above is gone, so no cache hit can serve it
-    // A session may leave symlinks behind; they are skipped, never followed out of the workspace.
+    // Symlinks inside the folder are skipped, never followed out of the workspace.
     copyTreeSafe(src, dest, { skipDirs: new Set(["__pycache__"]) });
     return dest;
   }
@@ -323,12 +364,40 @@ export class Proposer implements ProposerLike {
     });
   }
 
-  async #backoff(attempt: number): Promise<void> {
+  /** Sleeps before attempt `attempt`; an interrupt ends the sleep at once. */
+  async #backoff(attempt: number, signal: AbortSignal | undefined): Promise<void> {
     const base = (this.#cfg.backoffS ?? 10) * (attempt - 1) * 1000;
-    if (base <= 0) return;
-    const jitter = base * 0.2 * (Math.random() * 2 - 1);
-    await (this.#cfg.sleep ?? Bun.sleep)(Math.max(0, base + jitter));
+    if (base <= 0 || signal?.aborted) return;
+    const ms = Math.max(0, base + base * 0.2 * (Math.random() * 2 - 1));
+    const sleep = this.#cfg.sleep;
+    await new Promise<void>((resolve) => {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const done = () => {
+        if (timer !== undefined) clearTimeout(timer);
+        signal?.removeEventListener("abort", done);
+        resolve();
+      };
+      signal?.addEventListener("abort", done, { once: true });
+      if (sleep) sleep(ms).then(done, done);
+      else timer = setTimeout(done, ms);
+    });
   }
+}
+
+/**
+ * `<workspace>/<sub>` when it and every folder on the way to it are real directories, else null.
+ * Not in the original: a session could replace the harvested folder (or a parent of it) with a
+ * symlink to a folder outside its workspace, and a copy that trusts its root would then carry
+ * outside files into the audit folder. A symlink anywhere on the path counts as "did not come back".
+ */
+function realDirInside(workspace: string, sub: string): string | null {
+  let path = workspace;
+  for (const part of ["", ...sub.split("/")]) {
+    path = part === "" ? path : join(path, part);
+    const st = lstatOrNull(path);
+    if (!st || st.isSymbolicLink() || !st.isDirectory()) return null;
+  }
+  return path;
 }
 
 function normaliseHarvest(sub: string): string {

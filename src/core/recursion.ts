@@ -191,7 +191,10 @@ export type ModeInputs = {
   library: LibraryView | null;
   /** Python syntax checker for harness scripts (default: python3 on PATH). */
   python?: PythonChecker;
-  /** Passed to every execution; the scheduler starts no new task once it is aborted. */
+  /**
+   * The sweep's interrupt, passed to every stage, improver call and execution. Once aborted no
+   * phase, stage or rollout starts, and the mode ends with InterruptedError (interrupt.ts).
+   */
   signal?: AbortSignal;
 };
 

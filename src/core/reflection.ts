@@ -10,6 +10,7 @@ import { ReflectionFinished } from "./events.ts";
 import { readCheckedTree } from "./evidence-pool.ts";
 import { describeError } from "./evidence-rollout.ts";
 import { buildEvidenceTree, type ContextTree, type PoolEntry } from "./evidence-tree.ts";
+import { asInterruption, InterruptedError, throwIfInterrupted } from "./interrupt.ts";
 import { Experience } from "./library.ts";
 import { mission } from "./mission.ts";
 import { experience as experiencePrompt, experienceRepair } from "./prompts/index.ts";
@@ -45,6 +46,11 @@ export type ReflectInput = {
    * original (spec/04 §6.5), which lost the lesson on any malformed reply without feedback.
    */
   repairTurns?: number;
+  /**
+   * The sweep's interrupt: once aborted no reflection turn starts, a running one is killed, and
+   * reflectAdoption throws InterruptedError (with the spend so far): no lesson, nothing persisted.
+   */
+  signal?: AbortSignal;
 };
 
 export type ReflectionResult = {
@@ -124,9 +130,11 @@ function diffPoolAgainstBase(
  * the lesson, or null for NO_ENTRY, an unusable reply, a failed call or a tripwire. Fix of
  * spec/04 §6.6: every failure here is contained — recorded in `error` and `reflection.finished`
  * (a tripwire also emits `tripwire.fired`) — so it never wipes the mode's good selection record.
+ * The one thing it throws is an interrupt (InterruptedError): then nothing is recorded.
  */
 export async function reflectAdoption(input: ReflectInput): Promise<ReflectionResult> {
-  const { sel, adapter, scope, taskId } = input;
+  const { sel, adapter, scope, taskId, signal } = input;
+  throwIfInterrupted(signal, `the reflection of ${sel.mode}${sel.k}`);
   const chosen = input.rollouts.find((r) => r.label === sel.chosenLabel);
   if (!sel.ok || chosen === undefined) {
     const why = sel.ok ? `chosen label '${sel.chosenLabel}' is not a rollout` : "selection not ok";
@@ -182,6 +190,7 @@ export async function reflectAdoption(input: ReflectInput): Promise<ReflectionRe
     let parsed: ExperienceParse | null = null;
     let edits: string | null = null;
     for (let turn = 0; turn < turns; turn++) {
+      if (signal?.aborted) throw new InterruptedError(`interrupted before ${label}`);
       const text = turn === 0 ? first : `${first}\n${experienceRepair(failureOf(parsed))}`;
       const reply = await input.prop.call(
         text,
@@ -190,6 +199,7 @@ export async function reflectAdoption(input: ReflectInput): Promise<ReflectionRe
         {
           purpose: "reflection",
           where: { domain: scope.domain, task: taskId, mode: sel.mode },
+          ...(signal ? { signal } : {}),
         },
       );
       usd += reply.usd; // counted before parsing: an unusable reply still cost money
@@ -217,6 +227,11 @@ export async function reflectAdoption(input: ReflectInput): Promise<ReflectionRe
       error = `reflection reply unusable: ${parsed.error}`;
     }
   } catch (err) {
+    // Interrupted: not a failed reflection. Nothing is persisted or emitted; the spend goes up.
+    // Only the call's failure is read as the interrupt's doing: a tripwire stays a tripwire.
+    const interrupted = err instanceof ProposerError ? asInterruption(err, signal) : null;
+    if (err instanceof InterruptedError) throw err.plus(usd);
+    if (interrupted !== null) throw interrupted.plus(usd);
     if (err instanceof ProposerError) usd += err.usd;
     error = `reflection failed: ${describeError(err)}`;
     if (!(err instanceof ProposerError)) {

@@ -1,11 +1,18 @@
 // Executor rollouts (spec/03 §3.4, §4.5 step 5): materialise a harness, run it through the
-// adapter, and describe the result as a RunView. A rollout NEVER raises: a failed execution is a
-// dead rollout, still counted in the ledger. Only writing the harness directory may throw.
+// adapter, and describe the result as a RunView. A rollout never raises for a failed execution: it
+// is a dead rollout, still counted in the ledger. Only writing the harness directory and an
+// interrupt (InterruptedError: the rollout stays unfinished, never dead, never counted) throw.
 
 import { join } from "node:path";
 import type { Clock, EventSink } from "./events.ts";
 import { RolloutFinished, RolloutStarted } from "./events.ts";
-import { mapLimited } from "./limiter.ts";
+import {
+  allOrInterrupted,
+  asInterruption,
+  InterruptedError,
+  mapInterruptible,
+  throwIfInterrupted,
+} from "./interrupt.ts";
 import { describeError, type Rolled } from "./recursion.ts";
 
 export type { Rolled };
@@ -36,7 +43,10 @@ export type RolloutInputs = {
   runIdOf: (label: string) => string;
   /** Executor limit in seconds; null = the adapter's own default. */
   rolloutTimeoutS: number | null;
-  /** Aborts running executions (the adapter kills its executor); an aborted rollout is dead. */
+  /**
+   * The sweep's interrupt: running executions get it (the adapter kills its executor), no rollout
+   * starts once it is aborted, and a rollout it caught ends as interrupted, not dead.
+   */
   signal?: AbortSignal;
 };
 
@@ -172,14 +182,25 @@ function emitFinished(inputs: RolloutInputs, rolled: Rolled): void {
 }
 
 /**
+ * An execution the interrupt caught, returned or not, is interrupted: it emits no
+ * `rollout.finished` and enters no ledger. What it finished is not lost: an adapter reuses a run
+ * whose mark is complete and intact on the next run.
+ */
+function interruptedRollout(label: string, usd: number): InterruptedError {
+  return new InterruptedError(`interrupted during rollout ${label}`).plus(usd);
+}
+
+/**
  * One rollout of `tree` (null = the adapter's own base harness). The tree is materialised at
- * `<workDir>/harnesses/<label>/` first; a failure there is the only thing that throws.
+ * `<workDir>/harnesses/<label>/` first; a failure there, and an interrupt, are the only things
+ * that throw.
  */
 export async function roll(
   inputs: RolloutInputs,
   label: string,
   tree: Tree | null,
 ): Promise<Rolled> {
+  throwIfInterrupted(inputs.signal, `rollout ${label}`);
   const harnessDir =
     tree === null
       ? null
@@ -196,8 +217,11 @@ export async function roll(
     );
     rolled = await describeRun(inputs, label, runId, runDir, started);
   } catch (err) {
+    const interrupted = asInterruption(err, inputs.signal);
+    if (interrupted !== null) throw interruptedRollout(label, interrupted.usd);
     rolled = dead(inputs, label, runId, err);
   }
+  if (inputs.signal?.aborted) throw interruptedRollout(label, rolled.view.usd);
   emitFinished(inputs, rolled);
   return rolled;
 }
@@ -205,14 +229,18 @@ export async function roll(
 /**
  * Rolls `items` with at most `width` at once and returns them in the caller's order, so the
  * caller records the ledger in that order after the phase drains (a concurrent run records the
- * same sequence as a serial one).
+ * same sequence as a serial one). An interrupt throws one InterruptedError after every rollout
+ * settled, carrying the spend of them all; none of them is then recorded.
  */
 export async function rollMany(
   inputs: RolloutInputs,
   items: readonly { label: string; tree: Tree | null }[],
   width: number,
 ): Promise<Rolled[]> {
-  return mapLimited(items, width, (item) => roll(inputs, item.label, item.tree));
+  const settled = await mapInterruptible(items, width, (item) =>
+    roll(inputs, item.label, item.tree),
+  );
+  return allOrInterrupted(settled, (r) => r.view.usd);
 }
 
 /**
@@ -225,6 +253,7 @@ export async function rollBases(
   k: number,
   width: number,
 ): Promise<Rolled[]> {
+  throwIfInterrupted(inputs.signal, "the base rollouts");
   const labels = Array.from({ length: k }, (_, i) => `base${i + 1}`);
   const executeMany = inputs.adapter.executeMany?.bind(inputs.adapter);
   if (labels.length < 2 || executeMany === undefined) {
@@ -241,8 +270,23 @@ export async function rollBases(
   try {
     dirs = await executeMany(inputs.scope.task, null, runIds, executeOptions(inputs));
   } catch (err) {
+    const interrupted = asInterruption(err, inputs.signal);
+    if (interrupted !== null) throw interrupted;
     // One call: its failure is every base's failure (spec/03 §6.4, unavoidable for a batch).
     failure = err;
+  }
+  if (inputs.signal?.aborted) {
+    let usd = 0;
+    for (const [i, dir] of (dirs ?? []).entries()) {
+      const label = labels[i] as string;
+      try {
+        usd += (await describeRun(inputs, label, runIds[i] as string, dir, started[i] as Started))
+          .view.usd;
+      } catch {
+        // nothing readable there: no spend to report
+      }
+    }
+    throw new InterruptedError("interrupted during the base rollouts").plus(usd);
   }
   const out: Rolled[] = [];
   for (const [i, label] of labels.entries()) {

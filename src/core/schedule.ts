@@ -1,6 +1,8 @@
 // The scheduler (spec/03 §4.5–§4.10): one task (shared bases, each mode's recursion, selection,
 // reflection, library), one domain (strict stream order, library retained to earlier tasks), one
-// sweep (domains under a worker limit). It checkpoints every mode and never reads a score.
+// sweep (domains under a worker limit). It checkpoints every mode and never reads a score. An
+// interrupt stops all work in hand at once: the mode and task in hand stay unfinished
+// (interrupted) and unrecorded, what finished is kept, and the same command resumes.
 
 import { join } from "node:path";
 import type { ProposerLike } from "./channel.ts";
@@ -19,6 +21,7 @@ import {
   TaskStarted,
 } from "./events.ts";
 import { treeFingerprint } from "./fingerprint.ts";
+import { InterruptedError, throwIfInterrupted } from "./interrupt.ts";
 import { Library } from "./library.ts";
 import { mapLimited } from "./limiter.ts";
 import { runMode } from "./modes.ts";
@@ -101,8 +104,11 @@ export type ScheduleInputs = {
   records?: TaskRecordSource;
   python?: PythonChecker;
   /**
-   * Interrupts the sweep: running executions get it, and no new task starts once it is aborted
-   * (finished work is kept and resumes on the next run).
+   * Interrupts the sweep (q / Ctrl-C): every running improver call and execution gets it, and no
+   * task, mode, phase, stage, rollout, selection, reflection or library add starts once it is
+   * aborted. The task in hand emits no `task.finished`/`mode.finished` (the store shows it
+   * interrupted), its interrupted mode is never written to the summary, and finished work is
+   * kept, so the next run of the same command resumes it.
    */
   signal?: AbortSignal;
 };
@@ -212,7 +218,10 @@ async function adoptionFacts(
   };
 }
 
-/** Selection, reflection and the library add after a finished recursion. */
+/**
+ * Selection, reflection and the library add after a finished recursion. An interrupt throws
+ * InterruptedError carrying the selection's spend when the selection had finished.
+ */
 async function adopt(
   t: TaskContext,
   mode: ModeToken,
@@ -220,6 +229,7 @@ async function adopt(
   record: ModeRecord,
 ): Promise<{ selection: SelectionRecord; errors: string[] }> {
   const { inputs, taskId } = t;
+  const signal = inputs.signal;
   const workDir = modeTaskDir(inputs, mode, taskId);
   const scope = { sweep: inputs.sweep, domain: t.domain, sink: inputs.sink, clock: inputs.clock };
   const pool = selectionPool(
@@ -228,6 +238,7 @@ async function adopt(
     new Map(Object.entries(result.rollouts)),
     t.bases.map((b) => b.view),
   );
+  throwIfInterrupted(signal, `the selection of ${mode}`);
   emitPhase(t, mode, "selection");
   const base = {
     taskId,
@@ -241,21 +252,30 @@ async function adopt(
   let sel =
     inputs.k === 1
       ? await trivialSelection(base)
-      : await runSelection({ ...base, prop: inputs.selector ?? inputs.proposer });
+      : await runSelection({
+          ...base,
+          prop: inputs.selector ?? inputs.proposer,
+          ...(signal ? { signal } : {}),
+        });
   const lib = t.libraries[mode];
   let experience = null;
   // A degraded mode adapted nothing, so it has no lesson to store (and is not ok).
   if (sel.ok && lib !== undefined && record.ok) {
-    emitPhase(t, mode, "reflection");
-    const reflected = await reflectAdoption({
-      taskId,
-      sel,
-      rollouts: Object.values(result.rollouts),
-      adapter: inputs.adapter,
-      prop: inputs.selector ?? inputs.proposer,
-      workDir,
-      decisions: decisionsOf(result.stages),
-      scope,
+    const selected = sel;
+    const reflected = await interruptedPlus(selected.usd, async () => {
+      throwIfInterrupted(signal, `the reflection of ${mode}`);
+      emitPhase(t, mode, "reflection");
+      return reflectAdoption({
+        taskId,
+        sel: selected,
+        rollouts: Object.values(result.rollouts),
+        adapter: inputs.adapter,
+        prop: inputs.selector ?? inputs.proposer,
+        workDir,
+        decisions: decisionsOf(result.stages),
+        scope,
+        ...(signal ? { signal } : {}),
+      });
     });
     sel = reflected.selection;
     experience = reflected.experience;
@@ -272,6 +292,9 @@ async function adopt(
     }
   }
   if (lib !== undefined && sel.ok && experience !== null && record.ok) {
+    // A lesson is stored only for a mode that is recorded as finished, never for an interrupted one.
+    if (signal?.aborted)
+      throw new InterruptedError(`interrupted before the ${mode} library add`).plus(sel.usd);
     lib.add(taskId, result.trees[sel.chosenLabel] ?? t.baseTree, {
       why: sel.why,
       idMap: sel.idMap,
@@ -281,6 +304,15 @@ async function adopt(
     });
   }
   return { selection, errors };
+}
+
+/** Runs `work`; an interrupt inside it leaves with `usd` (spent before it) added. */
+async function interruptedPlus<T>(usd: number, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (err) {
+    throw err instanceof InterruptedError ? err.plus(usd) : err;
+  }
 }
 
 function emitPhase(t: TaskContext, mode: ModeToken, phase: "selection" | "reflection"): void {
@@ -300,9 +332,13 @@ function tracebackOf(err: unknown): string {
   return stack.length <= 1500 ? stack : stack.slice(-1500);
 }
 
-/** One mode of one task, start to finish. Never throws: a failure is recorded in its entry. */
+/**
+ * One mode of one task, start to finish. Never throws for a failure, which is recorded in its
+ * entry; an interrupt throws InterruptedError (with the mode's spend) and records nothing.
+ */
 async function runOneMode(t: TaskContext, mode: ModeToken): Promise<ModeOutcome> {
   const { inputs, taskId } = t;
+  throwIfInterrupted(inputs.signal, `mode ${mode}`);
   const fields = () => ({ ...taskFields(inputs, t.domain, taskId), mode, k: inputs.k });
   inputs.sink.emit(ModeStarted.parse({ type: "mode.started", ...fields() }));
   const ns = namespace(inputs, mode);
@@ -332,6 +368,8 @@ async function runOneMode(t: TaskContext, mode: ModeToken): Promise<ModeOutcome>
       ...(inputs.signal ? { signal: inputs.signal } : {}),
     });
   } catch (err) {
+    // Interrupted: no mode.finished, so the mode stays unfinished (interrupted) in the store.
+    if (err instanceof InterruptedError) throw err;
     const error = describeError(err);
     inputs.sink.emit(
       ModeFinished.parse({
@@ -365,6 +403,9 @@ async function runOneMode(t: TaskContext, mode: ModeToken): Promise<ModeOutcome>
     selection = adopted.selection;
     errors.push(...adopted.errors);
   } catch (err) {
+    // Interrupted after the recursion: nothing of it is selected, reflected on or stored; the
+    // stages' replies and the rollouts' run marks make the next run cheap.
+    if (err instanceof InterruptedError) throw err.plus(result.ledger.usd);
     // Fix of spec/03 §6.5: the recursion's record (and the money it spent) is kept.
     const error = describeError(err);
     record = { ...record, status: "failed", ok: false, error, traceback: tracebackOf(err) };
@@ -506,6 +547,7 @@ export async function runTask(
   if (previous !== null)
     restoreLibraries(previous, reused, libraries, surface, harnessDirOf(inputs, taskId));
 
+  throwIfInterrupted(inputs.signal, `task ${taskId}`);
   const baseTree = readTree(surface, await adapter.baseHarness());
   const aggNs = namespace(inputs, "agg");
   const bases = await rollBases(
@@ -562,7 +604,8 @@ export async function runTask(
   const t: TaskContext = { inputs, taskId, domain, surface, baseTree, bases, libraries };
   let written = TaskSummary.parse(record);
   for (const mode of toRun) {
-    const outcome = await runOneMode(t, mode);
+    // An interrupted mode leaves the checkpoint of the modes before it as the task's record.
+    const outcome = await interruptedPlus(usd, () => runOneMode(t, mode));
     record.modes[mode] = outcome.entry;
     if (outcome.selection !== null) record.selections[mode] = outcome.selection;
     record.errors.push(...outcome.errors);
@@ -606,6 +649,8 @@ export type DomainResult = {
   tasks: DomainRow[];
   /** The sweep was interrupted before every task of the domain ran. */
   interrupted: boolean;
+  /** The task the interrupt stopped while it ran (absent when it came between tasks). */
+  interruptedTask?: string;
 };
 
 /** One library per mode for this domain, or none when the sweep runs without a library. */
@@ -678,6 +723,13 @@ export async function runDomain(
         usd: outcome.usd,
       });
     } catch (err) {
+      if (err instanceof InterruptedError) {
+        // Neither done nor failed: it resumes on the next run. What it spent still counts.
+        out.usd = round6(out.usd + err.usd);
+        out.interrupted = true;
+        out.interruptedTask = task;
+        break;
+      }
       out.failed++;
       out.tasks.push({ task, status: "exception", error: describeError(err), usd: 0 });
     }

@@ -9,6 +9,7 @@ import { assignIds, compareAnonIds, idOfLabel } from "./anon-ids.ts";
 import { ProposerError, type ProposerLike, type Reply } from "./channel.ts";
 import { type Clock, type EventSink, ModeToken, SelectionMade } from "./events.ts";
 import { copySource } from "./evidence-tree.ts";
+import { asInterruption, InterruptedError, throwIfInterrupted } from "./interrupt.ts";
 import { Experience } from "./library.ts";
 import { select } from "./prompts/index.ts";
 import { CHOICE_INFO, parseSelection, TAG, WHY_MAX } from "./reply.ts";
@@ -310,16 +311,23 @@ export type RunSelectionInput = SelectionInput & {
   prop: ProposerLike;
   /** Extra selector turns after an unusable reply (default 1; 0 = none). */
   repairTurns?: number;
+  /**
+   * The sweep's interrupt: once aborted no selector turn starts, a running one is killed, and
+   * runSelection throws InterruptedError (with the spend so far) instead of recording anything.
+   */
+  signal?: AbortSignal;
 };
 
 /**
  * Runs the blind selector over the pool. Never throws because of the selector: an unusable
  * reply (after the repair turn) or a ProposerError records the fallback, which is NEVER ok.
  * Throws for caller misuse, for adapter bugs, and for a tripwire on anything shown to the
- * selector (TripwireError, after `tripwire.fired`; the folder is then removed).
+ * selector (TripwireError, after `tripwire.fired`; the folder is then removed). An interrupt
+ * throws InterruptedError: no selection is recorded (no selection.json, no `selection.made`).
  */
 export async function runSelection(input: RunSelectionInput): Promise<Selection> {
-  const { taskId, k, mode, adapter, scope } = input;
+  const { taskId, k, mode, adapter, scope, signal } = input;
+  throwIfInterrupted(signal, `the selection of ${mode}${k}`);
   const folder = selectionDir(input.workDir, mode, k);
   // Fix of spec/04 §6.3: wiped first, so a stale selection.json never outlives this attempt.
   rmSync(folder, { recursive: true, force: true });
@@ -375,14 +383,19 @@ export async function runSelection(input: RunSelectionInput): Promise<Selection>
   const turns = 1 + Math.max(0, input.repairTurns ?? 1);
   let failure = "";
   for (let turn = 0; turn < turns; turn++) {
+    if (signal?.aborted) throw new InterruptedError(`interrupted before ${label}`).plus(usd);
     const text = turn === 0 ? mission : repairMission(mission, failure, ids);
     let reply: Reply;
     try {
       reply = await input.prop.call(text, folder, turn === 0 ? label : `${label}.repair${turn}`, {
         purpose: "selection",
         where: { domain: scope.domain, task: taskId, mode },
+        ...(signal ? { signal } : {}),
       });
     } catch (err) {
+      // An interrupted selector is no failed selector: nothing falls back, nothing is recorded.
+      const interrupted = asInterruption(err, signal);
+      if (interrupted !== null) throw interrupted.plus(usd);
       if (!(err instanceof ProposerError)) throw err;
       usd += err.usd;
       failure = `selector call failed: ${err.message}`;

@@ -1,12 +1,14 @@
 // One improvement stage (spec/03 §3.2–§3.3): build the evidence, ask the proposer to edit
 // `context/harness/`, read the edit back and accept it, retrying once with the rejection fed back
 // verbatim, else fall back to the inherited tree. A stage never sees a score, and an invalid,
-// verdict-carrying or leaking tree is never accepted.
+// verdict-carrying or leaking tree is never accepted; an interrupted stage never falls back: it
+// throws InterruptedError and records nothing.
 
 import { join } from "node:path";
 import { ProposerError, type Reply } from "./channel.ts";
 import { Note, type StageDim, StageFinished, StageStarted } from "./events.ts";
 import { buildEvidenceTree, type PoolEntry } from "./evidence-tree.ts";
+import { asInterruption, InterruptedError, throwIfInterrupted } from "./interrupt.ts";
 import { mission } from "./mission.ts";
 import { describeError, type ModeInputs, modeFields, Stage, truncate } from "./recursion.ts";
 import { extractNotes } from "./reply.ts";
@@ -167,9 +169,12 @@ function fellBack(spec: StageSpec, error: string, tally: Tally): Stage {
 
 /**
  * Runs one stage to a Stage record. Degrades (falls back) on an evidence failure, a transport
- * failure or `stageAttempts` invalid proposals; throws only for what must end the mode.
+ * failure or `stageAttempts` invalid proposals; throws only for what must end the mode. An
+ * interrupt (`m.signal`) throws InterruptedError carrying the stage's spend, and no
+ * `stage.finished` is emitted: the stage stays unfinished (interrupted) in the record.
  */
 export async function runStage(m: ModeInputs, spec: StageSpec): Promise<Stage> {
+  throwIfInterrupted(m.signal, `stage ${spec.label}`);
   const ctxDir = contextDir(m, spec.label);
   m.scope.sink.emit(
     StageStarted.parse({
@@ -229,6 +234,9 @@ async function proposeAndAccept(m: ModeInputs, spec: StageSpec, ctxDir: string):
   const tally: Tally = { usd: 0, attempts: 0, cached: true };
   let error = "";
   for (let a = 1; a <= m.limits.stageAttempts; a++) {
+    if (m.signal?.aborted) {
+      throw new InterruptedError(`interrupted before ${spec.label}.a${a}`).plus(tally.usd);
+    }
     const text = error === "" ? base : `${base}\n\n${rejectedBlock(error)}`;
     let reply: Reply;
     try {
@@ -238,8 +246,12 @@ async function proposeAndAccept(m: ModeInputs, spec: StageSpec, ctxDir: string):
         timeoutS: m.limits.proposerTimeoutS,
         purpose: "stage",
         where: { domain: m.scope.domain, task: m.scope.task, mode: m.scope.mode },
+        ...(m.signal ? { signal: m.signal } : {}),
       });
     } catch (err) {
+      // An interrupted call is not a transport failure: the stage does not fall back.
+      const interrupted = asInterruption(err, m.signal);
+      if (interrupted !== null) throw interrupted.plus(tally.usd);
       if (!(err instanceof ProposerError)) throw err;
       // No stage retry after a transport failure: the proposer already retried (spec/03 §3.2).
       tally.usd += err.usd;

@@ -3,6 +3,7 @@ import {
   existsSync,
   mkdirSync,
   mkdtempSync,
+  readdirSync,
   readFileSync,
   rmSync,
   symlinkSync,
@@ -18,6 +19,7 @@ import {
   ProposerError,
 } from "../../src/core/channel.ts";
 import { RecordingSink } from "../../src/core/events.ts";
+import { InterruptedError } from "../../src/core/interrupt.ts";
 import { Limiter } from "../../src/core/limiter.ts";
 import { Proposer } from "../../src/core/proposer.ts";
 import { ChannelSpec } from "../../src/core/spec.ts";
@@ -252,4 +254,152 @@ describe("Proposer.call", () => {
         }),
     ).toThrow(/HARNESS2_IMPROVER_MODEL/);
   });
+});
+
+/** Resolves once `signal` is aborted (at once when it already is). */
+function aborted(signal: AbortSignal | undefined): Promise<void> {
+  if (signal === undefined) return Promise.reject(new Error("the session got no abort signal"));
+  if (signal.aborted) return Promise.resolve();
+  return new Promise((resolve) =>
+    signal.addEventListener("abort", () => resolve(), { once: true }),
+  );
+}
+
+/** Every file name under `dir`, recursively (symlinks are listed, not followed). */
+function namesUnder(dir: string): string[] {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir, { recursive: true, encoding: "utf8" }).map(
+    (p) => p.split("/").pop() ?? p,
+  );
+}
+
+describe("Proposer.call interrupted", () => {
+  test("a running session gets the abort; the call is not retried, not cached, and its spend counts", async () => {
+    const controller = new AbortController();
+    let entered: () => void = () => {};
+    const inSession = new Promise<void>((r) => {
+      entered = r;
+    });
+    const channel = new ScriptedChannel([
+      async (req) => {
+        entered();
+        await aborted(req.signal);
+        // a killed session may still leave text behind: it must not become a reply
+        return { text: "half a reply", usd: 0.3, error: "signal=SIGTERM", timedOut: false };
+      },
+      () => ok("fresh"),
+    ]);
+    const sink = new RecordingSink();
+    const p = proposer(channel, { sink });
+    const call = p.call("m", evidence, "inv1.a1", {
+      harvest: "context/harness",
+      maxAttempts: 2,
+      signal: controller.signal,
+    });
+    await inSession;
+    controller.abort();
+    const err = await call.then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(InterruptedError);
+    expect(err).not.toBeInstanceOf(ProposerError);
+    expect((err as InterruptedError).usd).toBeCloseTo(0.3, 6);
+    expect(channel.requests).toHaveLength(1); // no retry
+    expect(channel.requests[0]?.signal).toBe(controller.signal);
+    const ev = sink.ofType("proposer.call");
+    expect(ev).toHaveLength(1);
+    expect(ev[0]).toMatchObject({ error: "interrupted", usd: 0.3, cached: false, attempts: 1 });
+    const meta = readdirSync(join(runs, "audit")).filter((f) => f.endsWith(".meta.json"));
+    expect(meta).toHaveLength(1);
+    expect(JSON.parse(readFileSync(join(runs, "audit", meta[0] as string), "utf8")).ok).toBe(false);
+    expect(readdirSync(join(runs, "audit")).some((f) => f.endsWith(".response.md"))).toBe(false);
+    // the next run of the same call is a fresh session, not the half reply from a cache
+    const again = await p.call("m", evidence, "inv1.a1", { harvest: "context/harness" });
+    expect(again).toMatchObject({ cached: false, text: "fresh" });
+    expect(channel.requests).toHaveLength(2);
+  });
+
+  test("an abort during the back-off ends the call at once, without a second session", async () => {
+    const controller = new AbortController();
+    const channel = new ScriptedChannel([
+      () => ({ text: "", usd: 0.05, error: "rc=1: boom", timedOut: false }),
+      () => ok("never"),
+    ]);
+    const p = proposer(channel, {
+      backoffS: 1000,
+      // the user presses q while the proposer waits to retry; this sleep never ends by itself
+      sleep: () => {
+        controller.abort();
+        return new Promise<void>(() => {});
+      },
+    });
+    const err = await p
+      .call("m", evidence, "l", { maxAttempts: 2, signal: controller.signal })
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(InterruptedError);
+    expect((err as InterruptedError).usd).toBeCloseTo(0.05, 6);
+    expect(channel.requests).toHaveLength(1);
+  });
+
+  test("an aborted signal starts no session and serves no cache; one waiting for a slot never starts", async () => {
+    const channel = new ScriptedChannel([() => ok("cached"), () => ok("never")]);
+    const p = proposer(channel);
+    await p.call("m", evidence, "l");
+    const done = new AbortController();
+    done.abort();
+    await expect(p.call("m", evidence, "l", { signal: done.signal })).rejects.toBeInstanceOf(
+      InterruptedError,
+    );
+
+    const limiter = new Limiter(1);
+    const controller = new AbortController();
+    let entered: () => void = () => {};
+    const inSession = new Promise<void>((r) => {
+      entered = r;
+    });
+    const held = new ScriptedChannel([
+      async (req) => {
+        entered();
+        await aborted(req.signal);
+        return { text: "", usd: 0, error: "killed", timedOut: false };
+      },
+      () => ok("never"),
+    ]);
+    const q = proposer(held, { limiter, auditDir: null });
+    const first = q.call("a", evidence, "a", { signal: controller.signal }).catch((e) => e);
+    await inSession;
+    const second = q.call("b", evidence, "b", { signal: controller.signal }).catch((e) => e);
+    // readiness: the second call reaches the limiter and waits for the busy slot
+    while (limiter.waiting === 0) await Bun.sleep(1);
+    controller.abort();
+    expect(await first).toBeInstanceOf(InterruptedError);
+    expect(await second).toBeInstanceOf(InterruptedError);
+    expect(held.requests).toHaveLength(1);
+  });
+});
+
+describe("Proposer harvest and symlinks", () => {
+  for (const replaced of ["context/harness", "context"]) {
+    test(`a session that replaces ${replaced} with a symlink out gets nothing copied: the harness did not come back`, async () => {
+      const outside = mkdtempSync(join(root, "outside-"));
+      mkdirSync(join(outside, "harness"), { recursive: true });
+      writeFileSync(join(outside, "id_rsa"), "PRIVATE KEY");
+      writeFileSync(join(outside, "harness", "id_rsa"), "PRIVATE KEY");
+      const channel = new ScriptedChannel([
+        (req) => {
+          const target = join(req.workspace, replaced);
+          rmSync(target, { recursive: true, force: true });
+          symlinkSync(outside, target);
+          return ok("linked the folder");
+        },
+      ]);
+      const r = await proposer(channel).call("m", evidence, "inv1.a1", {
+        harvest: "context/harness",
+      });
+      expect(r.workspace).toBeNull();
+      expect(namesUnder(runs)).not.toContain("id_rsa");
+      expect(namesUnder(root).filter((n) => n === "id_rsa")).toHaveLength(2); // only the originals
+    });
+  }
 });

@@ -4,6 +4,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { ModeToken } from "../../src/core/events.ts";
+import { InterruptedError } from "../../src/core/interrupt.ts";
 import { expectedLabels } from "../../src/core/ledger.ts";
 import { ModeRecord } from "../../src/core/recursion.ts";
 import {
@@ -21,6 +22,8 @@ import {
   defaultAction,
   FakeAdapter,
   type FakeAdapterOptions,
+  gate,
+  labelsOf,
   RecordingSink,
   removeTempDirs,
   type ScriptedCall,
@@ -489,4 +492,209 @@ test("an interrupted sweep starts no new task, keeps what finished, and resumes 
     "skipped",
     "ok",
   ]);
+});
+
+describe("interrupting a sweep (q / Ctrl-C)", () => {
+  /** What a finished task adopted per mode, as its summary records it (comparable across roots). */
+  function adoption(e: Env, task: string) {
+    const s = summaryOf(e, task);
+    const out: Record<string, unknown> = { status: s.status, errors: s.errors };
+    for (const mode of ["agg", "seq"] as const) {
+      if (s.modes[mode] === undefined) continue;
+      const rec = ModeRecord.parse(s.modes[mode]);
+      const sel = s.selections[mode];
+      out[mode] = {
+        status: rec.status,
+        rollouts: rec.ledger.rollouts,
+        sessions: rec.ledger.sessions,
+        fellBack: rec.fellBack,
+        chosen: sel?.chosenLabel,
+        ok: sel?.ok,
+        digest: sel?.outputDigest,
+        harness: sel?.harnessFingerprint,
+        lesson: sel?.experience?.lesson ?? null,
+      };
+    }
+    return out;
+  }
+
+  function abortedSignal(signal: AbortSignal): Promise<void> {
+    if (signal.aborted) return Promise.resolve();
+    return new Promise((r) => signal.addEventListener("abort", () => r(), { once: true }));
+  }
+
+  /**
+   * Holds the calls `which` picks until the sweep's signal aborts, then ends them as the real
+   * Proposer ends an interrupted call (InterruptedError with its spend, 0.4 each). `ready` opens
+   * once `count` calls are held.
+   */
+  function holdUntilAborted(which: (call: ScriptedCall) => boolean, count: number) {
+    const held: ScriptedCall[] = [];
+    const ready = gate();
+    const hold = async (call: ScriptedCall) => {
+      if (!which(call)) return;
+      held.push(call);
+      if (held.length === count) ready.open();
+      const signal = call.opts.signal;
+      if (signal === undefined) {
+        ready.open(); // fail the test's assertions, not by hanging
+        throw new Error(`${call.label} got no abort signal`);
+      }
+      await abortedSignal(signal);
+      throw new InterruptedError(`[${call.label}] interrupted`, 0.4);
+    };
+    return { held, ready, hold };
+  }
+
+  const NEVER_AFTER_PROPOSALS = [
+    "stage.finished",
+    "selection.made",
+    "reflection.finished",
+    "library.added",
+    "mode.finished",
+    "task.finished",
+  ] as const;
+
+  test("q while two improver calls run: both get the abort, nothing else starts, the task is not done; the next run ends where an uninterrupted one does", async () => {
+    const controller = new AbortController();
+    const h = holdUntilAborted((c) => c.label === "inv1.a1" || c.label === "dom1.a1", 2);
+    const e = env({ k: 2, hold: h.hold });
+    const sweep = runSweep({ ...e.inputs, signal: controller.signal });
+    await h.ready.wait;
+    controller.abort();
+    const r = await sweep;
+
+    for (const call of h.held) expect(call.opts.signal).toBe(controller.signal);
+    // No further stage, rollout, selection or reflection call after the interrupt.
+    expect(e.proposer.calls.map((c) => c.label).sort()).toEqual(["dom1.a1", "inv1.a1"]);
+    expect(e.adapter.executed.map((id) => id.slice(id.lastIndexOf("/") + 1))).toEqual([
+      "base1",
+      "base2",
+    ]);
+    expect(labelsOf(e.sink.events, "rollout.finished")).toEqual(["base1", "base2"]);
+    for (const type of NEVER_AFTER_PROPOSALS) expect(e.sink.ofType(type)).toEqual([]);
+    expect(e.sink.ofType("phase.started").map((p) => p.phase)).toEqual(["proposals"]);
+    expect(e.sink.ofType("mode.started").map((m) => m.mode)).toEqual(["agg"]);
+    expect(e.sink.ofType("task.started").map((t) => t.task)).toEqual(["t1"]);
+    // Not marked done: no record at all, no lesson.
+    expect(readSummary(summaryDir(e.inputs, "t1")).kind).toBe("missing");
+    expect(existsSync(join(e.root, "library", "agg", "books", "harnesses", "t1"))).toBe(false);
+    expect(r.domains[0]).toMatchObject({
+      done: 0,
+      failed: 0,
+      interrupted: true,
+      interruptedTask: "t1",
+      tasks: [],
+    });
+    const finished = e.sink.ofType("sweep.finished")[0];
+    expect(finished).toMatchObject({ status: "interrupted", tasksOk: 0, tasksFailed: 0 });
+    // The spend still counts: the bases in the agg ledger (2 × 0.25) and both interrupted calls.
+    expect(finished?.usd).toBeCloseTo(1.3, 6);
+
+    // The same command again resumes and finishes; bases come back from their run marks.
+    const again = env({ root: e.root, k: 2 });
+    const r2 = await runSweep(again.inputs);
+    expect((r2.domains[0] as { tasks: { status: string }[] }).tasks.map((t) => t.status)).toEqual([
+      "ok",
+      "ok",
+    ]);
+    expect(again.adapter.executed.filter((id) => /\/t1\/base\d$/.test(id))).toEqual([]);
+    const clean = env({ k: 2 });
+    await runSweep(clean.inputs);
+    for (const task of ["t1", "t2"]) expect(adoption(again, task)).toEqual(adoption(clean, task));
+    for (const lib of ["agg", "seq"].map((m) => join(again.root, "library", m, "books"))) {
+      for (const task of ["t1", "t2"]) {
+        expect(existsSync(join(lib, "harnesses", task, "EXPERIENCE.md"))).toBe(true);
+      }
+    }
+  });
+
+  test("q during seq after agg finished: agg's checkpoint and lesson stand, seq is not recorded, and the next run runs only seq", async () => {
+    const controller = new AbortController();
+    const h = holdUntilAborted(
+      (c) => c.label === "inv1.a1" && String(c.contextDir).includes("-seq1"),
+      1,
+    );
+    const e = env({ hold: h.hold });
+    const sweep = runSweep({ ...e.inputs, signal: controller.signal });
+    await h.ready.wait;
+    controller.abort();
+    await sweep;
+    expect(h.held[0]?.opts.signal).toBe(controller.signal);
+    expect(e.sink.ofType("mode.finished").map((m) => m.mode)).toEqual(["agg"]);
+    expect(e.sink.ofType("task.finished")).toEqual([]);
+    const s = summaryOf(e, "t1");
+    // The checkpoint after agg is the record; nothing of the interrupted seq is in it.
+    expect(Object.keys(s.modes)).toEqual(["agg"]);
+    expect(Object.keys(s.selections)).toEqual(["agg"]);
+    expect(e.sink.ofType("library.added").map((l) => l.mode)).toEqual(["agg"]);
+
+    const again = env({ root: e.root, tasks: { t1: "books" } });
+    const out = await runTask(again.inputs, "t1");
+    expect(out).toMatchObject({ status: "ok", ran: ["seq"], reused: ["agg"] });
+    expect(again.proposer.calls.every((c) => String(c.contextDir).includes("-seq1"))).toBe(true);
+  });
+
+  type Case = {
+    name: string;
+    call?: string;
+    rollout?: string;
+    /** `selection.made` events the interrupted run emits (a finished selection is kept). */
+    selections: number;
+  };
+  const cases: Case[] = [
+    { name: "the selector call", call: "select.agg2", selections: 0 },
+    { name: "the reflection call", call: "experience.agg2", selections: 1 },
+    { name: "a candidate rollout", rollout: "inv1", selections: 0 },
+  ];
+  test.each(cases)(
+    "q during $name: the mode ends interrupted, nothing is adopted or stored, and the next run completes it",
+    async (c) => {
+      const controller = new AbortController();
+      const h = holdUntilAborted((call) => call.label === c.call, 1);
+      const e = env({
+        k: 2,
+        modes: ["agg"],
+        tasks: { t1: "books" },
+        hold: h.hold,
+        adapter: {
+          onExecute: async (runId) => {
+            if (c.rollout === undefined || !runId.endsWith(`/${c.rollout}`)) return;
+            h.ready.open();
+            await abortedSignal(controller.signal);
+            throw new Error("executor killed"); // what a killed executor looks like to core
+          },
+        },
+      });
+      const sweep = runSweep({ ...e.inputs, signal: controller.signal });
+      await h.ready.wait;
+      controller.abort();
+      const r = await sweep;
+      expect(r.domains[0]).toMatchObject({ interrupted: true, interruptedTask: "t1", failed: 0 });
+      expect(e.sink.ofType("selection.made")).toHaveLength(c.selections);
+      for (const type of [
+        "reflection.finished",
+        "library.added",
+        "mode.finished",
+        "task.finished",
+      ] as const) {
+        expect(e.sink.ofType(type)).toEqual([]);
+      }
+      expect(readSummary(summaryDir(e.inputs, "t1")).kind).toBe("missing");
+      if (c.rollout !== undefined) {
+        // Interrupted, not dead: never finished, never in the ledger, no composer started.
+        expect(labelsOf(e.sink.events, "rollout.finished")).not.toContain(c.rollout);
+        const ledger = e.sink.ofType("ledger.recorded").filter((l) => l.kind === "rollout");
+        expect(ledger.map((l) => l.label)).toEqual(["base1", "base2"]);
+        expect(e.proposer.calls.filter((x) => x.label.startsWith("agg"))).toEqual([]);
+      }
+
+      const again = env({ root: e.root, k: 2, modes: ["agg"], tasks: { t1: "books" } });
+      const out = await runTask(again.inputs, "t1");
+      expect(out.status).toBe("ok");
+      const clean = env({ k: 2, modes: ["agg"], tasks: { t1: "books" } });
+      await runTask(clean.inputs, "t1");
+      expect(adoption(again, "t1")).toEqual(adoption(clean, "t1"));
+    },
+  );
 });
