@@ -36,6 +36,13 @@ export const CELL_MODE_OPTION: Record<string, OptionSpec> = {
   },
 };
 
+/** The cell flags of a command that looks at one sweep: one k, and --mode. */
+export const ONE_SWEEP_CELL_OPTIONS: Record<string, OptionSpec> = {
+  ...CELL_OPTIONS,
+  k: { type: "string", valueName: "K", description: "… that ran this k" },
+  ...CELL_MODE_OPTION,
+};
+
 const CELL_FLAGS = ["bench", "substrate", "seed", "tag", "k", "mode"] as const;
 
 /** Whether the sweep is named by its flags rather than by RUN. */

@@ -10,10 +10,9 @@ import { CliError } from "../errors.ts";
 import { EXIT } from "../exit-codes.ts";
 import { browseLocation, openForBrowsing, RUNS_OPTION, readStore } from "../run-handle.ts";
 import {
-  CELL_MODE_OPTION,
-  CELL_OPTIONS,
   checkCellFlags,
   hasCellFlags,
+  ONE_SWEEP_CELL_OPTIONS,
   selectSweeps,
 } from "../sweep-handles.ts";
 
@@ -31,7 +30,7 @@ const browseCommand: Command = {
     "the newest sweep that matches them all.",
     "Needs a terminal: elsewhere use `harness2 runs` and `harness2 show RUN`.",
   ].join("\n"),
-  options: { runs: RUNS_OPTION, ...CELL_OPTIONS, ...CELL_MODE_OPTION },
+  options: { runs: RUNS_OPTION, ...ONE_SWEEP_CELL_OPTIONS },
   positionals: { min: 0, max: 1 },
   async run(args, io) {
     checkCellFlags(args, "browse");

@@ -9,10 +9,9 @@ import { CliError } from "../errors.ts";
 import { EXIT } from "../exit-codes.ts";
 import { browseLocation, openForBrowsing, RUNS_OPTION, readStore } from "../run-handle.ts";
 import {
-  CELL_MODE_OPTION,
-  CELL_OPTIONS,
   checkCellFlags,
   hasCellFlags,
+  ONE_SWEEP_CELL_OPTIONS,
   selectSweeps,
 } from "../sweep-handles.ts";
 import {
@@ -278,8 +277,7 @@ const showCommand: Command = {
   options: {
     json: { type: "boolean", description: "Print one JSON object instead of text" },
     runs: RUNS_OPTION,
-    ...CELL_OPTIONS,
-    ...CELL_MODE_OPTION,
+    ...ONE_SWEEP_CELL_OPTIONS,
   },
   positionals: { min: 0, max: 2 },
   async run(args, io: CliIO) {
