@@ -190,8 +190,13 @@ describe("OpenCode channel setup", () => {
 
 describe("OpenCode channel: reading output/answer.md", () => {
   const SECRET = "outside-secret-must-not-be-read";
+  const roots: string[] = [];
+  afterAll(() => {
+    for (const r of roots) rmSync(r, { recursive: true, force: true });
+  });
   const setup = () => {
     const root = mkdtempSync(join(tmpdir(), "h2-ocanswer-"));
+    roots.push(root);
     const outside = join(root, "outside");
     mkdirSync(outside);
     writeFileSync(join(outside, "answer.md"), SECRET);
