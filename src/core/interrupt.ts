@@ -1,6 +1,6 @@
-// Interrupting a sweep (q / Ctrl-C / SIGTERM): the sweep's AbortSignal reaches every call, stage,
-// rollout, selection and reflection; work in hand stops at once and ends as *interrupted*. An
-// interrupted piece of work is never recorded as finished, so the next run of the same command resumes it.
+// Interrupting a sweep (q / Ctrl-C / SIGTERM; beyond the original, whose spec/03 has no interrupt):
+// the sweep's AbortSignal reaches every call, stage, rollout, selection and reflection; work in hand
+// stops at once, ends *interrupted*, is never recorded as finished, and resumes on the next run.
 
 import { mapLimited } from "./limiter.ts";
 

@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { assignIds, idOfLabel } from "../../src/core/anon-ids.ts";
 import { ProposerError } from "../../src/core/channel.ts";
 import { RecordingSink } from "../../src/core/events.ts";
+import { InterruptedError } from "../../src/core/interrupt.ts";
 import { Library } from "../../src/core/library.ts";
 import { reflectAdoption, reflectionDir } from "../../src/core/reflection.ts";
 import { walkFiles } from "../../src/core/safe-fs.ts";
@@ -228,6 +229,58 @@ describe("reflectAdoption", () => {
     expect(result.selection.ok).toBe(true);
     expect(result.selection.usd).toBeCloseTo(sel.usd + 0.2, 6);
     expect(sink.ofType("reflection.finished").at(-1)).toMatchObject({ ok: false });
+  });
+
+  test.each(["interrupted", "transport"] as const)(
+    "an interrupt during the reflection call (%s) records nothing: no lesson, no reflection.finished, selection.json untouched; its spend is carried",
+    async (failAs) => {
+      const { adapter, rollouts, sel } = await adopted();
+      const file = join(selectionDir(workDir(), "agg", 2), "selection.json");
+      const before = readFileSync(file, "utf8");
+      const controller = new AbortController();
+      const prop = new ScriptedProposer([
+        { text: "not a lesson", usd: 0.1 },
+        { interrupt: controller, usd: 0.3, failAs },
+      ]);
+      const err = await reflectAdoption({
+        taskId: "t1",
+        sel,
+        rollouts: [...rollouts.values()],
+        adapter,
+        prop,
+        workDir: workDir(),
+        decisions: {},
+        scope: scope(),
+        signal: controller.signal,
+      }).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(InterruptedError);
+      expect((err as InterruptedError).usd).toBeCloseTo(0.4, 6);
+      expect(prop.calls).toHaveLength(2);
+      expect(sink.ofType("reflection.finished")).toEqual([]);
+      expect(readFileSync(file, "utf8")).toBe(before);
+    },
+  );
+
+  test("an interrupted sweep starts no reflection: no call, no folder", async () => {
+    const { adapter, rollouts, sel } = await adopted();
+    const controller = new AbortController();
+    controller.abort();
+    const prop = new ScriptedProposer([LESSON_REPLY]);
+    await expect(
+      reflectAdoption({
+        taskId: "t1",
+        sel,
+        rollouts: [...rollouts.values()],
+        adapter,
+        prop,
+        workDir: workDir(),
+        decisions: {},
+        scope: scope(),
+        signal: controller.signal,
+      }),
+    ).rejects.toBeInstanceOf(InterruptedError);
+    expect(prop.calls).toEqual([]);
+    expect(existsSync(reflectionDir(workDir(), sel))).toBe(false);
   });
 
   test("a reply with an incomplete lesson, twice, is a failure, not an entry", async () => {

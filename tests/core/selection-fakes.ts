@@ -1,5 +1,6 @@
 // Test fakes for selection and reflection: a small benchmark adapter over run folders on disk and a
-// scripted ProposerLike that replays replies (or ProposerErrors) and records what each call saw.
+// scripted ProposerLike that replays replies (or ProposerErrors, or a user's interrupt during the
+// call) and records what each call saw.
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import {
@@ -8,6 +9,7 @@ import {
   type ProposerLike,
   type Reply,
 } from "../../src/core/channel.ts";
+import { InterruptedError } from "../../src/core/interrupt.ts";
 import { walkFiles } from "../../src/core/safe-fs.ts";
 import { type BenchmarkAdapter, BenchSpec, RunView } from "../../src/core/spec.ts";
 import { SurfaceSpec, type Tree } from "../../src/core/surface-spec.ts";
@@ -159,7 +161,18 @@ export class FakeAdapter implements BenchmarkAdapter {
   async preflight(): Promise<void> {}
 }
 
-export type Scripted = string | { text: string; usd?: number } | ProposerError;
+/**
+ * One scripted call: a reply, a ProposerError, or `interrupt`: the user interrupts while the
+ * session runs (the controller is aborted), and the call ends as a killed session does — an
+ * InterruptedError from the real Proposer (`failAs: "interrupted"`, the default) or, from a
+ * channel that only reports a failure, a ProposerError (`failAs: "transport"`). It checks that
+ * the call was given the controller's signal.
+ */
+export type Scripted =
+  | string
+  | { text: string; usd?: number }
+  | ProposerError
+  | { interrupt: AbortController; usd?: number; failAs?: "interrupted" | "transport" };
 
 export type SeenCall = {
   mission: string;
@@ -193,6 +206,14 @@ export class ScriptedProposer implements ProposerLike {
     const next = this.script.shift();
     if (next === undefined) throw new Error(`no scripted reply left for ${label}`);
     if (next instanceof ProposerError) throw next;
+    if (typeof next !== "string" && "interrupt" in next) {
+      if (opts.signal !== next.interrupt.signal) throw new Error(`${label} got no abort signal`);
+      next.interrupt.abort();
+      if (next.failAs === "transport") {
+        throw new ProposerError(`[${label}] rc=143: killed`, 1, next.usd ?? 0, label);
+      }
+      throw new InterruptedError(`[${label}] interrupted`, next.usd ?? 0);
+    }
     const { text, usd } = typeof next === "string" ? { text: next, usd: 0.25 } : next;
     return {
       label,

@@ -6,6 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ProposerError } from "../../src/core/channel.ts";
 import { RecordingSink } from "../../src/core/events.ts";
+import { InterruptedError } from "../../src/core/interrupt.ts";
 import { walkFiles } from "../../src/core/safe-fs.ts";
 import {
   compareLabels,
@@ -233,6 +234,59 @@ describe("runSelection", () => {
     expect(prop.calls).toHaveLength(1);
     expect(sel).toMatchObject({ ok: false, fallback: true, usd: 0.4 });
     expect(sel.error).toContain("timed out twice");
+  });
+
+  test.each(["interrupted", "transport"] as const)(
+    "an interrupt during the selector call (%s) records no selection: no fallback, no selection.json, no event; its spend is carried",
+    async (failAs) => {
+      const { adapter, rollouts } = setup(THREE);
+      const controller = new AbortController();
+      const prop = new ScriptedProposer([
+        { text: "no choice here", usd: 0.1 },
+        { interrupt: controller, usd: 0.3, failAs },
+      ]);
+      const err = await runSelection({
+        taskId: "t1",
+        k: 3,
+        mode: "agg",
+        candidates: selectionPool("agg", 3, rollouts, []),
+        workDir: workDir(),
+        scope: scope(),
+        adapter,
+        prop,
+        signal: controller.signal,
+      }).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(InterruptedError);
+      expect((err as InterruptedError).usd).toBeCloseTo(0.4, 6);
+      expect(prop.calls.map((c) => c.label)).toEqual(["select.agg3", "select.agg3.repair1"]);
+      expect(existsSync(join(selectionDir(workDir(), "agg", 3), "selection.json"))).toBe(false);
+      expect(sink.ofType("selection.made")).toEqual([]);
+    },
+  );
+
+  test("an interrupted sweep starts no selection and leaves the last selection folder alone", async () => {
+    const { adapter, rollouts } = setup(THREE);
+    const folder = selectionDir(workDir(), "agg", 3);
+    mkdirSync(folder, { recursive: true });
+    writeFileSync(join(folder, "selection.json"), "{}\n");
+    const controller = new AbortController();
+    controller.abort();
+    const prop = new ScriptedProposer([choose("A")]);
+    await expect(
+      runSelection({
+        taskId: "t1",
+        k: 3,
+        mode: "agg",
+        candidates: selectionPool("agg", 3, rollouts, []),
+        workDir: workDir(),
+        scope: scope(),
+        adapter,
+        prop,
+        signal: controller.signal,
+      }),
+    ).rejects.toBeInstanceOf(InterruptedError);
+    expect(prop.calls).toEqual([]);
+    expect(readFileSync(join(folder, "selection.json"), "utf8")).toBe("{}\n");
   });
 
   test("the fallback takes the first final in natural order", async () => {
