@@ -33,6 +33,19 @@ describe("harness2 demo refusals and failures", () => {
     expect(readFileSync(db, "utf8")).toBe(junk);
   });
 
+  test("no python3 is refused in one line, exit 1, before the base harness is copied out", async () => {
+    const runs = join(ROOT, "no-python");
+    const empty = join(ROOT, "empty-bin-2");
+    mkdirSync(empty, { recursive: true });
+    const r = await runCli(["demo", "--no-tui", "--k", "1", "--runs", runs], {
+      env: { PATH: empty, HARNESS2_PYTHON: undefined },
+    });
+    expect(r.code).toBe(1);
+    expect(r.stderr.trim().split("\n")).toHaveLength(1);
+    expect(r.stderr).toContain("python3 is not on PATH");
+    expect(existsSync(join(runs, "demo"))).toBe(false);
+  });
+
   test("a domain that dies is counted, named, and the demo exits 1", async () => {
     const runs = join(ROOT, "dead-domain");
     // The library's INDEX.md is a directory and a stray entry must be dropped before the first

@@ -66,10 +66,18 @@ export class DemoAdapter implements BenchmarkAdapter {
       leakGlobs: ["reference_answer.txt"],
     });
     this.#env = opts.env ?? process.env;
-    // The base tree is copied out of the repository so nothing a run does can touch the fixtures.
     this.#base = join(opts.root, "base");
-    if (!dirExists(this.#base))
+  }
+
+  /**
+   * The base tree, copied out of the repository on first use so nothing a run does can touch the
+   * fixtures, and so a refused start (no python3, a bad store) leaves nothing behind.
+   */
+  #ensureBase(): string {
+    if (!dirExists(this.#base)) {
       cpSync(join(DEMO_FIXTURES, "base-harness"), this.#base, { recursive: true });
+    }
+    return this.#base;
   }
 
   async tasks(): Promise<string[]> {
@@ -89,7 +97,7 @@ export class DemoAdapter implements BenchmarkAdapter {
   }
 
   async baseHarness(): Promise<string> {
-    return this.#base;
+    return this.#ensureBase();
   }
 
   async execute(taskId: string, harnessDir: string | null, runId: string): Promise<string> {
@@ -106,7 +114,7 @@ export class DemoAdapter implements BenchmarkAdapter {
     mkdirSync(work, { recursive: true });
     mkdirSync(output, { recursive: true });
     cpSync(join(this.#taskDir(taskId), INPUT), join(work, INPUT));
-    const harness = harnessDir ?? this.#base;
+    const harness = harnessDir ?? this.#ensureBase();
     cpSync(join(harness, "scripts"), join(work, "scripts"), { recursive: true });
 
     this.executions++;
