@@ -5,6 +5,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { ModeToken } from "../../src/core/events.ts";
+import { InterruptedError } from "../../src/core/interrupt.ts";
 import { expectedLabels } from "../../src/core/ledger.ts";
 import { runMode } from "../../src/core/modes.ts";
 import { runId as makeRunId, taskDir } from "../../src/core/naming.ts";
@@ -18,6 +19,7 @@ import {
   FakeAdapter,
   type FakeAdapterOptions,
   gate,
+  labelsOf,
   RecordingSink,
   removeTempDirs,
   type ScriptedCall,
@@ -409,4 +411,41 @@ test("a second run of the same mode is served by run marks and the proposer cach
   );
   expect(rollouts.every((e) => e.cached && e.usd === 0)).toBe(true);
   expect(again.sink.ofType("rollout.finished").every((e) => e.reused)).toBe(true);
+});
+
+test("an interrupt during a rollout phase records none of its rollouts, starts no composer, and carries every spend", async () => {
+  const controller = new AbortController();
+  const invHeld = gate();
+  const domFinished = gate();
+  const { inputs, sink, proposer } = await setup({
+    k: 1,
+    mode: "agg",
+    adapter: {
+      onExecute: async (runId) => {
+        if (!runId.endsWith("/inv1")) return;
+        invHeld.open();
+        await new Promise<void>((r) => controller.signal.addEventListener("abort", () => r()));
+        // a killed executor: what its session spent before it died
+        throw Object.assign(new Error("executor killed"), { usd: 0.05 });
+      },
+    },
+  });
+  const emit = sink.emit.bind(sink);
+  sink.emit = (ev) => {
+    emit(ev);
+    if (ev.type === "rollout.finished" && ev.label === "dom1") domFinished.open();
+  };
+  const run = runMode("agg", { ...inputs, signal: controller.signal }).catch((e: unknown) => e);
+  await invHeld.wait;
+  await domFinished.wait; // the sibling finished before the interrupt
+  controller.abort();
+  const err = await run;
+  expect(err).toBeInstanceOf(InterruptedError);
+  // base1 0.25 + two stages 0.5 each (the ledger) + dom1's finished rollout 0.25 + inv1's 0.05
+  expect((err as InterruptedError).usd).toBeCloseTo(1.55, 6);
+  expect(labelsOf(sink.events, "rollout.finished")).toEqual(["base1", "dom1"]);
+  const ledger = sink.ofType("ledger.recorded").map((l) => `${l.kind}:${l.label}`);
+  expect(ledger).toEqual(["rollout:base1", "session:inv1", "session:dom1"]);
+  expect(sink.ofType("phase.started").map((p) => p.phase)).toEqual(["proposals", "probes"]);
+  expect(proposer.calls.map((c) => c.label).sort()).toEqual(["dom1.a1", "inv1.a1"]);
 });
