@@ -81,7 +81,9 @@ function summaryOf(row: Row, live: Set<string>, now: number): SweepSummary {
       total: Math.max(declared, num(row.n_rows)),
       ok: num(row.n_ok),
       failed: num(row.n_failed),
-      running: num(row.n_running),
+      // A task still "running" in a sweep no live process holds was stopped midway.
+      running: status === "running" ? num(row.n_running) : 0,
+      interrupted: status === "running" ? 0 : num(row.n_running),
       skipped: num(row.n_skipped),
     },
     usd: Math.round(num(row.spend) * 1e6) / 1e6,

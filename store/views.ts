@@ -33,7 +33,10 @@ export const SweepSummary = z.object({
     total: z.number(),
     ok: z.number(),
     failed: z.number(),
+    /** Tasks in progress while a live process holds the sweep. */
     running: z.number(),
+    /** Tasks that were in progress when the sweep stopped (resumable). */
+    interrupted: z.number(),
     skipped: z.number(),
   }),
   /** Money spent by this sweep: uncached improver calls plus executor rollouts that ran. */

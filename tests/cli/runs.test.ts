@@ -26,7 +26,7 @@ describe("harness2 runs", () => {
     expect(lines).toHaveLength(3);
     const [head, first, second] = lines as [string, string, string];
     expect(head).toMatch(
-      /^ID\s+STARTED\s+STATUS\s+BENCH\s+SUB\s+K\s+MODES\s+OK\s+FAILED\s+RUNNING\s+SKIPPED\s+SPEND\s+DURATION$/,
+      /^ID\s+STARTED\s+STATUS\s+BENCH\s+SUB\s+K\s+MODES\s+OK\s+FAILED\s+RUNNING\s+STOPPED\s+SKIPPED\s+SPEND\s+DURATION$/,
     );
     expect(first.startsWith(fx.newer)).toBe(true);
     expect(second.startsWith(fx.older)).toBe(true);
@@ -39,7 +39,7 @@ describe("harness2 runs", () => {
     }
     expect(first).toContain("unfinished");
     expect(first).toContain("2026-11-29 09:00Z");
-    expect(second).toMatch(/ failed +demo +oc +2 +agg,seq +3\/4 +1 +0 +0 +\$1\.04 +7m 08s$/);
+    expect(second).toMatch(/ failed +demo +oc +2 +agg,seq +3\/4 +1 +0 +0 +0 +\$1\.04 +7m 08s$/);
   });
 
   test("--json prints the documented shape", async () => {
@@ -50,10 +50,19 @@ describe("harness2 runs", () => {
     expect(listing.sweeps.map((s) => s.id)).toEqual([fx.newer, fx.older]);
     const older = listing.sweeps[1]!;
     expect(older.status).toBe("failed");
-    expect(older.tasks).toEqual({ total: 4, ok: 3, failed: 1, running: 0, skipped: 0 });
+    expect(older.tasks).toEqual({
+      total: 4,
+      ok: 3,
+      failed: 1,
+      running: 0,
+      interrupted: 0,
+      skipped: 0,
+    });
     expect(older.usd).toBeCloseTo(1.04, 6);
     expect(older.startedAt).toBe("2026-11-29T08:00:01.000Z");
-    expect(listing.sweeps[0]?.tasks.running).toBe(1);
+    // The newer sweep stopped without an end and no process holds it: its task was stopped.
+    expect(listing.sweeps[0]?.status).toBe("unfinished");
+    expect(listing.sweeps[0]?.tasks).toMatchObject({ running: 0, interrupted: 1 });
   });
 
   test("--limit keeps the newest; a bad --limit is a usage error", async () => {

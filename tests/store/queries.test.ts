@@ -55,7 +55,14 @@ describe("listSweeps", () => {
     expect(sweeps.map((s) => s.id)).toEqual([C, B, A]);
     const a = sweeps[2]!;
     expect(a.status).toBe("failed");
-    expect(a.tasks).toEqual({ total: 4, ok: 3, failed: 1, running: 0, skipped: 0 });
+    expect(a.tasks).toEqual({
+      total: 4,
+      ok: 3,
+      failed: 1,
+      running: 0,
+      interrupted: 0,
+      skipped: 0,
+    });
     // Per task: 2 base rollouts at $0.01 and 12 stage sessions at $0.02.
     expect(a.usd).toBeCloseTo(4 * (0.02 + 0.24), 6);
     expect([a.bench, a.substrate, a.ks, a.modes, a.seed]).toEqual([
@@ -71,10 +78,18 @@ describe("listSweeps", () => {
 
   test("a sweep with no recorded end is unfinished unless a live process holds its lock", () => {
     expect(listSweeps(db).find((s) => s.id === B)?.status).toBe("unfinished");
-    expect(listSweeps(db).find((s) => s.id === B)?.tasks.running).toBe(1);
+    // Its task was in progress when it stopped: stopped, not running.
+    expect(listSweeps(db).find((s) => s.id === B)?.tasks).toMatchObject({
+      running: 0,
+      interrupted: 1,
+    });
     const lock = acquireSweepLock(db, { namespaces: ["demo-oc-agg2"], sweep: B });
     try {
       expect(listSweeps(db).find((s) => s.id === B)?.status).toBe("running");
+      expect(listSweeps(db).find((s) => s.id === B)?.tasks).toMatchObject({
+        running: 1,
+        interrupted: 0,
+      });
     } finally {
       lock.release();
     }
