@@ -35,6 +35,18 @@ describe("the test script", () => {
 });
 
 describe("reduce", () => {
+  test("an interrupted sweep's final state has no rollout still running", () => {
+    const s = oneTask().taskStarted("acct", "ledger-1", { k: 2 });
+    const at = { sweep: SWEEP, domain: "acct", task: "ledger-1", k: 2 };
+    s.push({ type: "rollout.started", ts: 5, ...at, label: "base1", runId: "r1" });
+    s.push({ type: "rollout.started", ts: 5, ...at, label: "base2", runId: "r2" });
+    const before = run(s.events);
+    expect(before.tasks[0]?.rollouts.running).toBe(2);
+    const after = run(s.sweepFinished("interrupted").events);
+    expect(after.sweep?.finished?.status).toBe("interrupted");
+    expect(after.tasks[0]?.rollouts).toEqual({ running: 0, ok: 0, dead: 0 });
+  });
+
   test("sweep.started fills the header, the task total (tasks × k values) and one lane per domain", () => {
     const s = new Script().sweepStarted(
       [

@@ -91,6 +91,10 @@ function applyEvent(state: LiveState, e: HarnessEvent): LiveState {
               ...state.sweep,
               finished: { status: e.status, wallS: e.wallS, usd: e.usd },
             },
+            // An interrupted sweep's executions were killed: nothing is running any more.
+            tasks: state.tasks.map((t) =>
+              t.rollouts.running > 0 ? { ...t, rollouts: { ...t.rollouts, running: 0 } } : t,
+            ),
           }
         : state;
     case "task.started": {
