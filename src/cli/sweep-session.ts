@@ -153,7 +153,7 @@ export async function runSweepSession(opts: SweepSessionOptions): Promise<SweepS
     // The TUI shows the stop in its own footer; elsewhere say what happens and what is next.
     if (opts.frontEnd !== "tui") {
       io.stderr(
-        "harness2: stopping once the running work ends (finished work is kept); interrupt again to stop at once\n",
+        "harness2: stopping: running work is cancelled, finished work is kept (the same command resumes); interrupt again to stop at once\n",
       );
     }
   };
