@@ -5,7 +5,7 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { runSweepSession } from "../../src/cli/sweep-session.ts";
-import { FakeAdapter, ScriptedProposer } from "../core/fakes.ts";
+import { FakeAdapter, LIMITS, ScriptedProposer } from "../core/fakes.ts";
 
 const root = process.argv[2];
 if (root === undefined) throw new Error("usage: stop-child.ts ROOT [tui]");
@@ -38,14 +38,7 @@ const session = await runSweepSession({
   makeProposer: () => new ScriptedProposer(join(root, "sessions")),
   inputs: {
     adapter,
-    limits: {
-      phaseWidth: 2,
-      stageAttempts: 2,
-      transportAttempts: 2,
-      proposerTimeoutS: 60,
-      rolloutTimeoutS: null,
-      domainWorkers: 1,
-    },
+    limits: LIMITS,
     runsRoot: join(root, "adapt"),
     libraryRoot: join(root, "library"),
     k: 1,

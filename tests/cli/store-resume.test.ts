@@ -21,6 +21,7 @@ import {
   type Action,
   defaultAction,
   FakeAdapter,
+  LIMITS,
   RecordingSink,
   removeTempDirs,
   type ScriptedCall,
@@ -30,15 +31,6 @@ import {
 } from "../core/fakes.ts";
 
 afterAll(removeTempDirs);
-
-const LIMITS = {
-  phaseWidth: 2,
-  stageAttempts: 2,
-  transportAttempts: 2,
-  proposerTimeoutS: 60,
-  rolloutTimeoutS: null,
-  domainWorkers: 1,
-};
 
 type Sweep = {
   adapter: FakeAdapter;

@@ -23,6 +23,7 @@ import {
 import { type HarnessEvent, RecordingSink } from "../../src/core/events.ts";
 import { hashDirectory, treeFingerprint } from "../../src/core/fingerprint.ts";
 import { isOutputIntact, isRunComplete, writeRunMark } from "../../src/core/runmark.ts";
+import type { ScheduleLimits } from "../../src/core/schedule.ts";
 import {
   type BenchmarkAdapter,
   BenchPrompts,
@@ -34,6 +35,16 @@ import { type Tree, writeTree } from "../../src/core/tree.ts";
 import { OPENCODE_BASELINE_TREE, OPENCODE_SURFACE } from "../../src/substrate/opencode/surface.ts";
 
 export const SURFACE = OPENCODE_SURFACE;
+
+/** The scheduler limits the method tests run with (the original's defaults, one domain at once). */
+export const LIMITS: ScheduleLimits = {
+  phaseWidth: 2,
+  stageAttempts: 2,
+  transportAttempts: 2,
+  proposerTimeoutS: 60,
+  rolloutTimeoutS: null,
+  domainWorkers: 1,
+};
 
 const created: string[] = [];
 

@@ -19,6 +19,7 @@ import {
   FakeAdapter,
   type FakeAdapterOptions,
   gate,
+  LIMITS,
   labelsOf,
   RecordingSink,
   removeTempDirs,
@@ -33,13 +34,6 @@ import {
 afterAll(removeTempDirs);
 
 const TASK = "t1";
-const LIMITS = {
-  phaseWidth: 2,
-  stageAttempts: 2,
-  transportAttempts: 2,
-  proposerTimeoutS: 60,
-  rolloutTimeoutS: null,
-};
 
 type Setup = {
   k: number;

@@ -11,6 +11,7 @@ import { modeTaskDir, runSweep, summaryDir } from "../../src/core/schedule.ts";
 import { readSummary } from "../../src/core/summary.ts";
 import {
   FakeAdapter,
+  LIMITS,
   RecordingSink,
   removeTempDirs,
   ScriptedProposer,
@@ -27,14 +28,7 @@ async function finishedSweep() {
   const inputs = {
     adapter,
     proposer: new ScriptedProposer(join(root, "sessions")),
-    limits: {
-      phaseWidth: 2,
-      stageAttempts: 2,
-      transportAttempts: 2,
-      proposerTimeoutS: 60,
-      rolloutTimeoutS: null,
-      domainWorkers: 1,
-    },
+    limits: LIMITS,
     runsRoot: join(root, "adapt"),
     libraryRoot: null,
     k: 1,

@@ -23,6 +23,7 @@ import {
   FakeAdapter,
   type FakeAdapterOptions,
   gate,
+  LIMITS,
   labelsOf,
   RecordingSink,
   removeTempDirs,
@@ -33,15 +34,6 @@ import {
 } from "./fakes.ts";
 
 afterAll(removeTempDirs);
-
-const LIMITS = {
-  phaseWidth: 2,
-  stageAttempts: 2,
-  transportAttempts: 2,
-  proposerTimeoutS: 60,
-  rolloutTimeoutS: null,
-  domainWorkers: 1,
-};
 
 type Env = {
   root: string;
