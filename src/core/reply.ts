@@ -178,10 +178,17 @@ function matchId(written: string, ids: readonly string[]): string | null {
 }
 
 /**
- * The selector's pick among `ids`. The first ```choice fence holding a single id decides
- * (fences holding anything else, such as an echoed `<id>` template, are skipped); the info
- * string and the id match case-insensitively, an exact id winning over a case-folded one.
- * `why` is the first `<why>` block, trimmed and cut to WHY_MAX characters ("" when absent).
+ * The selector's pick among `ids`. The LAST ```choice fence holding a single id decides (fences
+ * holding anything else, such as an echoed `<id>` template, are skipped); the info string and
+ * the id match case-insensitively, an exact id winning over a case-folded one. `why` is the
+ * first `<why>` block, trimmed and cut to WHY_MAX characters ("" when absent).
+ *
+ * Fix of spec/04 §6.1, last match wins: the select prompt and the repair turn ask for the choice
+ * "as the very last thing", so an earlier fence is a draft or a quote (Python took the first).
+ * When that last single-id fence names no candidate, the reply is an error, NOT a fall-back to
+ * an earlier valid fence: the selector's final word was something else, an earlier fence is
+ * one it moved past, and the error buys a repair turn that asks again instead of silently
+ * adopting a choice the selector may have rejected.
  */
 export function parseSelection(reply: string, ids: readonly string[]): SelectionParse {
   const whyBlock = firstTagBlock(reply, TAG.why);
@@ -190,7 +197,7 @@ export function parseSelection(reply: string, ids: readonly string[]): Selection
   if (fences.length === 0) {
     return { ok: false, error: "the reply has no ```choice block", why };
   }
-  const written = fences.find((c) => ANON_ID_RE.test(c));
+  const written = fences.findLast((c) => ANON_ID_RE.test(c));
   if (written === undefined) {
     const shown = JSON.stringify((fences[0] as string).slice(0, 80));
     return { ok: false, error: `no \`\`\`choice block holds a single id (first: ${shown})`, why };

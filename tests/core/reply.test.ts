@@ -143,11 +143,29 @@ describe("parseSelection", () => {
     const reply = "Format: ```choice\n<id>\n```\n<why>A wins</why>\n```choice\nA\n```";
     expect(parseSelection(reply, ids)).toEqual({ ok: true, id: "A", why: "A wins" });
   });
-  test("the first valid fence wins when two disagree", () => {
+  test("the last valid fence wins when two disagree (spec/04 §6.1)", () => {
     expect(parseSelection("```choice\nA\n```\n```choice\nC\n```", ids)).toMatchObject({
       ok: true,
-      id: "A",
+      id: "C",
     });
+  });
+  test("an earlier choice of A and a last choice of B picks B", () => {
+    const reply =
+      "First I leaned to\n```choice\nA\n```\n<why>B handles the edge case A misses.</why>\n\n```choice\nB\n```\n";
+    expect(parseSelection(reply, ids)).toEqual({
+      ok: true,
+      id: "B",
+      why: "B handles the edge case A misses.",
+    });
+  });
+  test("a last fence naming no candidate is an error, not the earlier valid fence", () => {
+    const r = parseSelection("```choice\nA\n```\nOn reflection:\n```choice\nZ\n```", ids);
+    expect(r.ok).toBe(false);
+    if (!r.ok) expect(r.error).toBe("the choice 'Z' is not one of the candidates (A, B, C)");
+  });
+  test("a template echoed after the real fence is skipped", () => {
+    const reply = "```choice\nB\n```\nas asked: ```choice\n<id>\n```";
+    expect(parseSelection(reply, ids)).toMatchObject({ ok: true, id: "B" });
   });
   test("other code fences are ignored", () => {
     const reply = "```python\nprint(1)\n```\n```choice\n  C  \n```";
