@@ -1,7 +1,10 @@
 // Finds the Python 3 interpreter once per process. Version-manager shims (pyenv, asdf) are shell
 // scripts that cost ~0.5 s per start; resolving `sys.executable` once lets every later script run
-// (syntax checks, demo executions) start the real binary directly. Never runs harness code itself.
+// (syntax checks, demo executions) start the real binary directly, and a plain pyenv choice is read
+// from pyenv's own version files without starting the shim at all. Never runs harness code itself.
 
+import { readFileSync } from "node:fs";
+import { basename, dirname, join } from "node:path";
 import { pickEnv, runProcess, which } from "./process.ts";
 
 const resolved = new Map<string, Promise<string | null>>();
@@ -33,6 +36,8 @@ export function resolvePython(env: Record<string, string | undefined>): Promise<
 async function locate(env: Record<string, string | undefined>): Promise<string | null> {
   const candidate = pythonCandidate(env);
   if (candidate === null) return null;
+  const direct = pyenvDirect(candidate, env);
+  if (direct !== null) return direct;
   try {
     const exit = await runProcess({
       // -S: sys.executable is settled before `site` runs, and site-packages' .pth files can
@@ -58,4 +63,59 @@ export function pythonEnv(
     PYTHONDONTWRITEBYTECODE: "1",
     ...set,
   });
+}
+
+/**
+ * The interpreter a pyenv shim would run, found without starting the shim (a bash script that
+ * costs 0.3–1 s per start on a loaded 2-core machine), or null whenever pyenv's choice is not a
+ * plain one: then the caller asks the shim itself. Plain means: `candidate` is
+ * `$PYENV_ROOT/shims/<name>`, the selected version is exactly one name (from PYENV_VERSION, else
+ * the nearest `.python-version` from PYENV_DIR or the working directory upwards, else
+ * `$PYENV_ROOT/version`), it is not `system`, and `$PYENV_ROOT/versions/<version>/bin/<name>` is
+ * an executable file. That is the file `pyenv exec` runs for such a choice.
+ */
+export function pyenvDirect(
+  candidate: string,
+  env: Record<string, string | undefined>,
+  cwd: string = process.cwd(),
+): string | null {
+  const root = env.PYENV_ROOT || (env.HOME ? join(env.HOME, ".pyenv") : "");
+  if (root === "" || dirname(candidate) !== join(root, "shims")) return null;
+  const versions = selectedVersions(env, root, cwd);
+  if (versions === null || versions.length !== 1) return null;
+  const version = versions[0] as string;
+  if (version === "system" || version.includes("/") || version.startsWith(".")) return null;
+  return which(join(root, "versions", version, "bin", basename(candidate)), env);
+}
+
+/** pyenv's version selection as names, or null when no source names one. */
+function selectedVersions(
+  env: Record<string, string | undefined>,
+  root: string,
+  cwd: string,
+): string[] | null {
+  if (env.PYENV_VERSION !== undefined && env.PYENV_VERSION.trim() !== "") {
+    return env.PYENV_VERSION.split(":").filter((v) => v.trim() !== "");
+  }
+  for (let dir = env.PYENV_DIR || cwd; ; dir = dirname(dir)) {
+    const named = versionFile(join(dir, ".python-version"));
+    if (named !== null) return named;
+    if (dirname(dir) === dir) break;
+  }
+  return versionFile(join(root, "version"));
+}
+
+/** The version names a pyenv version file lists (comments dropped), or null when it is absent. */
+function versionFile(path: string): string[] | null {
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch {
+    return null;
+  }
+  return text
+    .split("\n")
+    .map((line) => line.replace(/#.*/, "").trim())
+    .flatMap((line) => line.split(/\s+/))
+    .filter((v) => v !== "");
 }
