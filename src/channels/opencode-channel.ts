@@ -247,7 +247,11 @@ function workspaceAliases(workspace: string): string[] {
   return [...new Set([given, real])];
 }
 
-/** `OPENCODE_PERMISSION`: every external directory denied except the workspace itself. */
+/**
+ * `OPENCODE_PERMISSION`: every external directory denied except the workspace itself. A rule
+ * OpenCode's own tools obey, not a sandbox (spec/02 §4.28): a process the session starts through
+ * its shell can still read outside the workspace.
+ */
 export function workspaceFence(workspace: string): string {
   const rules: Record<string, string> = { "*": "deny" };
   for (const p of workspaceAliases(workspace)) {
