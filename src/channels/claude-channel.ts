@@ -215,6 +215,12 @@ export class ClaudeChannel implements Channel {
       "acceptEdits",
     ];
     if (request.model.trim().length > 0) argv.push("--model", request.model.trim());
+    // Fix of spec/02 §4.24: the original ignored `steps` on this channel. `--max-turns` is the
+    // print-mode cap on agentic turns; a session that hits it ends with subtype
+    // "error_max_turns", which run() reports as a CLI error (no partial reply is accepted).
+    if (Number.isInteger(request.steps) && request.steps > 0) {
+      argv.push("--max-turns", String(request.steps));
+    }
     // 2.1.332 warns about and ignores an effort it does not know; it never fails on one.
     if (request.effort.trim().length > 0) argv.push("--effort", request.effort.trim());
     if (appendSystem !== null) argv.push("--append-system-prompt", appendSystem);

@@ -150,6 +150,8 @@ describe("Claude channel with a fake claude", () => {
       "acceptEdits",
       "--model",
       "claude-sonnet-4-5",
+      "--max-turns",
+      "10",
       "--effort",
       "high",
       "--append-system-prompt",
@@ -172,6 +174,22 @@ describe("Claude channel with a fake claude", () => {
     expect(rec.argv.at(-1)).toBe(LONG_SYSTEM_POINTER);
     expect(rec.stdin.length).toBeGreaterThan(SYSTEM_ARG_MAX);
     expect(rec.stdin).toContain(withMode("result"));
+  });
+
+  test("the proposer's steps limit is passed as --max-turns (spec/02 §4.24)", async () => {
+    const req = request({ mission: withMode("result"), steps: 3 });
+    expect((await ch.run(req)).text).toBe("fake answer");
+    const argv = fakeRecord(req).argv;
+    expect(argv.filter((a) => a === "--max-turns")).toHaveLength(1);
+    expect(argv[argv.indexOf("--max-turns") + 1]).toBe("3");
+  });
+
+  test("a session stopped by the turn cap is an error, never a partial answer", async () => {
+    const req = request({ mission: withMode("max_turns"), steps: 1 });
+    const r = await ch.run(req);
+    expect(r).toMatchObject({ text: "", usd: 0.3 });
+    expect(r.error).toBe("CLI error: error_max_turns: partial work");
+    expect(fakeRecord(req).argv).toContain("--max-turns");
   });
 
   test("the fallback parsers find the result among other output", async () => {
