@@ -50,6 +50,20 @@ export function chooseFrontEnd(io: CliIO, flags: { noTui: boolean; json: boolean
   return "tui";
 }
 
+/**
+ * The namespaces a sweep locks: its modes' namespaces plus, always, the parallel one (first).
+ * Every mode's base rollouts (run ids) and each task's summary.json live under the parallel
+ * namespace, so a sequential-only sweep writes there too; locking only the requested modes let a
+ * parallel-only sweep with the same settings run the same base run folders at the same time,
+ * each wiping the other's (fix of spec/03 §6.22).
+ */
+export function sweepLockNamespaces(
+  cell: { benchmark: string; substrate: string; k: number; seed: number | null; tag: string },
+  modes: readonly ModeToken[],
+): string[] {
+  return [...new Set<ModeToken>(["agg", ...modes])].map((mode) => ns({ ...cell, mode }));
+}
+
 export type SweepSessionOptions = {
   io: CliIO;
   dbPath: string;
@@ -80,15 +94,9 @@ export async function runSweepSession(opts: SweepSessionOptions): Promise<SweepS
   const adapter = inputs.adapter;
   const seed = inputs.seed ?? null;
   const tag = inputs.tag ?? "";
-  const namespaces = inputs.modes.map((mode: ModeToken) =>
-    ns({
-      benchmark: adapter.spec.name,
-      substrate: adapter.substrate.name,
-      mode,
-      k: inputs.k,
-      seed,
-      tag,
-    }),
+  const namespaces = sweepLockNamespaces(
+    { benchmark: adapter.spec.name, substrate: adapter.substrate.name, k: inputs.k, seed, tag },
+    inputs.modes,
   );
   const identity = opts.sweepOptions.identity ?? {};
   const domainsForIdentity = await plannedStream(inputs, opts.sweepOptions);

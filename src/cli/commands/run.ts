@@ -24,7 +24,12 @@ import {
 import { CliError } from "../errors.ts";
 import { EXIT } from "../exit-codes.ts";
 import { experimentIdentity } from "../experiment-identity.ts";
-import { chooseFrontEnd, runSweepSession, SWEEP_FRONT_OPTIONS } from "../sweep-session.ts";
+import {
+  chooseFrontEnd,
+  runSweepSession,
+  SWEEP_FRONT_OPTIONS,
+  sweepLockNamespaces,
+} from "../sweep-session.ts";
 
 /** Benchmarks this build can run with `harness2 run` (the demo has its own command). */
 export const RUNNABLE_BENCHES = ["tasks"] as const;
@@ -317,16 +322,17 @@ function printPlan(
   runsRoot: string,
   json: boolean,
 ): void {
-  const namespaces = f.modes.map((mode) =>
-    ns({
-      benchmark: adapter.spec.name,
-      substrate: adapter.substrate.name,
-      mode,
-      k: f.k,
-      seed: f.seed,
-      tag: f.tag,
-    }),
-  );
+  const cell = {
+    benchmark: adapter.spec.name,
+    substrate: adapter.substrate.name,
+    k: f.k,
+    seed: f.seed,
+    tag: f.tag,
+  };
+  const namespaces = f.modes.map((mode) => ns({ ...cell, mode }));
+  // What the sweep will lock: the parallel namespace too, whose folders hold every mode's base
+  // rollouts and the summaries (spec/03 §6.22).
+  const locks = sweepLockNamespaces(cell, f.modes);
   const tasks = [...stream.values()].reduce((n, t) => n + t.length, 0);
   const perTask = {
     rollouts: f.modes.length * expectedRollouts(f.k) - (f.modes.length - 1) * f.k,
@@ -338,6 +344,7 @@ function printPlan(
     k: f.k,
     modes: f.modes.map((m) => MODE_NAMES[m]),
     namespaces,
+    locks,
     runsRoot,
     domains: [...stream.entries()].map(([domain, ids]) => ({ domain, tasks: ids })),
     budget: {
@@ -354,6 +361,10 @@ function printPlan(
     `Dry run: ${plan.bench}/${plan.substrate} k=${f.k} modes=${plan.modes.join(",")} — nothing is run or written.\n`,
   );
   io.stdout(`Namespaces: ${namespaces.join(", ")} (under ${runsRoot})\n`);
+  const shared = f.modes.includes("agg")
+    ? ""
+    : " (the parallel one holds the base rollouts and summaries)";
+  io.stdout(`Locked while it runs: ${locks.join(", ")}${shared}\n`);
   for (const d of plan.domains) io.stdout(`  ${d.domain}: ${d.tasks.join(", ")}\n`);
   io.stdout(
     `Budget per mode and task: R=${plan.budget.perModePerTask.R} rollouts, P=${plan.budget.perModePerTask.P} improver sessions (bases shared by the modes).\n`,
