@@ -238,6 +238,8 @@ function frontmatterOf(
 /**
  * Fix of spec/01 §10.5: a SKILL.md's `python3 scripts/x.py` also resolves against the skill's own
  * folder, `python` no longer matches inside a word, and each (file, reference) is reported once.
+ * Sub-agent files (`sub_agents/<n>/AGENT.md`) and plugins are scanned too, not only SKILL.md and
+ * the always-on files; their relative `scripts/…` resolves against the top level.
  */
 function scriptRefProblems(
   surface: SurfaceSpec,
@@ -255,6 +257,14 @@ function scriptRefProblems(
       skillFolder: `${surface.skillDir}/${n}`,
     })),
     ...surface.alwaysOn.map((rel) => ({ rel, skillFolder: null })),
+    ...subagentNames(surface, tree).map((n) => ({
+      rel: `sub_agents/${n}/AGENT.md`,
+      skillFolder: null,
+    })),
+    ...Object.keys(tree)
+      .filter((k) => pats.plugin?.test(k) === true)
+      .sort(comparePathSegments)
+      .map((rel) => ({ rel, skillFolder: null })),
   ];
   const out = new Set<string>();
   for (const { rel, skillFolder } of scanned) {

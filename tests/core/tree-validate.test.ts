@@ -408,6 +408,78 @@ describe("validate: script references", () => {
   });
 });
 
+describe("validate: script references from sub-agents and plugins (§10.5)", () => {
+  const agent = (body: string) => `---\nmode: subagent\ndescription: reviews drafts\n---\n${body}`;
+
+  test("a sub-agent naming a missing script is refused, naming both files", async () => {
+    const tree: Tree = {
+      "guardrails.md": "Be careful.",
+      "sub_agents/reviewer/AGENT.md": agent("Check with python3 scripts/lint_draft.py draft.md\n"),
+    };
+    const got = await problems(OC, tree, { allowSubagents: true });
+    expect(got).toEqual([
+      "sub_agents/reviewer/AGENT.md invokes `scripts/lint_draft.py` but that file is not in the harness",
+    ]);
+    expect(got[0]).not.toContain("\n");
+    // Codex carries sub-agent files too (they are refused there, and the reference still is).
+    expect(
+      await problems(CX, {
+        "AGENTS.md": "x",
+        "sub_agents/reviewer/AGENT.md": agent("python scripts/gone.py"),
+      }),
+    ).toContain(
+      "sub_agents/reviewer/AGENT.md invokes `scripts/gone.py` but that file is not in the harness",
+    );
+  });
+
+  test("a sub-agent naming a script the harness ships passes", async () => {
+    const tree: Tree = {
+      "guardrails.md": "Be careful.",
+      "sub_agents/reviewer/AGENT.md": agent("Check with python3 scripts/lint_draft.py draft.md\n"),
+      "scripts/lint_draft.py": "print('ok')\n",
+    };
+    expect(await problems(OC, tree, { allowSubagents: true })).toEqual([]);
+  });
+
+  test("a plugin naming a missing script is refused; a shipped or reserved one passes", async () => {
+    const plugin = (script: string) =>
+      `export default async ({ $ }) => ({ "tool.execute.after": async () => { await $\`python3 ${script}\`; } });\n`;
+    expect(
+      await problems(OC, {
+        "guardrails.md": "x",
+        "plugin/after.ts": plugin("scripts/log_step.py"),
+      }),
+    ).toEqual([
+      "plugin/after.ts invokes `scripts/log_step.py` but that file is not in the harness",
+    ]);
+    expect(
+      await problems(OC, {
+        "guardrails.md": "x",
+        "plugin/after.ts": plugin("scripts/log_step.py"),
+        "scripts/log_step.py": "x = 1\n",
+      }),
+    ).toEqual([]);
+    expect(
+      await problems(OC, {
+        "guardrails.md": "x",
+        "plugin/after.ts": plugin("scripts/read_doc.py"),
+      }),
+    ).toEqual([]);
+  });
+
+  test("a sub-agent's relative reference is top-level, not some skill's folder", async () => {
+    const tree: Tree = {
+      "guardrails.md": "Load `s`.",
+      "skills/s/SKILL.md": `${skill("s")}body\n`,
+      "skills/s/scripts/own.py": "x = 1\n",
+      "sub_agents/reviewer/AGENT.md": agent("python3 scripts/own.py\n"),
+    };
+    expect(await problems(OC, tree, { allowSubagents: true })).toEqual([
+      "sub_agents/reviewer/AGENT.md invokes `scripts/own.py` but that file is not in the harness",
+    ]);
+  });
+});
+
 describe("validate: everything at once", () => {
   test("collects every problem, in check order, joined by ' | '", async () => {
     const tree: Tree = {
