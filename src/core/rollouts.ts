@@ -247,6 +247,10 @@ export async function rollMany(
  * The k base rollouts on the adapter's own base harness (labels base1..basek), shared by every
  * mode. With more than one base and an `executeMany` hook, one batch call; otherwise per base,
  * up to `width` at once. Never raises; not recorded in any ledger (each mode records them).
+ *
+ * In a batch, an Error in a run's place makes that base alone dead (fix of spec/03 §6.4: the
+ * original's batch was all-or-nothing), and a run dir is checked like any other (§6.3): one that
+ * does not exist is a dead base. Only a batch call that throws fails every base.
  */
 export async function rollBases(
   inputs: RolloutInputs,
@@ -265,7 +269,7 @@ export async function rollBases(
   }
   const runIds = labels.map((l) => inputs.runIdOf(l));
   const started = labels.map((l, i) => emitStarted(inputs, l, runIds[i] as string));
-  let dirs: string[] | null = null;
+  let dirs: (string | Error)[] | null = null;
   let failure: unknown = null;
   try {
     dirs = await executeMany(inputs.scope.task, null, runIds, executeOptions(inputs));
@@ -279,6 +283,10 @@ export async function rollBases(
     let usd = 0;
     for (const [i, dir] of (dirs ?? []).entries()) {
       const label = labels[i] as string;
+      if (dir instanceof Error) {
+        usd += spentBy(dir);
+        continue;
+      }
       try {
         usd += (await describeRun(inputs, label, runIds[i] as string, dir, started[i] as Started))
           .view.usd;
@@ -294,6 +302,7 @@ export async function rollBases(
     const dir = dirs?.[i];
     let rolled: Rolled;
     if (failure !== null) rolled = dead(inputs, label, runId, failure);
+    else if (dir instanceof Error) rolled = dead(inputs, label, runId, dir);
     else if (dir === undefined) {
       rolled = dead(
         inputs,

@@ -421,13 +421,17 @@ export interface BenchmarkAdapter {
   referenceDomainOrder?(): string[];
   /** Whether a reused run's artifacts are unchanged; without it, resume skips the check. */
   artifactsIntact?(runDir: string): Promise<boolean>;
-  /** Base rollouts in one batch (one run dir per run id, in order); without it, execute per run. */
+  /**
+   * Base rollouts in one batch (one run dir per run id, in order); without it, execute per run.
+   * A run that failed is an Error in its place (like `execute` throwing; a `usd` on it is its
+   * spend), so the others are kept (spec/03 §6.4); throwing fails every run of the batch.
+   */
   executeMany?(
     taskId: string,
     harnessDir: null,
     runIds: string[],
     opts?: ExecuteOptions,
-  ): Promise<string[]>;
+  ): Promise<(string | Error)[]>;
 }
 
 /**

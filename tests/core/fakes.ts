@@ -350,3 +350,81 @@ export function labelsOf(events: readonly HarnessEvent[], type: HarnessEvent["ty
 }
 
 export { RecordingSink, tmpdir };
+
+// ── adapter variants: missing run folders, batch base rollouts ────────────────────────────────
+
+export type MissingDirFakeAdapterOptions = FakeAdapterOptions & {
+  /** Labels whose execution "succeeds" but returns a run folder that was never created. */
+  missingLabels?: Set<string>;
+};
+
+/** A FakeAdapter whose `execute` returns a run folder that does not exist for `missingLabels`. */
+export class MissingDirFakeAdapter extends FakeAdapter {
+  constructor(override readonly opts: MissingDirFakeAdapterOptions) {
+    super(opts);
+  }
+
+  override async execute(
+    taskId: string,
+    harnessDir: string | null,
+    runId: string,
+    opts?: ExecuteOptions,
+  ): Promise<string> {
+    const label = runId.slice(runId.lastIndexOf("/") + 1);
+    if (this.opts.missingLabels?.has(label)) {
+      this.executed.push(runId);
+      return join(this.spec.runsRoot, "never-written", runId.replaceAll("/", "__"));
+    }
+    return super.execute(taskId, harnessDir, runId, opts);
+  }
+}
+
+/**
+ * A MissingDirFakeAdapter with the batch hook: `executeMany` runs every base at once through
+ * `execute` and puts an Error in the place of each run that threw (a `failLabels` label), so the
+ * others are kept. `batchThrows` makes the whole call throw instead, after every run finished.
+ */
+export class BatchFakeAdapter extends MissingDirFakeAdapter {
+  /** The run ids of each executeMany call. */
+  readonly batches: string[][] = [];
+  batchThrows: string | null = null;
+
+  async executeMany(
+    taskId: string,
+    harnessDir: null,
+    runIds: string[],
+    opts?: ExecuteOptions,
+  ): Promise<(string | Error)[]> {
+    this.batches.push([...runIds]);
+    const settled = await Promise.allSettled(
+      runIds.map((id) => this.execute(taskId, harnessDir, id, opts)),
+    );
+    if (this.batchThrows !== null) {
+      throw Object.assign(new Error(this.batchThrows), { usd: 0.05 });
+    }
+    return settled.map((s) =>
+      s.status === "fulfilled"
+        ? s.value
+        : s.reason instanceof Error
+          ? s.reason
+          : new Error(String(s.reason)),
+    );
+  }
+}
+
+/**
+ * A FakeAdapter for a benchmark whose deliverable is the workspace state (`stateDeliverable`):
+ * no run ever "delivers" a file, so selection shows the candidates as their trajectories.
+ */
+export class StateFakeAdapter extends FakeAdapter {
+  declare readonly spec: BenchSpec;
+
+  constructor(opts: FakeAdapterOptions) {
+    super(opts);
+    this.spec = BenchSpec.parse({ ...this.spec, stateDeliverable: true });
+  }
+
+  override async delivered(_runDir: string): Promise<boolean> {
+    return false;
+  }
+}
