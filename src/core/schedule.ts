@@ -218,16 +218,25 @@ async function adoptionFacts(
   };
 }
 
+/** A failure of the library add: the lesson was not stored, everything before it stands. */
+type LibraryFailure = { error: string; traceback: string };
+
 /**
  * Selection, reflection and the library add after a finished recursion. An interrupt throws
- * InterruptedError carrying the selection's spend when the selection had finished.
+ * InterruptedError carrying the selection's spend when the selection had finished. A library
+ * add that throws (a tripwire, a disk error) does not throw here: it comes back as
+ * `libraryFailure` beside the finished selection (fix of spec/03 §6.5 / spec/04 §6.6).
  */
 async function adopt(
   t: TaskContext,
   mode: ModeToken,
   result: ModeResult,
   record: ModeRecord,
-): Promise<{ selection: SelectionRecord; errors: string[] }> {
+): Promise<{
+  selection: SelectionRecord;
+  errors: string[];
+  libraryFailure: LibraryFailure | null;
+}> {
   const { inputs, taskId } = t;
   const signal = inputs.signal;
   const workDir = modeTaskDir(inputs, mode, taskId);
@@ -291,19 +300,31 @@ async function adopt(
       errors.push(`${mode}: selected run ${chosen.runId} produced no deliverable`);
     }
   }
+  let libraryFailure: LibraryFailure | null = null;
   if (lib !== undefined && sel.ok && experience !== null && record.ok) {
     // A lesson is stored only for a mode that is recorded as finished, never for an interrupted one.
     if (signal?.aborted)
       throw new InterruptedError(`interrupted before the ${mode} library add`).plus(sel.usd);
-    lib.add(taskId, result.trees[sel.chosenLabel] ?? t.baseTree, {
-      why: sel.why,
-      idMap: sel.idMap,
-      label: sel.chosenLabel,
-      runId: sel.chosenRunId,
-      experience,
-    });
+    try {
+      lib.add(taskId, result.trees[sel.chosenLabel] ?? t.baseTree, {
+        why: sel.why,
+        idMap: sel.idMap,
+        label: sel.chosenLabel,
+        runId: sel.chosenRunId,
+        experience,
+      });
+    } catch (err) {
+      // Fix of spec/03 §6.5 / spec/04 §6.6: the original let this wipe the mode's whole result,
+      // a good selection record included. The selection (and its spend) stands; the caller
+      // marks the mode failed so the next run retries the add from caches.
+      if (err instanceof InterruptedError) throw err.plus(sel.usd);
+      libraryFailure = {
+        error: `library add failed: ${describeError(err)}`,
+        traceback: tracebackOf(err),
+      };
+    }
   }
-  return { selection, errors };
+  return { selection, errors, libraryFailure };
 }
 
 /** Runs `work`; an interrupt inside it leaves with `usd` (spent before it) added. */
@@ -402,6 +423,12 @@ async function runOneMode(t: TaskContext, mode: ModeToken): Promise<ModeOutcome>
     const adopted = await adopt(t, mode, result, record);
     selection = adopted.selection;
     errors.push(...adopted.errors);
+    const failed = adopted.libraryFailure;
+    if (failed !== null) {
+      // Failed, not ok: the lesson is missing from the library, so the task must not be skipped.
+      record = { ...record, status: "failed", ok: false, ...failed };
+      errors.push(`${mode}: ${failed.error}`);
+    }
   } catch (err) {
     // Interrupted after the recursion: nothing of it is selected, reflected on or stored; the
     // stages' replies and the rollouts' run marks make the next run cheap.
@@ -582,6 +609,11 @@ export async function runTask(
     errors: [],
   };
   let usd = 0;
+  // base-failed is decided on `ok` (a run folder was produced), not `delivered`, deliberately and
+  // as the original does (spec/03 §6.3): a base that ran but delivered nothing is the most useful
+  // evidence the improvers can get (its trajectory shows why it failed), and a task whose
+  // deliverable is its state never "delivers" a file at all. Only when no base ran is there
+  // nothing to learn from.
   if (!bases.some((b) => b.view.ok)) {
     const written = await writeSummary(dir, {
       ...record,

@@ -29,6 +29,7 @@ import {
   removeTempDirs,
   type ScriptedCall,
   ScriptedProposer,
+  StateFakeAdapter,
   stepClock,
   tempDir,
 } from "./fakes.ts";
@@ -52,6 +53,8 @@ function env(
     script?: (call: ScriptedCall) => Action;
     hold?: (call: ScriptedCall) => Promise<void>;
     adapter?: Partial<FakeAdapterOptions>;
+    /** Builds the adapter (default: a FakeAdapter). */
+    make?: (o: FakeAdapterOptions) => FakeAdapter;
     proposer?: ScriptedProposer;
     library?: boolean;
     domainWorkers?: number;
@@ -60,11 +63,12 @@ function env(
   } = {},
 ): Env {
   const root = opts.root ?? tempDir("schedule");
-  const adapter = new FakeAdapter({
+  const adapterOpts: FakeAdapterOptions = {
     root,
     tasks: opts.tasks ?? { t1: "books", t2: "books" },
     ...opts.adapter,
-  });
+  };
+  const adapter = opts.make ? opts.make(adapterOpts) : new FakeAdapter(adapterOpts);
   const proposer =
     opts.proposer ?? new ScriptedProposer(join(root, "sessions"), opts.script, opts.hold);
   const sink = new RecordingSink();
@@ -196,6 +200,163 @@ test("a mode that raises is recorded as failed; the other mode's record stands",
   expect(s.selections.seq).toBeUndefined();
   expect(s.errors).toEqual(["seq: TypeError: seq validator bug"]);
   expect(e.sink.ofType("mode.finished").map((m) => m.status)).toEqual(["ok", "failed"]);
+});
+
+describe("a failure after the recursion keeps the recursion's record (spec/03 §6.5, spec/04 §6.6)", () => {
+  /** What a clean run of t1 (agg, k) records: the reference the failing runs are held to. */
+  async function cleanRun(k: number) {
+    const clean = env({ k, modes: ["agg"], tasks: { t1: "books" } });
+    const libraries = domainLibraries(clean.inputs, "books");
+    const out = await runTask(clean.inputs, "t1", { index: 1, of: 1, libraries });
+    expect(out.status).toBe("ok");
+    return { out, summary: summaryOf(clean, "t1") };
+  }
+
+  test.each([1, 2])(
+    "k = %i: a throwing library add keeps the ledger, the spend and the selection, on disk and in the result",
+    async (k) => {
+      const reference = await cleanRun(k);
+      const e = env({ k, modes: ["agg"], tasks: { t1: "books" } });
+      const libraries = domainLibraries(e.inputs, "books");
+      const lib = libraries.agg;
+      if (lib === undefined) throw new Error("no agg library");
+      lib.add = () => {
+        throw new Error("ENOSPC: no space left on device");
+      };
+      const out = await runTask(e.inputs, "t1", { index: 1, of: 1, libraries });
+      expect(out.status).toBe("partial");
+      const s = summaryOf(e, "t1");
+      for (const summary of [s, out.summary]) {
+        const rec = ModeRecord.parse(summary?.modes.agg);
+        expect(rec).toMatchObject({
+          status: "failed",
+          ok: false,
+          error: "library add failed: Error: ENOSPC: no space left on device",
+        });
+        expect(rec.traceback).toContain("ENOSPC");
+        expect(rec.ledger.R).toBe(4 * k);
+        expect(rec.ledger.P).toBe(3 * k);
+        expect(rec.ledger.rollouts).toEqual(expectedLabels("agg", k).rollouts);
+        expect(rec.ledger.usd).toBe(ModeRecord.parse(reference.summary.modes.agg).ledger.usd);
+        // The selection record stands, lesson and all, exactly as a clean run records it.
+        const sel = summary?.selections.agg;
+        expect(sel?.ok).toBe(true);
+        expect(sel?.chosenLabel).toBe(reference.summary.selections.agg?.chosenLabel as string);
+        expect(sel?.usd).toBe(reference.summary.selections.agg?.usd as number);
+        expect(sel?.experience?.lesson).toBe("keep negative amounts");
+        expect(summary?.errors).toEqual([
+          "agg: library add failed: Error: ENOSPC: no space left on device",
+        ]);
+      }
+      expect(out.usd).toBe(reference.out.usd);
+      expect(out.usd).toBeGreaterThan(0);
+      expect(existsSync(join(e.root, "library", "agg", "books", "harnesses", "t1"))).toBe(false);
+      const finished = e.sink.ofType("mode.finished")[0];
+      expect(finished).toMatchObject({
+        status: "failed",
+        R: 4 * k,
+        P: 3 * k,
+        usd: out.usd,
+        error: "library add failed: Error: ENOSPC: no space left on device",
+      });
+      // Not skipped next time: the lesson is missing, so the mode runs again (from caches) and
+      // stores it.
+      const again = env({ root: e.root, k, modes: ["agg"], tasks: { t1: "books" } });
+      const r2 = await runTask(again.inputs, "t1", {
+        index: 1,
+        of: 1,
+        libraries: domainLibraries(again.inputs, "books"),
+      });
+      expect(r2.status).toBe("ok");
+      expect(again.adapter.executed).toEqual([]);
+      expect(
+        existsSync(join(e.root, "library", "agg", "books", "harnesses", "t1", "EXPERIENCE.md")),
+      ).toBe(true);
+    },
+  );
+
+  test("selection throwing after the recursion keeps the mode's ledger and spend (no selection)", async () => {
+    const reference = await cleanRun(2);
+    const script = (call: ScriptedCall): Action => {
+      if (call.label.startsWith("select.")) throw new TypeError("selector bug");
+      return defaultAction(call);
+    };
+    const e = env({ k: 2, modes: ["agg"], tasks: { t1: "books" }, script });
+    const out = await runTask(e.inputs, "t1", {
+      index: 1,
+      of: 1,
+      libraries: domainLibraries(e.inputs, "books"),
+    });
+    expect(out.status).toBe("partial");
+    const s = summaryOf(e, "t1");
+    const rec = ModeRecord.parse(s.modes.agg);
+    expect(rec).toMatchObject({ status: "failed", ok: false, error: "TypeError: selector bug" });
+    expect(rec.ledger.R).toBe(8);
+    expect(rec.ledger.P).toBe(6);
+    expect(rec.ledger.sessions).toEqual(expectedLabels("agg", 2).sessions);
+    expect(rec.ledger.usd).toBe(ModeRecord.parse(reference.summary.modes.agg).ledger.usd);
+    expect(rec.ledger.usd).toBeGreaterThan(0);
+    expect(s.selections.agg).toBeUndefined();
+    expect(s.errors).toEqual(["agg: TypeError: selector bug"]);
+    expect(out.usd).toBe(rec.ledger.usd);
+    expect(e.sink.ofType("mode.finished")[0]).toMatchObject({ status: "failed", R: 8, P: 6 });
+  });
+});
+
+describe("base-failed is decided on ok, not delivered (spec/03 §6.3)", () => {
+  test("a base that ran but delivered nothing lets the task proceed", async () => {
+    const e = env({ modes: ["agg"], tasks: { t1: "books" } });
+    const delivered = e.adapter.delivered.bind(e.adapter);
+    e.adapter.delivered = async (runDir) => (runDir.includes("base1") ? false : delivered(runDir));
+    const out = await runTask(e.inputs, "t1");
+    expect(out.status).toBe("ok");
+    const s = summaryOf(e, "t1");
+    expect(s.base[0]?.label).toBe("base1");
+    expect(s.modes.agg?.ok).toBe(true);
+    expect(e.proposer.calls.length).toBeGreaterThan(0);
+  });
+
+  test("a base that did not run at all (no run folder) is base-failed", async () => {
+    const e = env({ modes: ["agg"], tasks: { t1: "books" } });
+    e.adapter.execute = async (_task, _harness, runId) =>
+      join(e.root, "never-written", runId.replaceAll("/", "__"));
+    const out = await runTask(e.inputs, "t1");
+    expect(out.status).toBe("base-failed");
+    expect(e.proposer.calls).toEqual([]);
+  });
+});
+
+describe("a task whose deliverable is its state (spec/03 §6.16)", () => {
+  test.each([1, 2])(
+    "k = %i: shown as trajectories it ends ok, and the next run skips it with no new work",
+    async (k) => {
+      const make = (o: FakeAdapterOptions) => new StateFakeAdapter(o);
+      const e = env({ k, tasks: { t1: "books" }, make });
+      expect(e.adapter.spec.stateDeliverable).toBe(true);
+      const out = await runTask(e.inputs, "t1", {
+        index: 1,
+        of: 1,
+        libraries: domainLibraries(e.inputs, "books"),
+      });
+      expect(out.errors).toEqual([]);
+      expect(out.status).toBe("ok");
+      const s = summaryOf(e, "t1");
+      expect(s.status).toBe("ok");
+      for (const mode of ["agg", "seq"] as const) {
+        const sel = s.selections[mode];
+        expect(sel?.ok).toBe(true);
+        expect(sel?.evidence).toBe("trajectory");
+        expect(sel?.outputDigest).toMatch(/^[0-9a-f]{64}$/);
+      }
+
+      const again = env({ root: e.root, k, tasks: { t1: "books" }, make });
+      const r2 = await runTask(again.inputs, "t1");
+      expect(r2.status).toBe("skipped");
+      expect(again.adapter.executed).toEqual([]);
+      expect(again.proposer.calls).toEqual([]);
+      expect(again.sink.ofType("task.skipped").map((ev) => ev.task)).toEqual(["t1"]);
+    },
+  );
 });
 
 test("a degraded mode makes the task partial and stores no lesson", async () => {
