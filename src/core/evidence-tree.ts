@@ -5,7 +5,13 @@
 import { lstatSync, mkdirSync, rmSync } from "node:fs";
 import { isAbsolute, join, relative, resolve, sep } from "node:path";
 import { z } from "zod";
-import { assertCopyable, type PoolEntry, readCheckedTree, writePool } from "./evidence-pool.ts";
+import {
+  assertCopyable,
+  BASE_BASELINE,
+  type PoolEntry,
+  readCheckedTree,
+  writePool,
+} from "./evidence-pool.ts";
 import {
   type DeliverablesMode,
   type EvidenceAdapter,
@@ -28,7 +34,7 @@ import {
   type TripwireContext,
 } from "./tripwires.ts";
 
-export type { PoolEntry } from "./evidence-pool.ts";
+export { BASE_BASELINE, type PoolBaseline, type PoolEntry } from "./evidence-pool.ts";
 export type { EvidenceAdapter } from "./evidence-rollout.ts";
 
 const SKIP_DIRS: ReadonlySet<string> = new Set(["__pycache__"]);
@@ -54,6 +60,11 @@ export const ContextTree = z
     /** On-surface files under harness/ (0 when no harness is being edited). */
     harnessFiles: z.number().int().nonnegative(),
     pool: z.array(z.string()),
+    /**
+     * Trees other than context/harness/ that pool diffs are against, as their headers name them
+     * (fix of spec/03 §6.25: in sequential mode each candidate is diffed against what it edited).
+     */
+    poolBaselines: z.array(z.string()),
     library: z.boolean(),
     /** library/INDEX.md exists. */
     libraryIndex: z.boolean(),
@@ -167,6 +178,7 @@ export async function buildEvidenceTree(
     opts.harnessDir,
     library?.dir,
     ...pool.map((p) => p.harnessDir),
+    ...pool.map((p) => p.baseline?.harnessDir),
     ...rollouts.map((r) => r.runDir),
     ...pool.map((p) => p.rollout?.runDir),
   ]);
@@ -201,9 +213,10 @@ export async function buildEvidenceTree(
       harnessFiles = new Set([...Object.keys(current), ...opts.surface.alwaysOn]).size;
     }
 
-    const poolNames = await writePool(dest, pool, adapter, {
+    const writtenPool = await writePool(dest, pool, adapter, {
       surface: opts.surface,
       current,
+      currentDir: opts.harnessDir ?? null,
       leakGlobs,
       obsTrunc,
       mode,
@@ -230,7 +243,8 @@ export async function buildEvidenceTree(
       deliverableDirs: written.filter((r) => r.deliverable === "dir").map((r) => r.name),
       deliverableTexts: written.filter((r) => r.deliverable === "file").map((r) => r.name),
       harnessFiles,
-      pool: poolNames,
+      pool: writtenPool.names,
+      poolBaselines: writtenPool.baselines,
       library: served.files > 0,
       libraryIndex: served.index,
     };
@@ -321,6 +335,32 @@ function line(path: string, what: string): string {
   return `${path.padEnd(COLUMN - 1)} ${what}`;
 }
 
+function indented(text: string): string {
+  return `${" ".repeat(COLUMN)}${text}`;
+}
+
+/**
+ * Which tree each harness.diff is against, when not all are against context/harness/ (fix of
+ * spec/03 §6.25). A baseline that is itself a pool candidate points at that candidate's harness.
+ */
+function baselinesNote(t: {
+  pool: readonly string[];
+  poolBaselines: readonly string[];
+  current: Tree | null;
+}): string {
+  const named = t.poolBaselines.map((b) => {
+    if (t.pool.includes(b)) return `\`${b}\` is pool/${b}/harness/`;
+    if (b === BASE_BASELINE) return `\`${b}\` is the harness this task started from`;
+    return `\`${b}\` is not in this context`;
+  });
+  const current =
+    t.current === null ? "`empty` is no harness at all" : "`current` is context/harness/";
+  return (
+    "each harness.diff is against the harness that candidate was edited from, named on its " +
+    `\`---\` lines: ${[current, ...named].join(", ")}`
+  );
+}
+
 function firstSix(names: readonly string[], suffix: string): string {
   const shown = names
     .slice(0, 6)
@@ -379,7 +419,7 @@ export function contextLayout(
   }
   if (t.pool.length > 0) {
     const baseline =
-      t.current === null
+      t.current === null && t.poolBaselines.length === 0
         ? "; with no harness under edit, each harness.diff is against an empty one"
         : "";
     lines.push(
@@ -388,6 +428,7 @@ export function contextLayout(
         `${t.pool.length} candidates, each with its harness, harness.diff and (where it ran) its rollout${baseline}`,
       ),
     );
+    if (t.poolBaselines.length > 0) lines.push(indented(baselinesNote(t)));
   }
   if (t.library) {
     const how = t.libraryIndex ? "browse INDEX.md first, then open" : "browse it and open";

@@ -31,7 +31,10 @@ function readingMethod(tree: ContextTree): string {
   }
   if (pool) {
     steps.push(
-      "For each candidate, compare what changed from its editing baseline (its `harness.diff`), " +
+      // Fix of spec/03 §6.25: a diff is against the harness its candidate edited, which in
+      // sequential mode is not always the one under edit; its header names which.
+      "For each candidate, compare what changed from the harness it was edited from (its " +
+        "`harness.diff`, whose `---` lines name that harness), " +
         "what behaviour changed in its rollout, what improved, and what regressed or stayed unresolved.",
     );
   }

@@ -6,7 +6,7 @@
 import { join } from "node:path";
 import type { ModeToken } from "./events.ts";
 import { PhaseStarted } from "./events.ts";
-import type { PoolEntry } from "./evidence-tree.ts";
+import { BASE_BASELINE, type PoolBaseline, type PoolEntry } from "./evidence-tree.ts";
 import {
   allOrInterrupted,
   InterruptedError,
@@ -112,8 +112,14 @@ class ModeRun {
     recordRollout(this.m.scope, this.ledger, r);
   }
 
-  poolEntry(label: string): PoolEntry {
-    return { label, harnessDir: harnessDir(this.m, label), rollout: this.rollouts[label] ?? null };
+  /** A pool entry for a stage, with the harness it was proposed from (`baseline`). */
+  poolEntry(label: string, baseline: PoolBaseline): PoolEntry {
+    return {
+      label,
+      harnessDir: harnessDir(this.m, label),
+      rollout: this.rollouts[label] ?? null,
+      baseline,
+    };
   }
 
   finish(finals: string[]): ModeResult {
@@ -165,7 +171,8 @@ async function parallel(m: ModeInputs, run: ModeRun): Promise<ModeResult> {
   const k = m.scope.k;
   const width = m.limits.phaseWidth;
   const bp = await resolvePrompts(m.adapter, m.scope.task);
-  const baseDir = writeTree(m.surface, m.baseTree, harnessDir(m, "base"));
+  const baseDir = writeTree(m.surface, m.baseTree, harnessDir(m, BASE_BASELINE));
+  const baseline = { label: BASE_BASELINE, harnessDir: baseDir };
 
   phase(m, "proposals");
   const proposals: StageSpec[] = [];
@@ -186,7 +193,8 @@ async function parallel(m: ModeInputs, run: ModeRun): Promise<ModeResult> {
   await run.rollPhase(candidates, width);
 
   phase(m, "compositions");
-  const pool = candidates.map((s) => run.poolEntry(s.label));
+  // Every candidate edited the base, which is also every composer's harness: diffs against it.
+  const pool = candidates.map((s) => run.poolEntry(s.label, baseline));
   const decisions = decisionsOf(candidates);
   const composers: StageSpec[] = [];
   for (let i = 1; i <= k; i++) {
@@ -228,11 +236,14 @@ async function sequential(m: ModeInputs, run: ModeRun): Promise<ModeResult> {
   const width = Math.min(2, m.limits.phaseWidth);
   const bp = await resolvePrompts(m.adapter, m.scope.task);
   let current: Tree = { ...m.baseTree };
-  let currentLabel = "base";
+  let currentLabel = BASE_BASELINE;
   const history: PoolEntry[] = [];
 
   for (let t = 1; t <= k; t++) {
     const currentDir = writeTree(m.surface, current, harnessDir(m, currentLabel));
+    // Fix of spec/03 §6.25: this round's candidates and composer edit `current`, so their diffs
+    // stay against it in every later round, not against whatever checkpoint is current then.
+    const baseline = { label: currentLabel, harnessDir: currentDir };
 
     phase(m, "proposals");
     const earlier = decisionsOf(run.stages);
@@ -251,7 +262,7 @@ async function sequential(m: ModeInputs, run: ModeRun): Promise<ModeResult> {
     await run.rollPhase(round, width);
 
     phase(m, "compositions");
-    const roundPool = [...history, ...round.map((s) => run.poolEntry(s.label))];
+    const roundPool = [...history, ...round.map((s) => run.poolEntry(s.label, baseline))];
     const [composed] = await run.stagesPhase(
       [
         {
@@ -271,7 +282,7 @@ async function sequential(m: ModeInputs, run: ModeRun): Promise<ModeResult> {
     phase(m, "probes");
     run.record(await roll(rolloutInputs(m), checkpoint.label, checkpoint.tree));
 
-    history.splice(0, history.length, ...roundPool, run.poolEntry(checkpoint.label));
+    history.splice(0, history.length, ...roundPool, run.poolEntry(checkpoint.label, baseline));
     current = checkpoint.tree;
     currentLabel = checkpoint.label;
   }

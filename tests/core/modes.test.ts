@@ -1,6 +1,6 @@
 // Recursion end to end on fakes: ledger identity and label orders in both modes, retries with
 // verbatim rejection, fallbacks and degraded modes, phase barriers and concurrency bounds, dead
-// rollouts, caching on a second run.
+// rollouts, caching on a second run, and which tree each pool diff is against.
 import { afterAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -13,6 +13,7 @@ import { type ModeInputs, modeRecord } from "../../src/core/recursion.ts";
 import { rollBases } from "../../src/core/rollouts.ts";
 import { rejectedBlock } from "../../src/core/stage.ts";
 import { readTree } from "../../src/core/tree.ts";
+import { treeDiff } from "../../src/core/unified-diff.ts";
 import {
   type Action,
   defaultAction,
@@ -133,6 +134,61 @@ test("seq: each round edits the previous checkpoint, which is also its fallback 
   expect(existsSync(join(ctx, "c2", "decisions", "inv2.md"))).toBe(true);
   expect(result.rollouts.c1?.delivered).toBe(true);
   expect(root).toBeTruthy();
+});
+
+describe("pool diffs are against the harness each candidate edited (spec/03 §6.25)", () => {
+  const read = (...parts: string[]) => readFileSync(join(...parts), "utf8");
+
+  test("seq, k = 3: round 3 diffs inv1 against the base and inv2 against c1, each header naming it", async () => {
+    const { inputs, proposer } = await setup({ k: 3, mode: "seq" });
+    await runMode("seq", inputs);
+    const tree = (label: string) => readTree(SURFACE, join(inputs.workDir, "harnesses", label));
+    const ctx = join(inputs.workDir, "context");
+    for (const stage of ["inv3", "c3"]) {
+      const pool = join(ctx, stage, "pool");
+      expect(read(pool, "inv1", "harness.diff")).toBe(
+        treeDiff(tree("base"), tree("inv1"), "base", "inv1"),
+      );
+      expect(read(pool, "c1", "harness.diff")).toBe(
+        treeDiff(tree("base"), tree("c1"), "base", "c1"),
+      );
+      expect(read(pool, "inv2", "harness.diff")).toBe(
+        treeDiff(tree("c1"), tree("inv2"), "c1", "inv2"),
+      );
+      expect(read(pool, "c2", "harness.diff")).toBe(treeDiff(tree("c1"), tree("c2"), "c1", "c2"));
+      expect(read(pool, "inv1", "harness.diff")).toContain(
+        "--- base/LongTermMEMORY.md\n+++ inv1/LongTermMEMORY.md\n",
+      );
+      expect(read(pool, "inv2", "harness.diff")).toContain(
+        "--- c1/LongTermMEMORY.md\n+++ inv2/LongTermMEMORY.md\n",
+      );
+    }
+    // The round's own candidates edited the harness under edit (c2): `current`, as before.
+    expect(read(ctx, "c3", "pool", "inv3", "harness.diff")).toBe(
+      treeDiff(tree("c2"), tree("inv3"), "current", "inv3"),
+    );
+    // The mission says which tree each header names.
+    const mission = proposer.calls.find((c) => c.label.startsWith("c3"))?.mission ?? "";
+    expect(mission).toContain(
+      "named on its `---` lines: `current` is context/harness/, `base` is the harness this task started from, `c1` is pool/c1/harness/",
+    );
+  });
+
+  test("agg: every candidate is still diffed against the base, the harness under edit", async () => {
+    const { inputs, proposer } = await setup({ k: 2, mode: "agg" });
+    await runMode("agg", inputs);
+    const tree = (label: string) => readTree(SURFACE, join(inputs.workDir, "harnesses", label));
+    for (const agg of ["agg1", "agg2"]) {
+      for (const label of ["inv1", "dom1", "inv2", "dom2"]) {
+        expect(read(inputs.workDir, "context", agg, "pool", label, "harness.diff")).toBe(
+          treeDiff(tree("base"), tree(label), "current", label),
+        );
+      }
+    }
+    const mission = proposer.calls.find((c) => c.label.startsWith("agg1"))?.mission ?? "";
+    expect(mission).toContain("harness.diff");
+    expect(mission).not.toContain("named on its `---` lines: `current`");
+  });
 });
 
 test("an invalid proposal is retried once with the rejection verbatim, and its cost accumulates", async () => {
