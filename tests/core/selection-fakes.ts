@@ -49,6 +49,8 @@ export type FakeAdapterOptions = {
   stateDeliverable?: boolean;
   taskPrompt?: string;
   baseTree?: Tree;
+  /** Sets `deliverableAssetsReferenceOnly`: the assets are raw original files, not rendered evidence. */
+  assetsReferenceOnly?: boolean;
 };
 
 /** A benchmark adapter over `<root>/runs/<label>/` folders, with a source folder holding an answer key. */
@@ -148,6 +150,9 @@ export class FakeAdapter implements BenchmarkAdapter {
     } catch {
       return "";
     }
+  }
+  get deliverableAssetsReferenceOnly(): boolean | undefined {
+    return this.o.assetsReferenceOnly;
   }
   async deliverableAssets(runDir: string): Promise<string[]> {
     return this.assets.get(runDir) ?? [];

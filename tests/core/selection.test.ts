@@ -36,7 +36,10 @@ afterEach(() => rmSync(root, { recursive: true, force: true }));
 const scope = () => ({ sweep: "sw", domain: "ledgers", sink, clock: fixedClock() });
 const workDir = () => join(root, "work");
 
-function setup(runs: FakeRun[], opts: { stateDeliverable?: boolean } = {}) {
+function setup(
+  runs: FakeRun[],
+  opts: { stateDeliverable?: boolean; assetsReferenceOnly?: boolean } = {},
+) {
   const adapter = new FakeAdapter({ root, ...opts });
   const rollouts = adapter.makeRuns(runs);
   return { adapter, rollouts };
@@ -121,8 +124,12 @@ describe("drop rules", () => {
 });
 
 describe("runSelection", () => {
-  async function run(script: ConstructorParameters<typeof ScriptedProposer>[0], runs = THREE) {
-    const { adapter, rollouts } = setup(runs);
+  async function run(
+    script: ConstructorParameters<typeof ScriptedProposer>[0],
+    runs = THREE,
+    opts: { assetsReferenceOnly?: boolean } = {},
+  ) {
+    const { adapter, rollouts } = setup(runs, opts);
     const prop = new ScriptedProposer(script);
     const sel = await runSelection({
       taskId: "t1",
@@ -367,7 +374,45 @@ describe("runSelection", () => {
       false,
     );
     expect(files["candidates/A.md"]).toContain("context/candidates/A/");
-    expect(prop.calls[0]?.mission).toContain("including the rendered evidence in its directory");
+    expect(files["candidates/A.md"]).toContain("rendered evidence of what this artifact does");
+    const mission = prop.calls[0]?.mission ?? "";
+    expect(mission).toContain("including the rendered evidence in its directory");
+    expect(mission).toContain("rendered evidence of what the artifact does when run (chart.png)");
+    expect(mission).toContain("rendered evidence per candidate (chart.png)");
+    expect(mission).not.toContain("raw original");
+  });
+
+  test("reference-only assets (spec/04 §6.16) are called raw original files, never rendered evidence", async () => {
+    const { prop, sel } = await run(
+      [choose("B")],
+      [
+        { label: "agg1", out: "one\n", assets: { "report.xlsx": "XLSX1" } },
+        { label: "agg2", out: "two\n", assets: { "report.xlsx": "XLSX2" } },
+      ],
+      { assetsReferenceOnly: true },
+    );
+    expect(sel.ok).toBe(true);
+    const seen = prop.calls[0];
+    if (!seen) throw new Error("no call");
+    expect(seen.files["candidates/B/report.xlsx"]).toBeDefined();
+    // The candidate file's note, the "what you are looking at" line and the evidence listing.
+    expect(seen.files["candidates/B.md"]).toContain(
+      "Its raw original files are in context/candidates/B/ (report.xlsx)",
+    );
+    expect(seen.mission).toContain(
+      "- `context/candidates/<id>/`: raw original files of the artifact, for reference (report.xlsx)",
+    );
+    expect(seen.mission).toContain("raw originals per candidate (report.xlsx)");
+    expect(seen.mission).toContain("Open every candidate before choosing. Choose exactly one of");
+    for (const text of [
+      seen.mission,
+      seen.files["candidates/A.md"],
+      seen.files["candidates/B.md"],
+    ]) {
+      expect(text).toContain("report.xlsx");
+      expect(text).not.toContain("rendered evidence");
+      expect(text).not.toContain("does when run");
+    }
   });
 });
 
