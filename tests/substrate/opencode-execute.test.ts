@@ -128,7 +128,10 @@ describe("OpenCode executor with the real opencode binary", () => {
       expect(trajectory).toContain(
         '[ACTION] write({"filePath":"output/answer.md","content":"alpha, beta\\n"})',
       );
-      expect(trajectory).toEndWith("[ASSISTANT] Saved output/answer.md.");
+      // The last content line, then the session's usage summed over its four step_finish events.
+      expect(trajectory).toEndWith(
+        `[ASSISTANT] Saved output/answer.md.\n[HARNESS] session usage | steps=4 tokens in=10000 cached=0 out=400 reasoning=0 usd=${expectedUsd.toFixed(6)}`,
+      );
 
       // What the model was sent: the task prompt on the first turn, the rendered harness (with
       // its template filled and its skill advertised), never the AGENTS.md above the runs dir.

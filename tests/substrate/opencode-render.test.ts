@@ -4,6 +4,8 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { forbiddenWordsIn } from "../../src/core/spec.ts";
+import { GRADER_VERDICT_MARKERS } from "../../src/core/tripwires.ts";
 import {
   capTrajectory,
   clipText,
@@ -18,6 +20,9 @@ const SCRATCH = mkdtempSync(join(tmpdir(), "h2-render-test-"));
 afterAll(() => rmSync(SCRATCH, { recursive: true, force: true }));
 
 const RECORDED = readFileSync(join(import.meta.dir, "fixtures/opencode-stream.jsonl"), "utf8");
+/** Six recorded steps of 100 input / 20 output tokens, 0.00014 USD each (spec/06 §2). */
+const RECORDED_USAGE =
+  "[HARNESS] session usage | steps=6 tokens in=600 cached=0 out=120 reasoning=0 usd=0.000840";
 const line = (o: unknown) => JSON.stringify(o);
 const render = (events: unknown[], obsTrunc = 50_000, maxChars = 0) =>
   renderTrajectory(events.map(line).join("\n"), { obsTrunc, maxChars });
@@ -43,6 +48,7 @@ describe("renderTrajectory on a recorded opencode stream", () => {
       "[ACTION]",
       "[OBSERVATION]",
       "[ASSISTANT]",
+      "[HARNESS]",
     ]);
     expect(out.startsWith("[THINKING] I should read the notes first.\n")).toBe(true);
     expect(out).toContain('[ACTION] read({"filePath":"notes.txt"})');
@@ -51,9 +57,10 @@ describe("renderTrajectory on a recorded opencode stream", () => {
     // A non-zero shell exit is visible; `{}` arguments are rendered (the original dropped them).
     expect(out).toContain("[OBSERVATION] notes.txt | exit_code=3");
     expect(out).toContain("[ACTION] todowrite({})");
-    expect(out.endsWith("[ASSISTANT] Saved output/answer.md.")).toBe(true);
-    // step_start / step_finish carry no trajectory content.
-    expect(out).not.toContain("step");
+    // The last content line, then the session's token usage summed over its step_finish events.
+    expect(out.endsWith(`[ASSISTANT] Saved output/answer.md.\n${RECORDED_USAGE}`)).toBe(true);
+    // step_start carries nothing; step_finish only feeds the usage line.
+    expect(out.replace(RECORDED_USAGE, "")).not.toContain("step");
   });
 
   test("clips observations at obs_trunc and arguments at 400 with explicit markers", () => {
@@ -176,6 +183,84 @@ describe("renderTrajectory on malformed and unusual events", () => {
     const clipped = clipText("ab😀cd", 3);
     expect(clipped.startsWith("ab…")).toBe(true);
     expect(clipped).toBe(`ab${truncationMarker(4)}`);
+  });
+});
+
+describe("token usage (spec/01 §10.16)", () => {
+  const finish = (id: string, tokens: unknown, cost?: unknown) => ({
+    type: "step_finish",
+    part: {
+      id,
+      type: "step-finish",
+      reason: "stop",
+      tokens,
+      ...(cost === undefined ? {} : { cost }),
+    },
+  });
+  const text = (t: string) => ({ type: "text", part: { type: "text", text: t } });
+  const tokens = (input: number, output: number, reasoning: number, read: number) => ({
+    total: input + output,
+    input,
+    output,
+    reasoning,
+    cache: { write: 0, read },
+  });
+
+  test("one line at the end sums every step's tokens and cost", () => {
+    const out = render([
+      text("first"),
+      finish("p1", tokens(1000, 50, 10, 400), 0.0021),
+      text("second"),
+      finish("p2", tokens(2000, 70, 0, 1500), 0.0035),
+    ]);
+    expect(out.split("\n")).toEqual([
+      "[ASSISTANT] first",
+      "[ASSISTANT] second",
+      "[HARNESS] session usage | steps=2 tokens in=3000 cached=1900 out=120 reasoning=10 usd=0.005600",
+    ]);
+  });
+
+  test("a repeated step_finish counts once; missing fields count nothing; no cost, no usd", () => {
+    const out = render([
+      finish("p1", tokens(10, 1, 0, 0)),
+      finish("p1", tokens(10, 1, 0, 0)),
+      finish("p2", { input: 5 }),
+      finish("p3", "junk", "0.5"),
+      text("done"),
+    ]);
+    expect(out.split("\n")).toEqual([
+      "[ASSISTANT] done",
+      "[HARNESS] session usage | steps=3 tokens in=15 cached=0 out=1 reasoning=0",
+    ]);
+  });
+
+  test("a stream with no step_finish has no usage line; usage alone still renders", () => {
+    expect(render([text("only text")])).toBe("[ASSISTANT] only text");
+    expect(render([finish("p1", tokens(7, 3, 0, 0), 0)])).toBe(
+      "[HARNESS] session usage | steps=1 tokens in=7 cached=0 out=3 reasoning=0 usd=0.000000",
+    );
+  });
+
+  test("the usage line survives the middle cut and is never clipped", () => {
+    const events: unknown[] = Array.from({ length: 300 }, (_, i) =>
+      text(`step ${i} ${"z".repeat(60)}`),
+    );
+    events.push(finish("p", tokens(123456, 789, 0, 0), 1.5));
+    const capped = render(events, 10, 3000);
+    expect(capped).toContain("render truncation: the middle");
+    expect(
+      capped.endsWith(
+        "[HARNESS] session usage | steps=1 tokens in=123456 cached=0 out=789 reasoning=0 usd=1.500000",
+      ),
+    ).toBe(true);
+  });
+
+  test("the usage line trips neither the verdict markers nor the forbidden words", () => {
+    const out = renderTrajectory(RECORDED, { obsTrunc: 50_000, maxChars: 0 });
+    const usage = out.split("\n").at(-1) as string;
+    expect(usage).toBe(RECORDED_USAGE);
+    for (const marker of GRADER_VERDICT_MARKERS) expect(usage).not.toContain(marker);
+    expect(forbiddenWordsIn(usage)).toEqual([]);
   });
 });
 

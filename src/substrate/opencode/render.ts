@@ -1,5 +1,6 @@
 // Renders an OpenCode `--format json` event stream into the shared trajectory grammar (spec/01
-// §6.5): [ASSISTANT] [THINKING] [ACTION] tool(args) [OBSERVATION] [OBSERVATION ERROR] [ERROR].
+// §6.5): [ASSISTANT] [THINKING] [ACTION] tool(args) [OBSERVATION] [OBSERVATION ERROR] [ERROR], plus
+// one closing [HARNESS] session usage line summing the step_finish events' tokens and cost.
 // Pure and total: any line, however malformed, degrades to nothing or to an [ERROR] — never a throw.
 
 import { readFile } from "node:fs/promises";
@@ -154,6 +155,53 @@ function renderEvent(event: Obj, o: Required<RenderOptions>): { lines: string[];
   return { lines: [] };
 }
 
+/** One step's usage as OpenCode reports it in `step_finish.part` (spec/06 §2). */
+type StepUsage = {
+  input: number;
+  cached: number;
+  output: number;
+  reasoning: number;
+  usd: number | undefined;
+};
+
+const count = (v: unknown): number =>
+  typeof v === "number" && Number.isFinite(v) && v > 0 ? v : 0;
+
+/** The usage of a step_finish event, or undefined when `event` is not one. */
+function stepUsage(event: Obj): { usage: StepUsage; key?: string } | undefined {
+  const part = isObj(event.part) ? event.part : undefined;
+  if (str(event.type) !== "step_finish" && str(part?.type) !== "step-finish") return undefined;
+  const p = part ?? event;
+  const t = isObj(p.tokens) ? p.tokens : {};
+  const cache = isObj(t.cache) ? t.cache : {};
+  const cost = p.cost;
+  return {
+    usage: {
+      input: count(t.input),
+      cached: count(cache.read),
+      output: count(t.output),
+      reasoning: count(t.reasoning),
+      usd: typeof cost === "number" && Number.isFinite(cost) && cost >= 0 ? cost : undefined,
+    },
+    key: str(p.id),
+  };
+}
+
+/**
+ * Fix of spec/01 §10.16 (the original rendered no usage for OpenCode while Codex showed it): one
+ * line for the whole session in the Codex `[HARNESS] … | tokens in= cached= out= reasoning=`
+ * shape, plus the step count and, when the steps priced themselves, the summed USD. A per-step
+ * line would add one line per model call to every trajectory; the total is what the improver
+ * can act on. Only fixed words and numbers, so no verdict marker or forbidden word can appear.
+ */
+function usageLine(steps: readonly StepUsage[]): string | undefined {
+  if (steps.length === 0) return undefined;
+  const sum = (f: (u: StepUsage) => number) => steps.reduce((a, u) => a + f(u), 0);
+  const priced = steps.filter((u) => u.usd !== undefined);
+  const usd = priced.length > 0 ? ` usd=${sum((u) => u.usd ?? 0).toFixed(6)}` : "";
+  return `[HARNESS] session usage | steps=${steps.length} tokens in=${sum((u) => u.input)} cached=${sum((u) => u.cached)} out=${sum((u) => u.output)} reasoning=${sum((u) => u.reasoning)}${usd}`;
+}
+
 /**
  * Keeps the beginning and the end of `text` within `maxChars` (plus the marker line), cutting at
  * line boundaries where one is near. Two thirds of the budget go to the beginning.
@@ -176,11 +224,14 @@ export function capTrajectory(text: string, maxChars: number): string {
 const isLowSurrogate = (c: number) => c >= 0xdc00 && c <= 0xdfff;
 
 /** Renders a whole JSONL stream. Repeated states of one tool call are rendered once, at the
- * position of the first, with the latest state (fix of spec/01 §10.16). */
+ * position of the first, with the latest state (fix of spec/01 §10.16). The usage line comes
+ * last, so the middle cut of an over-long trajectory always keeps it. */
 export function renderTrajectory(jsonl: string, opts: RenderOptions): string {
   const o: Required<RenderOptions> = { argsTrunc: ARGS_TRUNC, ...opts };
   const blocks: string[][] = [];
   const byKey = new Map<string, number>();
+  const steps: StepUsage[] = [];
+  const stepByKey = new Map<string, number>();
   for (const raw of jsonl.split("\n")) {
     const line = raw.trim();
     if (!line.startsWith("{")) continue;
@@ -191,6 +242,16 @@ export function renderTrajectory(jsonl: string, opts: RenderOptions): string {
       continue;
     }
     if (!isObj(parsed)) continue;
+    const step = present(parsed.error) && parsed.error !== false ? undefined : stepUsage(parsed);
+    if (step !== undefined) {
+      const at = step.key === undefined ? undefined : stepByKey.get(step.key);
+      if (at !== undefined) steps[at] = step.usage;
+      else {
+        if (step.key !== undefined) stepByKey.set(step.key, steps.length);
+        steps.push(step.usage);
+      }
+      continue;
+    }
     const { lines, key } = renderEvent(parsed, o);
     if (lines.length === 0) continue;
     const at = key === undefined ? undefined : byKey.get(key);
@@ -205,8 +266,12 @@ export function renderTrajectory(jsonl: string, opts: RenderOptions): string {
     .map((b) => b.join("\n"))
     .join("\n")
     .trim();
-  if (text === "") return "(no parseable events in trajectory)";
-  return capTrajectory(text, o.maxChars);
+  const usage = usageLine(steps);
+  if (text === "") return usage ?? "(no parseable events in trajectory)";
+  if (usage === undefined) return capTrajectory(text, o.maxChars);
+  // The cap applies to the content; the one short usage line is added after it, never cut (like
+  // the middle marker, it may take the text a line past maxChars).
+  return `${capTrajectory(text, o.maxChars)}\n${usage}`;
 }
 
 /** Renders the stream saved at `path`; an unreadable file renders as one explanatory line. */
