@@ -11,6 +11,23 @@ const fraction = z.number().min(0).max(1).nullable();
 /** A difference of scores in [-1, 1], rounded to 3 decimals; null when nothing was paired. */
 const difference = z.number().min(-1).max(1).nullable();
 const usd = z.number().nonnegative();
+const nonnegative = z.number().nonnegative().nullable();
+
+/**
+ * The spread of a mean over tasks (spec/04 §6.14): sample sd and the 95% Student-t interval of the
+ * mean, each rounded to 3 decimals. Below two values sd, t and the interval are null (drawn "—"),
+ * never 0. The interval is not clipped to the score range, so a wide one reads as wide.
+ */
+export const Spread = z.object({
+  n: count,
+  sd: nonnegative,
+  /** Two-sided 95% t critical value at df = n − 1. */
+  t: z.number().positive().nullable(),
+  halfWidth: nonnegative,
+  low: z.number().nullable(),
+  high: z.number().nullable(),
+});
+export type Spread = z.infer<typeof Spread>;
 
 /** One task's pick against the base harness on the same task and k. */
 export const TaskDelta = z.object({
@@ -39,12 +56,20 @@ export const ModeSummary = z.object({
   /** Tasks where this mode never finished (no pick to judge). */
   unfinished: count,
   score: fraction,
+  /** Spread of `score` over the graded picks. */
+  scoreSpread: Spread,
   /** Share of graded picks that passed every criterion; null when the scorer counts no criteria. */
   allPass: fraction,
   /** The base harness on the paired tasks (the same tasks as `delta`). */
   base: z.object({ n: count, score: fraction }),
   /** Pick minus base harness, per task and averaged over tasks where both are graded. */
-  delta: z.object({ n: count, mean: difference, perTask: z.array(TaskDelta) }),
+  delta: z.object({
+    n: count,
+    mean: difference,
+    perTask: z.array(TaskDelta),
+    /** Spread of the per-task differences: the paired t-interval of the delta. */
+    spread: Spread,
+  }),
   /** How each pick came about, over every task with a selection record. */
   picks: z.object({
     selector: count,
@@ -88,6 +113,8 @@ export const BaseSummary = z.object({
   unjudged: count,
   /** Mean over tasks of each task's mean base score. */
   score: fraction,
+  /** Spread of `score` over the tasks' mean base scores. */
+  spread: Spread,
   executor: usd,
 });
 export type BaseSummary = z.infer<typeof BaseSummary>;
@@ -101,6 +128,8 @@ export const Comparison = z.object({
   b: z.string(),
   n: count,
   mean: difference,
+  /** Spread of the per-task differences: the paired t-interval of `mean`. */
+  spread: Spread,
 });
 export type Comparison = z.infer<typeof Comparison>;
 

@@ -2,7 +2,7 @@
 // Markdown. Every number printed is the Report's own number with a fixed number of decimals, so the
 // text, the Markdown and `--json` always agree. Formatting only: it never computes a figure.
 
-import type { ModeSummary, Report } from "../core/report-types.ts";
+import type { ModeSummary, Report, Spread } from "../core/report-types.ts";
 
 export type TextOptions = {
   /** ANSI colours (a TTY without NO_COLOR). */
@@ -18,6 +18,20 @@ export const f3 = (x: number | null): string => (x === null ? NONE : x.toFixed(3
 export const signed3 = (x: number | null): string =>
   x === null ? NONE : `${x > 0 ? "+" : ""}${x.toFixed(3)}`;
 export const usd4 = (x: number): string => x.toFixed(4);
+
+/**
+ * A 95% interval as "[low, high]" ("—" below two values, never a made-up 0). `signed` for
+ * differences; `compact` drops the space so a whitespace-split table reads it as one cell.
+ */
+export function ci95(sp: Spread, opts: { signed?: boolean; compact?: boolean } = {}): string {
+  if (sp.low === null || sp.high === null) return NONE;
+  const f = opts.signed ? signed3 : f3;
+  return `[${f(sp.low)},${opts.compact ? "" : " "}${f(sp.high)}]`;
+}
+
+/** ", sd 0.500, 95% CI [-0.045, +1.546]" after a paired mean (", 95% CI —" below two tasks). */
+export const spreadSuffix = (sp: Spread): string =>
+  `${sp.sd === null ? "" : `, sd ${f3(sp.sd)}`}, 95% CI ${ci95(sp, { signed: true })}`;
 
 /** Columns of the score table, in order; a test reads them back against `--json`. */
 export const SCORE_COLUMNS = [
@@ -51,6 +65,40 @@ export function scoreRow(s: ModeSummary): string[] {
     String(s.unfinished),
   ];
 }
+
+/**
+ * Columns of the spread table: each mean over tasks with its n, sample sd and 95% t-interval
+ * (spec/04 §6.14); the Δ interval is the paired t-interval of the per-task differences.
+ */
+export const SPREAD_COLUMNS = [
+  "mode",
+  "k",
+  "n",
+  "score",
+  "sd",
+  "ci95",
+  "paired",
+  "Δ",
+  "Δ-sd",
+  "Δ-ci95",
+] as const;
+
+export function spreadRow(s: ModeSummary): string[] {
+  return [
+    modeName(s),
+    String(s.k),
+    String(s.scoreSpread.n),
+    f3(s.score),
+    f3(s.scoreSpread.sd),
+    ci95(s.scoreSpread, { compact: true }),
+    String(s.delta.spread.n),
+    signed3(s.delta.mean),
+    f3(s.delta.spread.sd),
+    ci95(s.delta.spread, { signed: true, compact: true }),
+  ];
+}
+
+const SPREAD_TITLE = "spread over tasks (sample sd, 95% t-interval of the mean; — below 2 tasks)";
 
 export const PROCESS_COLUMNS = [
   "mode",
@@ -129,6 +177,10 @@ export function deltaBar(
     : { left: " ".repeat(half), axis, right: fill };
 }
 
+/** " (sd 0.250, 95% CI [0.100, 0.900])" for the base harness mean; nothing below two tasks. */
+export const baseSpread = (sp: Spread): string =>
+  sp.sd === null ? "" : ` (sd ${f3(sp.sd)}, 95% CI ${ci95(sp)})`;
+
 type Paint = (code: string, text: string) => string;
 
 function charts(report: Report, opts: Required<TextOptions>, paint: Paint): string[] {
@@ -178,12 +230,13 @@ export function renderText(report: Report, options: TextOptions = {}): string {
     out.push("", "no task has finished a mode in these sweeps yet");
   } else {
     out.push("", ...table(SCORE_COLUMNS, report.summaries.map(scoreRow)));
+    out.push("", SPREAD_TITLE, ...table(SPREAD_COLUMNS, report.summaries.map(spreadRow)));
     out.push("", ...table(PROCESS_COLUMNS, report.summaries.map(processRow)));
   }
   if (report.bases.length > 0) out.push("");
   for (const b of report.bases) {
     out.push(
-      `base harness k=${b.k}: ${b.tasks} task(s), ${b.graded} graded run(s), ${b.ungraded} ungraded, ${b.unjudged} unjudged; mean ${f3(b.score)}; executor $${usd4(b.executor)}`,
+      `base harness k=${b.k}: ${b.tasks} task(s), ${b.graded} graded run(s), ${b.ungraded} ungraded, ${b.unjudged} unjudged; mean ${f3(b.score)}${baseSpread(b.spread)}; executor $${usd4(b.executor)}`,
     );
   }
   const chart = charts(report, opts, paint);
@@ -191,7 +244,7 @@ export function renderText(report: Report, options: TextOptions = {}): string {
   if (report.comparisons.length > 0) {
     out.push("", "comparisons (paired on the tasks graded in both)");
     for (const c of report.comparisons) {
-      out.push(`  ${c.label}: ${signed3(c.mean)} on ${c.n} task(s)`);
+      out.push(`  ${c.label}: ${signed3(c.mean)} on ${c.n} task(s)${spreadSuffix(c.spread)}`);
     }
   }
   if (opts.perTask) {
@@ -227,13 +280,29 @@ export function renderMarkdown(report: Report): string {
   }
   if (report.summaries.length > 0) {
     out.push("", ...mdTable(SCORE_COLUMNS, report.summaries.map(scoreRow)));
+    out.push(
+      "",
+      `*${SPREAD_TITLE}*`,
+      "",
+      ...mdTable(SPREAD_COLUMNS, report.summaries.map(spreadRow)),
+    );
     out.push("", ...mdTable(PROCESS_COLUMNS, report.summaries.map(processRow)));
   }
   if (report.bases.length > 0) {
     out.push(
       "",
       ...mdTable(
-        ["base harness", "tasks", "graded", "ungraded", "unjudged", "mean", "executor$"],
+        [
+          "base harness",
+          "tasks",
+          "graded",
+          "ungraded",
+          "unjudged",
+          "mean",
+          "sd",
+          "ci95",
+          "executor$",
+        ],
         report.bases.map((b) => [
           `k=${b.k}`,
           String(b.tasks),
@@ -241,6 +310,8 @@ export function renderMarkdown(report: Report): string {
           String(b.ungraded),
           String(b.unjudged),
           f3(b.score),
+          f3(b.spread.sd),
+          ci95(b.spread),
           usd4(b.executor),
         ]),
       ),
@@ -249,7 +320,7 @@ export function renderMarkdown(report: Report): string {
   if (report.comparisons.length > 0) {
     out.push("", "**Comparisons** (paired on the tasks graded in both)", "");
     for (const c of report.comparisons)
-      out.push(`- ${c.label}: ${signed3(c.mean)} on ${c.n} task(s)`);
+      out.push(`- ${c.label}: ${signed3(c.mean)} on ${c.n} task(s)${spreadSuffix(c.spread)}`);
   }
   const { header, rows } = perTaskRows(report);
   if (rows.length > 0)

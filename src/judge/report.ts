@@ -1,6 +1,7 @@
 // The report's maths per mode × k: the mean over graded picks only (ungraded rows are counted, never
-// zeros), the paired delta against the base harness, provenance, fallbacks, similarity, spend,
-// comparisons, notes and warnings. Pure: cells in, a Report value out; it never prints or scores.
+// zeros), the paired delta against the base harness, the spread of each mean (n, sd, 95% t-interval),
+// provenance, fallbacks, similarity, spend, comparisons, notes and warnings. Pure: cells in, a Report
+// value out; it never prints or scores.
 
 import type { ModeToken } from "../core/events.ts";
 import { MODE_NAMES } from "../core/naming.ts";
@@ -9,8 +10,10 @@ import {
   type Comparison,
   type ModeSummary,
   Report,
+  type Spread,
   type TaskDelta,
 } from "../core/report-types.ts";
+import { meanInterval } from "./report-stats.ts";
 import type { BaseCell, PickCell } from "./sweep-data.ts";
 
 export type { Report } from "../core/report-types.ts";
@@ -23,6 +26,19 @@ export const round4 = (x: number): number => Math.round(x * 10_000) / 10_000 + 0
 const mean = (xs: readonly number[]): number | null =>
   xs.length === 0 ? null : xs.reduce((a, b) => a + b, 0) / xs.length;
 const r3OrNull = (x: number | null): number | null => (x === null ? null : round3(x));
+
+/** n, sd and the 95% t-interval of the mean of `xs`, each to 3 decimals (spec/04 §6.14). */
+export function spreadOf(xs: readonly number[]): Spread {
+  const i = meanInterval(xs);
+  return {
+    n: i.n,
+    sd: r3OrNull(i.sd),
+    t: i.t,
+    halfWidth: r3OrNull(i.halfWidth),
+    low: r3OrNull(i.low),
+    high: r3OrNull(i.high),
+  };
+}
 
 export const MODE_ORDER: readonly ModeToken[] = ["agg", "seq"];
 
@@ -115,6 +131,7 @@ function summariseCell(
     unjudged: cells.filter((c) => c.pick !== null && c.judgment === null).length,
     unfinished: cells.filter((c) => c.pick === null).length,
     score: r3OrNull(mean(scores)),
+    scoreSpread: spreadOf(scores),
     allPass:
       counted.length === 0
         ? null
@@ -123,7 +140,12 @@ function summariseCell(
               counted.length,
           ),
     base: { n: rawBases.length, score: r3OrNull(mean(rawBases)) },
-    delta: { n: rawDeltas.length, mean: r3OrNull(mean(rawDeltas)), perTask },
+    delta: {
+      n: rawDeltas.length,
+      mean: r3OrNull(mean(rawDeltas)),
+      perTask,
+      spread: spreadOf(rawDeltas),
+    },
     picks,
     fellBack: {
       stages: cells.reduce((n, c) => n + c.fellBack, 0),
@@ -155,6 +177,7 @@ function summariseBases(k: number, bases: readonly BaseCell[]): BaseSummary {
     ungraded: runs.filter((r) => r.judgment !== null && r.judgment.graded !== true).length,
     unjudged: runs.filter((r) => r.judgment === null).length,
     score: r3OrNull(mean(means)),
+    spread: spreadOf(means),
     executor: round4(bases.reduce((s, b) => s + b.executor, 0)),
   };
 }
@@ -163,7 +186,7 @@ function summariseBases(k: number, bases: readonly BaseCell[]): BaseSummary {
 function paired(
   a: readonly PickCell[],
   b: readonly PickCell[],
-): { n: number; mean: number | null } {
+): { n: number; mean: number | null; spread: Spread } {
   const bScores = new Map(
     b.flatMap((c) => (gradedScore(c) === null ? [] : [[c.task, gradedScore(c) as number]])),
   );
@@ -172,7 +195,7 @@ function paired(
     const y = bScores.get(c.task);
     return x === null || y === undefined ? [] : [x - y];
   });
-  return { n: diffs.length, mean: r3OrNull(mean(diffs)) };
+  return { n: diffs.length, mean: r3OrNull(mean(diffs)), spread: spreadOf(diffs) };
 }
 
 function comparisons(groups: ReadonlyMap<string, PickCell[]>, ks: number[]): Comparison[] {
@@ -208,6 +231,28 @@ function comparisons(groups: ReadonlyMap<string, PickCell[]>, ks: number[]): Com
 }
 
 const fmt3 = (x: number) => x.toFixed(3);
+const signed = (x: number) => `${x > 0 ? "+" : ""}${x.toFixed(3)}`;
+
+/**
+ * One note per mode × k whose delta against the base harness cannot be told from no change: its
+ * 95% interval includes 0, or it rests on a single task (no interval at all).
+ */
+function spreadNotes(summaries: readonly ModeSummary[]): string[] {
+  const out: string[] = [];
+  for (const s of summaries) {
+    const { low, high, n } = s.delta.spread;
+    if (n === 1) {
+      out.push(
+        `${s.name}: the delta rests on 1 paired task, too few for an interval; it is not distinguishable from no change`,
+      );
+    } else if (low !== null && high !== null && low <= 0 && high >= 0) {
+      out.push(
+        `${s.name}: the delta's 95% interval [${signed(low)}, ${signed(high)}] includes 0: not distinguishable from no change on these ${n} tasks`,
+      );
+    }
+  }
+  return out;
+}
 
 function warningsFor(summaries: readonly ModeSummary[], bases: readonly BaseSummary[]): string[] {
   const out: string[] = [];
@@ -270,7 +315,9 @@ export type SummariseInput = {
  * Per (mode, k) figures, comparisons, notes and warnings for the given cells. Differences from the
  * original (spec/04 §4, §6.14): scores stay fractions in [0, 1] (not percent), the base harness is
  * paired per task, modes and k are compared on the same tasks, selection fallbacks get a warning
- * (the mean is conditioned on the selector succeeding), and spend includes executor rollouts.
+ * (the mean is conditioned on the selector succeeding), spend includes executor rollouts, and
+ * every mean and paired delta carries n, sd and a 95% t-interval, with a note when a delta's
+ * interval includes 0 (the original reports bare means).
  */
 export function summarise(input: SummariseInput): Report {
   const groups = new Map<string, PickCell[]>();
@@ -307,6 +354,7 @@ export function summarise(input: SummariseInput): Report {
       `${carried} task × mode result(s) come from earlier sweeps of this experiment (skipped on resume)`,
     );
   }
+  notes.push(...spreadNotes(summaries));
   const judges = [
     ...new Set(
       [

@@ -78,6 +78,7 @@ describe("a demo sweep judged (k=2, both modes)", () => {
         expect(m).toMatchObject({ tasks: 2, n: 2, ungraded: 0, unjudged: 0, score: 1, allPass: 1 });
         expect(m.base).toEqual({ n: 2, score: 0 });
         expect(m.delta.mean).toBe(1);
+        expect(m.delta.spread).toEqual({ n: 2, sd: 0, t: 12.706, halfWidth: 0, low: 1, high: 1 });
         expect(m.delta.perTask.map((d) => [d.task, d.delta])).toEqual([
           ["ledger-1", 1],
           ["ledger-2", 1],
@@ -87,7 +88,17 @@ describe("a demo sweep judged (k=2, both modes)", () => {
         expect(m.spend.executor).toBe(0.04);
       }
       expect(report.bases).toEqual([
-        { k: 2, tasks: 2, graded: 4, ungraded: 0, unjudged: 0, score: 0, executor: 0.04 },
+        {
+          k: 2,
+          tasks: 2,
+          graded: 4,
+          ungraded: 0,
+          unjudged: 0,
+          score: 0,
+          // Both tasks' bases score 0: sd 0, a zero-width interval at 0.
+          spread: { n: 2, sd: 0, t: 12.706, halfWidth: 0, low: 0, high: 0 },
+          executor: 0.04,
+        },
       ]);
       expect(report.comparisons).toEqual([
         {
@@ -97,6 +108,7 @@ describe("a demo sweep judged (k=2, both modes)", () => {
           b: "parallel k=2",
           n: 2,
           mean: 0,
+          spread: { n: 2, sd: 0, t: 12.706, halfWidth: 0, low: 0, high: 0 },
         },
       ]);
       expect(report.warnings).toEqual([]);

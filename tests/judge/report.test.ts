@@ -9,6 +9,7 @@ import {
   renderMarkdown,
   renderText,
   SCORE_COLUMNS,
+  SPREAD_COLUMNS,
   scoreBar,
 } from "../../src/judge/report-render.ts";
 import type { BaseCell, Judgment, PickCell } from "../../src/judge/sweep-data.ts";
@@ -89,10 +90,22 @@ describe("summarise", () => {
         { task: "a", score: 1, base: 0, delta: 1 },
         { task: "b", score: 0.5, base: 0.75, delta: -0.25 },
       ],
+      // Two differences 1.25 apart: sd 1.25/√2, df 1 t 12.706, half-width 12.706 × 1.25 / 2.
+      spread: { n: 2, sd: 0.884, t: 12.706, halfWidth: 7.941, low: -7.566, high: 8.316 },
     });
     expect(s?.base).toEqual({ n: 2, score: 0.375 });
     expect(report.bases).toEqual([
-      { k: 2, tasks: 2, graded: 4, ungraded: 0, unjudged: 1, score: 0.375, executor: 0 },
+      {
+        k: 2,
+        tasks: 2,
+        graded: 4,
+        ungraded: 0,
+        unjudged: 1,
+        score: 0.375,
+        // Task means 0 and 0.75: sd 0.75/√2, half-width 12.706 × 0.75 / 2.
+        spread: { n: 2, sd: 0.53, t: 12.706, halfWidth: 4.765, low: -4.39, high: 5.14 },
+        executor: 0,
+      },
     ]);
   });
 
@@ -166,6 +179,7 @@ describe("summarise", () => {
         b: "parallel k=2",
         n: 1,
         mean: -0.75,
+        spread: { n: 1, sd: null, t: null, halfWidth: null, low: null, high: null },
       },
       {
         kind: "k",
@@ -174,6 +188,7 @@ describe("summarise", () => {
         b: "parallel k=1",
         n: 1,
         mean: 0.5,
+        spread: { n: 1, sd: null, t: null, halfWidth: null, low: null, high: null },
       },
     ]);
   });
@@ -359,5 +374,160 @@ describe("rendering", () => {
   test("per-task deltas appear in the text only when asked", () => {
     expect(renderText(report)).not.toContain("per task");
     expect(renderText(report, { perTask: true })).toContain("per task (pick − base harness)");
+  });
+});
+
+describe("spread: n, sd and the 95% t-interval of each mean (spec/04 §6.14)", () => {
+  // Picks 1, 0.5, 1, 1 against base harness means 0, 0.5, 0, 0: per-task differences [1, 0, 1, 1].
+  const picks = [
+    cell({ task: "a", judgment: graded(1) }),
+    cell({ task: "b", judgment: graded(0.5) }),
+    cell({ task: "c", judgment: graded(1) }),
+    cell({ task: "d", judgment: graded(1) }),
+  ];
+  const bases = [
+    baseCell("a", 2, [0]),
+    baseCell("b", 2, [0.5]),
+    baseCell("c", 2, [0]),
+    baseCell("d", 2, [0]),
+  ];
+  const report = summarise(input(picks, bases));
+
+  /** The spread table's rows, read back from the text. */
+  function spreadRows(text: string): string[][] {
+    const lines = text.split("\n");
+    const head = lines.findIndex((l) => l.startsWith("mode ") && l.includes("ci95"));
+    expect(lines[head]?.trim().split(/\s+/)).toEqual([...SPREAD_COLUMNS]);
+    const rows: string[][] = [];
+    for (const line of lines.slice(head + 1)) {
+      if (line.trim() === "") break;
+      rows.push(line.trim().split(/\s+/));
+    }
+    return rows;
+  }
+  const bounds = (cell: string | undefined): [number, number] | null => {
+    if (cell === "—") return null;
+    const m = /^\[([-+]?[\d.]+),([-+]?[\d.]+)\]$/.exec(cell ?? "");
+    if (!m) throw new Error(`not an interval: ${cell}`);
+    return [Number(m[1]), Number(m[2])];
+  };
+
+  test("the paired delta: mean 0.75, sd 0.5, t(3) 3.182, half-width 0.7955 → [-0.045, +1.546]", () => {
+    const s = report.summaries[0];
+    expect(s?.delta.mean).toBe(0.75);
+    expect(s?.delta.spread).toEqual({
+      n: 4,
+      sd: 0.5,
+      t: 3.182,
+      halfWidth: 0.796,
+      low: -0.045,
+      high: 1.546,
+    });
+    // The mean score 0.875 over scores [1, 0.5, 1, 1]: sd 0.25, half-width 3.182 × 0.25 / 2.
+    expect(s?.score).toBe(0.875);
+    expect(s?.scoreSpread).toEqual({
+      n: 4,
+      sd: 0.25,
+      t: 3.182,
+      halfWidth: 0.398,
+      low: 0.477,
+      high: 1.273,
+    });
+    expect(Report.parse(report)).toEqual(report);
+  });
+
+  test("an interval that includes 0 gets the note in the text and the Markdown; one that excludes it does not", () => {
+    const note =
+      "parallel k=2: the delta's 95% interval [-0.045, +1.546] includes 0: not distinguishable from no change on these 4 tasks";
+    expect(report.notes).toEqual([note]);
+    expect(renderText(report)).toContain(`note: ${note}`);
+    expect(renderMarkdown(report)).toContain(`> **Note:** ${note}`);
+    // Differences [1, 1, 1, 0.5]: mean 0.875, sd 0.25, interval [0.477, 1.273] — clear of 0.
+    const clear = summarise(
+      input(
+        ["a", "b", "c", "d"].map((task) =>
+          cell({ task, judgment: graded(task === "d" ? 0.5 : 1) }),
+        ),
+        ["a", "b", "c", "d"].map((task) => baseCell(task, 2, [0])),
+      ),
+    );
+    expect(clear.summaries[0]?.delta.spread).toMatchObject({ low: 0.477, high: 1.273 });
+    expect(clear.notes).toEqual([]);
+    expect(renderText(clear)).not.toContain("includes 0");
+  });
+
+  test("one paired task: sd and interval are '—' (never 0) in the text, the Markdown and the comparisons", () => {
+    const one = summarise(
+      input(
+        [
+          cell({ task: "a", judgment: graded(1) }),
+          cell({ task: "a", mode: "seq", judgment: graded(0.5) }),
+        ],
+        [baseCell("a", 2, [0.25])],
+      ),
+    );
+    const s = one.summaries[0];
+    expect(s?.delta.spread).toEqual({
+      n: 1,
+      sd: null,
+      t: null,
+      halfWidth: null,
+      low: null,
+      high: null,
+    });
+    const text = renderText(one, { unicode: false });
+    const rows = spreadRows(text);
+    expect(rows[0]).toEqual(["parallel", "2", "1", "1.000", "—", "—", "1", "+0.750", "—", "—"]);
+    expect(text).toContain("sequential − parallel at k=2: -0.500 on 1 task(s), 95% CI —");
+    expect(text).not.toMatch(/sd 0\.000|\[0\.000,/);
+    expect(one.notes).toContain(
+      "parallel k=2: the delta rests on 1 paired task, too few for an interval; it is not distinguishable from no change",
+    );
+    const md = renderMarkdown(one);
+    expect(md).toContain("| parallel | 2 | 1 | 1.000 | — | — | 1 | +0.750 | — | — |");
+    expect(md).toContain("| k=2 | 1 | 1 | 0 | 0 | 0.250 | — | — | 0.0000 |");
+  });
+
+  test("the text's spread table, base line and comparisons print exactly the JSON's numbers", () => {
+    const both = summarise(
+      input(
+        [
+          ...picks,
+          cell({ task: "a", mode: "seq", judgment: graded(0.5) }),
+          cell({ task: "b", mode: "seq", judgment: graded(0.25) }),
+          cell({ task: "c", mode: "seq", judgment: ungraded("judge returned nothing") }),
+          cell({ task: "d", mode: "seq", judgment: graded(1) }),
+        ],
+        bases,
+      ),
+    );
+    const json = JSON.parse(JSON.stringify(both)) as Report;
+    const text = renderText(both, { unicode: false });
+    const rows = spreadRows(text);
+    expect(rows).toHaveLength(json.summaries.length);
+    json.summaries.forEach((s, i) => {
+      const r = rows[i] as string[];
+      expect(r).toHaveLength(SPREAD_COLUMNS.length);
+      expect(Number(r[1])).toBe(s.k);
+      expect(Number(r[2])).toBe(s.scoreSpread.n);
+      expect(num(r[3])).toBe(s.score);
+      expect(num(r[4])).toBe(s.scoreSpread.sd);
+      expect(bounds(r[5])).toEqual([s.scoreSpread.low as number, s.scoreSpread.high as number]);
+      expect(Number(r[6])).toBe(s.delta.spread.n);
+      expect(num(r[7])).toBe(s.delta.mean);
+      expect(num(r[8])).toBe(s.delta.spread.sd);
+      expect(bounds(r[9])).toEqual([s.delta.spread.low as number, s.delta.spread.high as number]);
+    });
+    // sequential: differences [0.5, −0.25, 1] on three paired tasks.
+    expect(json.summaries[1]?.delta.spread).toMatchObject({ n: 3, t: 4.303, sd: 0.629 });
+    const b = json.bases[0]?.spread;
+    expect(text).toContain(
+      `mean ${json.bases[0]?.score?.toFixed(3)} (sd ${b?.sd?.toFixed(3)}, 95% CI [${b?.low?.toFixed(3)}, ${b?.high?.toFixed(3)}])`,
+    );
+    const c = json.comparisons[0];
+    expect(c?.spread.n).toBe(3);
+    expect(text).toContain(
+      `${c?.label}: ${c?.mean?.toFixed(3)} on 3 task(s), sd ${c?.spread.sd?.toFixed(3)}, 95% CI [${c?.spread.low?.toFixed(3)}, +${c?.spread.high?.toFixed(3)}]`,
+    );
   });
 });

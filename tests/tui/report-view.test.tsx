@@ -151,3 +151,67 @@ describe("ReportView: spend", () => {
     expect(seq).toEqual(["sequential k=2", "$1.0000", "$0.2500", "$0.1250", "$1.3750", "$2.0000"]);
   });
 });
+
+describe("ReportView: spread (spec/04 §6.14)", () => {
+  test("each mean with n, sd and its 95% interval; the delta's interval next to the delta", () => {
+    const frame =
+      render(<ReportView report={report} color={false} width={120} />).lastFrame() ?? "";
+    const table = after(frame, "spread");
+    expect(cells(table[0])).toEqual([
+      "spread",
+      "n",
+      "score",
+      "sd",
+      "95% CI",
+      "paired",
+      "Δ vs base",
+      "Δ sd",
+      "Δ 95% CI",
+    ]);
+    // parallel: scores [1, 0.75, 1] → mean 0.917, sd 0.144, t(2) 4.303, half-width 0.359;
+    // differences [+0.5, +0.25] → mean 0.375, sd 0.177, t(1) 12.706, half-width 1.588.
+    expect(cells(table.find((l) => l.startsWith("parallel k=2")))).toEqual([
+      "parallel k=2",
+      "3",
+      "0.917",
+      "0.144",
+      "[0.558, 1.275]",
+      "2",
+      "+0.375",
+      "0.177",
+      "[-1.213, +1.963]",
+    ]);
+    // sequential: one graded pick, one paired task: no sd and no interval, shown as "—", never 0.
+    expect(cells(table.find((l) => l.startsWith("sequential k=2")))).toEqual([
+      "sequential k=2",
+      "1",
+      "0.250",
+      "—",
+      "—",
+      "1",
+      "-0.250",
+      "—",
+      "—",
+    ]);
+    const agg = report.summaries[0];
+    expect(agg?.delta.spread).toMatchObject({ low: -1.213, high: 1.963, sd: 0.177 });
+    expect(agg?.scoreSpread).toMatchObject({ low: 0.558, high: 1.275, sd: 0.144 });
+  });
+
+  test("comparisons carry their interval; the includes-0 notes are drawn; bars are unchanged", () => {
+    // Wide enough that no line wraps.
+    const frame = renderReportView(report, { columns: 200, color: false, perTask: false });
+    expect(frame).toContain(
+      "base harness k=2: 2 graded run(s) on 2 task(s), mean 0.500, executor $0.0000 (sd 0.000, 95% CI [0.500, 0.500])",
+    );
+    expect(frame).toContain("sequential − parallel at k=2: -0.750 on 1 task(s), 95% CI —");
+    expect(frame).toContain(
+      "note: parallel k=2: the delta's 95% interval [-1.213, +1.963] includes 0: not distinguishable from no change on these 2 tasks",
+    );
+    expect(frame).toContain(
+      "note: sequential k=2: the delta rests on 1 paired task, too few for an interval",
+    );
+    const bars = after(frame, "Δ vs base harness (-1 … +1)");
+    expect(bars[1]).toMatch(/parallel k=2\s+│█+ \+0\.375$/);
+  });
+});

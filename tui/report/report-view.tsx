@@ -1,11 +1,12 @@
 // The report view: the judged sweeps' figures per mode × k as tables (score and paired delta
-// against the base harness, how picks came about, spend split into stages, selection, reflection
-// and executor), bar charts of score and delta, and optionally the per-task delta table. A pure
-// function of the Report value (used by `harness2 report` in a terminal and by the browser's
-// report tab); it computes no figure.
+// against the base harness, the spread of each mean as sd and 95% t-interval, how picks came about,
+// spend split into stages, selection, reflection and executor), bar charts of score and delta, and
+// optionally the per-task delta table. A pure function of the Report value (used by `harness2
+// report` in a terminal and by the browser's report tab); it computes no figure.
 
 import { Box, renderToString, Text } from "ink";
 import type { ModeSummary, Report } from "../../src/core/report-types.ts";
+import { baseSpread, ci95, spreadSuffix } from "../../src/judge/report-render.ts";
 import { type Column, Table } from "../components/Table.tsx";
 import { toneProps } from "../components/theme.ts";
 
@@ -43,6 +44,27 @@ const SCORE_COLUMNS: Column<ModeSummary>[] = [
     align: "right",
   },
   { header: "unjudged", cell: (s) => String(s.unjudged), align: "right" },
+];
+
+/**
+ * Each mean over tasks with its n, sample sd and 95% t-interval ("—" below two tasks), the delta's
+ * interval next to the delta. A table of its own: beside the score table's columns it would not fit
+ * 100 columns.
+ */
+const SPREAD_COLUMNS: Column<ModeSummary>[] = [
+  { header: "spread", cell: (s) => s.name },
+  { header: "n", cell: (s) => String(s.scoreSpread.n), align: "right" },
+  { header: "score", cell: (s) => f3(s.score), align: "right" },
+  { header: "sd", cell: (s) => f3(s.scoreSpread.sd), align: "right" },
+  { header: "95% CI", cell: (s) => ci95(s.scoreSpread), align: "right" },
+  { header: "paired", cell: (s) => String(s.delta.spread.n), align: "right" },
+  {
+    header: "Δ vs base",
+    cell: (s) => ({ text: signed3(s.delta.mean), tone: deltaTone(s.delta.mean) }),
+    align: "right",
+  },
+  { header: "Δ sd", cell: (s) => f3(s.delta.spread.sd), align: "right" },
+  { header: "Δ 95% CI", cell: (s) => ci95(s.delta.spread, { signed: true }), align: "right" },
 ];
 
 const PROCESS_COLUMNS: Column<ModeSummary>[] = [
@@ -210,6 +232,15 @@ export function ReportView({ report, color, width = 100, perTask = false }: Repo
           </Box>
           <Box marginTop={1}>
             <Table
+              columns={SPREAD_COLUMNS}
+              rows={[...report.summaries]}
+              color={color}
+              width={width}
+              rowKey={(s) => s.name}
+            />
+          </Box>
+          <Box marginTop={1}>
+            <Table
               columns={PROCESS_COLUMNS}
               rows={[...report.summaries]}
               color={color}
@@ -228,8 +259,8 @@ export function ReportView({ report, color, width = 100, perTask = false }: Repo
           </Box>
           <Box marginTop={1} flexDirection="column">
             {report.bases.map((b) => (
-              <Text key={b.k} wrap="truncate">
-                {`base harness k=${b.k}: ${b.graded} graded run(s) on ${b.tasks} task(s), mean ${f3(b.score)}, executor ${usd(b.executor)}`}
+              <Text key={b.k}>
+                {`base harness k=${b.k}: ${b.graded} graded run(s) on ${b.tasks} task(s), mean ${f3(b.score)}, executor ${usd(b.executor)}${baseSpread(b.spread)}`}
               </Text>
             ))}
           </Box>
@@ -250,7 +281,7 @@ export function ReportView({ report, color, width = 100, perTask = false }: Repo
             <Text key={c.label}>
               {`  ${c.label}: `}
               <Text {...toneProps(color, deltaTone(c.mean))}>{signed3(c.mean)}</Text>
-              {` on ${c.n} task(s)`}
+              {` on ${c.n} task(s)${spreadSuffix(c.spread)}`}
             </Text>
           ))}
         </Box>
