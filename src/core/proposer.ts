@@ -2,7 +2,8 @@
 // attempts, each in a fresh workspace holding a copy of the evidence as `context/`, through the
 // process-wide session limiter; harvest, audit, Reply. It never returns an empty text: every
 // failure ends in a ProposerError carrying attempts and spent USD (an interrupt in an
-// InterruptedError), and it never copies anything out of a session through a symlink.
+// InterruptedError); it never starts another session once one has answered, and it never copies
+// anything out of a session through a symlink.
 
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -66,6 +67,9 @@ export type ProposerConfig = {
 
 type AttemptOutcome = { text: string; usd: number; error: string };
 
+/** A session's non-blank reply, with what its harvest brought back (or why it could not). */
+type Answer = { text: string; attempts: number; workspace: string | null; harvestError: string };
+
 export class Proposer implements ProposerLike {
   readonly channelKind: string;
   readonly model: string;
@@ -113,6 +117,7 @@ export class Proposer implements ProposerLike {
     let launched = 0;
     let busyMs = 0;
     let interrupted = false;
+    let answer: Answer | null = null;
     for (let a = 1; a <= tries; a++) {
       if (a > 1) await this.#backoff(a, signal);
       // An interrupted call is never retried.
@@ -147,23 +152,18 @@ export class Proposer implements ProposerLike {
           last = outcome.error || "empty reply";
           continue;
         }
-        const harvested = harvest ? this.#harvest(workspace, harvest, stem) : null;
-        const reply: Reply = {
-          label,
-          text: outcome.text,
-          usd: round6(spent),
-          // Unlike the original, wall time excludes back-off sleeps: it is time spent in sessions.
-          wallS: Math.round((busyMs + clock.now() - started) / 100) / 10,
-          attempts: a,
-          cached: false,
-          channel: this.channelKind,
-          model: this.model,
-          audit: "",
-          workspace: harvested,
-        };
-        reply.audit = this.#writeAudit(stem, mission, system, reply, "");
-        this.#record(reply, opts, "");
-        return reply;
+        // The session answered: whatever fails from here on is local and starts no other session
+        // (fix of spec/02 §4.31: the original re-ran the model when a copy or a write failed).
+        answer = { text: outcome.text, attempts: a, workspace: null, harvestError: "" };
+        if (harvest) {
+          try {
+            answer.workspace = this.#harvest(workspace, harvest, stem);
+          } catch (err) {
+            answer.harvestError = describeError(err);
+            this.#dropWorkspace(stem); // a half copy must never be served as a cache hit
+          }
+        }
+        break;
       } catch (err) {
         if (err instanceof InterruptedError || signal?.aborted) {
           interrupted = true;
@@ -174,18 +174,45 @@ export class Proposer implements ProposerLike {
           last = err.message;
           break;
         }
-        last = `${err instanceof Error ? err.name : "Error"}: ${err instanceof Error ? err.message : String(err)}`;
+        last = describeError(err);
       } finally {
         busyMs += clock.now() - started;
         void removeTreeSoon(tmp);
       }
+    }
+    // Unlike the original, wall time excludes back-off sleeps: it is time spent in sessions.
+    const wallS = Math.round(busyMs / 100) / 10;
+    if (answer !== null && answer.harvestError === "") {
+      const reply: Reply = {
+        label,
+        text: answer.text,
+        usd: round6(spent),
+        wallS,
+        attempts: answer.attempts,
+        cached: false,
+        channel: this.channelKind,
+        model: this.model,
+        audit: "",
+        workspace: answer.workspace,
+      };
+      // A reply whose audit could not be written is still the reply; the event carries a note.
+      const audit = this.#tryWriteAudit(stem, mission, system, reply, "");
+      reply.audit = audit.path;
+      this.#record(reply, opts, audit.note);
+      return reply;
+    }
+    if (answer !== null) {
+      // The harness did not come back because of a local failure, not the model's doing: the
+      // stage falls back with this error rather than asking the model again (and paying again).
+      last = `the session answered but its harness could not be copied out: ${answer.harvestError}; no new session was started`;
+      launched = answer.attempts;
     }
 
     const failed: Reply = {
       label,
       text: "",
       usd: round6(spent),
-      wallS: Math.round(busyMs / 100) / 10,
+      wallS,
       attempts: launched,
       cached: false,
       channel: this.channelKind,
@@ -194,8 +221,9 @@ export class Proposer implements ProposerLike {
       workspace: null,
     };
     if (interrupted) last = "interrupted";
-    failed.audit = this.#writeAudit(stem, mission, system, failed, last);
-    this.#record(failed, opts, last);
+    const audit = this.#tryWriteAudit(stem, mission, system, failed, last);
+    failed.audit = audit.path;
+    this.#record(failed, opts, audit.note === "" ? last : `${last}; ${audit.note}`);
     if (interrupted) {
       throw new InterruptedError(
         `[${label}] ${this.channelKind}/${this.model}: interrupted`,
@@ -211,9 +239,10 @@ export class Proposer implements ProposerLike {
   }
 
   /**
-   * Content address of a call: label, mission, system, channel kind, model (fix: the original
-   * left kind and model out, so switching models served stale replies), the evidence folder's path
-   * relative to the runs root, and every file's path and bytes (streamed by hashDirectory).
+   * Content address of a call: label, mission, system, channel kind, model, effort and steps (fix
+   * of spec/02 §4.25: the original left them out, so switching the model, HARNESS2_PROPOSER_EFFORT
+   * or HARNESS2_PROPOSER_STEPS served stale replies), the evidence folder's path relative to the
+   * runs root, and every file's path and bytes (streamed by hashDirectory).
    */
   async cacheKey(
     label: string,
@@ -222,7 +251,8 @@ export class Proposer implements ProposerLike {
     contextDir: string | null,
   ): Promise<string> {
     const h = createHash("sha256");
-    for (const part of [label, mission, system, this.channelKind, this.model]) {
+    const { effort, steps } = this.#cfg.spec;
+    for (const part of [label, mission, system, this.channelKind, this.model, effort, `${steps}`]) {
       h.update(part, "utf8");
       h.update("\0");
     }
@@ -314,6 +344,42 @@ export class Proposer implements ProposerLike {
     // Symlinks inside the folder are skipped, never followed out of the workspace.
     copyTreeSafe(src, dest, { skipDirs: new Set(["__pycache__"]) });
     return dest;
+  }
+
+  /**
+   * Writes the audit, or, when that fails (a full disk, a read-only folder), removes the call's
+   * meta file so no half-written entry is ever served from the cache, and returns a note instead.
+   */
+  #tryWriteAudit(
+    stem: string,
+    mission: string,
+    system: string,
+    reply: Reply,
+    error: string,
+  ): { path: string; note: string } {
+    try {
+      return { path: this.#writeAudit(stem, mission, system, reply, error), note: "" };
+    } catch (err) {
+      const dir = this.#cfg.auditDir;
+      if (dir !== null) {
+        try {
+          rmSync(join(dir, `${stem}.meta.json`), { force: true });
+        } catch {
+          // The folder is unusable: there is no entry to serve either.
+        }
+      }
+      return { path: "", note: `audit not written: ${describeError(err)}` };
+    }
+  }
+
+  #dropWorkspace(stem: string): void {
+    const dir = this.#cfg.auditDir;
+    if (dir === null) return;
+    try {
+      rmSync(join(dir, `${stem}.workspace`), { recursive: true, force: true });
+    } catch {
+      // Nothing can be served from a folder that cannot be read either.
+    }
   }
 
   #writeAudit(stem: string, mission: string, system: string, reply: Reply, error: string): string {
@@ -411,6 +477,10 @@ function normaliseHarvest(sub: string): string {
     );
   }
   return parts.join("/");
+}
+
+function describeError(err: unknown): string {
+  return `${err instanceof Error ? err.name : "Error"}: ${err instanceof Error ? err.message : String(err)}`;
 }
 
 function round6(x: number): number {

@@ -5,6 +5,7 @@ import {
   mkdtempSync,
   readdirSync,
   readFileSync,
+  renameSync,
   rmSync,
   symlinkSync,
   writeFileSync,
@@ -21,7 +22,7 @@ import {
 import { RecordingSink } from "../../src/core/events.ts";
 import { InterruptedError } from "../../src/core/interrupt.ts";
 import { Limiter } from "../../src/core/limiter.ts";
-import { Proposer } from "../../src/core/proposer.ts";
+import { auditStem, Proposer } from "../../src/core/proposer.ts";
 import { ChannelSpec } from "../../src/core/spec.ts";
 
 /** A scripted channel: each run pops the next step; a step may edit the workspace. */
@@ -402,4 +403,146 @@ describe("Proposer harvest and symlinks", () => {
       expect(namesUnder(root).filter((n) => n === "id_rsa")).toHaveLength(2); // only the originals
     });
   }
+});
+
+describe("Proposer cache key (spec/02 §4.25, §4.27)", () => {
+  const withSpec = (channel: Channel, spec: Record<string, unknown>) =>
+    proposer(channel, {
+      spec: ChannelSpec.parse({ kind: "opencode", model: "local/mock", ...spec }),
+    });
+
+  test("a different effort or a different steps misses the cache; the same settings hit", async () => {
+    const channel = new ScriptedChannel([() => ok("high"), () => ok("low"), () => ok("few steps")]);
+    const call = (spec: Record<string, unknown>) =>
+      withSpec(channel, spec).call("m", evidence, "inv1.a1", { harvest: "context/harness" });
+    expect((await call({ effort: "high", steps: 120 })).text).toBe("high");
+    expect(await call({ effort: "high", steps: 120 })).toMatchObject({
+      cached: true,
+      text: "high",
+    });
+    expect(await call({ effort: "low", steps: 120 })).toMatchObject({ cached: false, text: "low" });
+    expect(await call({ effort: "high", steps: 30 })).toMatchObject({
+      cached: false,
+      text: "few steps",
+    });
+    expect(channel.requests).toHaveLength(3);
+    expect(channel.requests.map((r) => [r.effort, r.steps])).toEqual([
+      ["high", 120],
+      ["low", 120],
+      ["high", 30],
+    ]);
+  });
+
+  test("moving the whole runs folder elsewhere keeps the cache hits", async () => {
+    const channel = new ScriptedChannel([
+      (req) => {
+        writeFileSync(join(req.workspace, "context", "harness", "systemprompt.md"), "edited\n");
+        return ok("first");
+      },
+      () => ok("paid again"),
+    ]);
+    await proposer(channel).call("m", evidence, "inv1.a1", { harvest: "context/harness" });
+    const moved = join(root, "elsewhere", "runs");
+    mkdirSync(join(root, "elsewhere"));
+    renameSync(runs, moved);
+    const p = proposer(channel, { auditDir: join(moved, "audit"), runsRoot: moved });
+    const again = await p.call("m", join(moved, "ns", "task", "context", "inv1"), "inv1.a1", {
+      harvest: "context/harness",
+    });
+    expect(again).toMatchObject({ cached: true, text: "first", usd: 0 });
+    expect(again.workspace?.startsWith(moved)).toBe(true);
+    expect(readFileSync(join(again.workspace as string, "systemprompt.md"), "utf8")).toBe(
+      "edited\n",
+    );
+    expect(channel.requests).toHaveLength(1);
+  });
+
+  test("a failed call leaves an earlier good response.md of the same key untouched", async () => {
+    const channel = new ScriptedChannel([
+      (req) => {
+        // A good reply that lost its harness: kept in the audit, not a cache hit for a harvest.
+        rmSync(join(req.workspace, "context", "harness"), { recursive: true, force: true });
+        return ok("the good reply");
+      },
+      () => ({ text: "", usd: 0.01, error: "rc=1: boom", timedOut: false }),
+      () => ({ text: "", usd: 0.01, error: "rc=1: boom", timedOut: false }),
+    ]);
+    const p = proposer(channel);
+    const first = await p.call("m", evidence, "inv1.a1", { harvest: "context/harness" });
+    expect(first.workspace).toBeNull();
+    await expect(
+      p.call("m", evidence, "inv1.a1", { harvest: "context/harness" }),
+    ).rejects.toBeInstanceOf(ProposerError);
+    expect(channel.requests).toHaveLength(3); // the second call was not served from the cache
+    expect(readFileSync(first.audit, "utf8")).toBe("the good reply");
+    const meta = JSON.parse(
+      readFileSync(first.audit.replace(/response\.md$/, "meta.json"), "utf8"),
+    );
+    expect(meta).toMatchObject({ ok: false, error: "rc=1: boom" });
+  });
+});
+
+describe("Proposer after a good reply (spec/02 §4.31): local failures start no second session", () => {
+  test("a harvest that fails ends in ProposerError at once, its spend counted once", async () => {
+    const auditPath = join(runs, "audit");
+    const channel = new ScriptedChannel([
+      () => {
+        // The audit folder is unusable once the session answers (a stand-in for a full disk):
+        // the harvest and the audit both fail.
+        writeFileSync(auditPath, "not a folder");
+        return ok("answered", 0.25);
+      },
+      () => {
+        rmSync(auditPath, { force: true });
+        return ok("paid again", 0.25);
+      },
+    ]);
+    const sink = new RecordingSink();
+    let caught: unknown;
+    try {
+      await proposer(channel, { sink }).call("m", evidence, "inv1.a1", {
+        harvest: "context/harness",
+      });
+    } catch (err) {
+      caught = err;
+    }
+    expect(channel.requests).toHaveLength(1);
+    expect(caught).toBeInstanceOf(ProposerError);
+    const e = caught as ProposerError;
+    expect(e.attempts).toBe(1);
+    expect(e.usd).toBe(0.25);
+    expect(e.message).toContain("could not be copied out");
+    expect(e.message).toContain("no new session was started");
+    const events = sink.ofType("proposer.call");
+    expect(events).toHaveLength(1);
+    expect(events[0]).toMatchObject({ usd: 0.25, attempts: 1, cached: false, auditPath: "" });
+    expect(events[0]?.error).toContain("audit not written");
+  });
+
+  test("an audit write that fails still returns the reply with its harvest, and caches nothing", async () => {
+    const p0 = proposer(new ScriptedChannel([]));
+    const stem = auditStem("inv1.a1", await p0.cacheKey("inv1.a1", "m", "", evidence));
+    const blocker = join(runs, "audit", `${stem}.mission.md`);
+    const channel = new ScriptedChannel([
+      (req) => {
+        mkdirSync(blocker, { recursive: true }); // writing the mission file fails
+        writeFileSync(join(req.workspace, "context", "harness", "systemprompt.md"), "edited\n");
+        return ok("answered", 0.3);
+      },
+      () => {
+        rmSync(blocker, { recursive: true, force: true });
+        return ok("paid again", 0.3);
+      },
+    ]);
+    const sink = new RecordingSink();
+    const p = proposer(channel, { sink });
+    const reply = await p.call("m", evidence, "inv1.a1", { harvest: "context/harness" });
+    expect(channel.requests).toHaveLength(1);
+    expect(reply).toMatchObject({ text: "answered", usd: 0.3, attempts: 1, audit: "" });
+    expect(readFileSync(join(reply.workspace as string, "systemprompt.md"), "utf8")).toBe(
+      "edited\n",
+    );
+    expect(sink.ofType("proposer.call")[0]?.error).toMatch(/^audit not written: .*EISDIR/);
+    expect(existsSync(join(runs, "audit", `${stem}.meta.json`))).toBe(false);
+  });
 });
