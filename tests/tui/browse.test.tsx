@@ -205,7 +205,7 @@ describe("BrowseApp over a real store", () => {
     expect(f).toMatch(/ {2}swp_20261130_judged .*│ ok/);
     r.type(KEYS.enter);
     f = await r.waitFor((x) => x.includes(`sweeps › ${UNFINISHED}`));
-    expect(f).toContain("tasks 0 ok, 1 failed, 1 running, 0 skipped of 2");
+    expect(f).toContain("tasks 0 ok, 1 failed, 0 running, 1 stopped, 0 skipped of 2");
     expect(f).not.toContain("report");
     expect(f).toMatch(/▶ ledger-1 .*partial.*parallel ok → agg2 · sequential ok → FALLBACK c2/);
     r.type(KEYS.enter);

@@ -100,7 +100,7 @@ export function sweepHeaderLines(d: SweepDetail): Line[] {
       `${s.bench}/${s.substrate} · k=${s.ks.join(",")} · ${s.modes.map(modeName).join("+")} · seed ${s.seed ?? "none"}${s.tag ? ` · tag ${s.tag}` : ""}`,
     ),
     line(
-      `started ${formatWhen(s.startedAt)} · ${formatDuration(s.durationS)} · spend ${formatUsd(s.usd)} · tasks ${t.ok} ok, ${t.failed} failed, ${t.running} running, ${t.skipped} skipped of ${t.total}`,
+      `started ${formatWhen(s.startedAt)} · ${formatDuration(s.durationS)} · spend ${formatUsd(s.usd)} · tasks ${t.ok} ok, ${t.failed} failed, ${t.running} running${t.interrupted > 0 ? `, ${t.interrupted} stopped` : ""}, ${t.skipped} skipped of ${t.total}`,
     ),
   ];
   for (const w of d.tripwires) {
