@@ -10,12 +10,12 @@ import {
   TasksFormatError,
   UnknownTaskError,
 } from "../../src/benchmarks/tasks/tasks-adapter.ts";
-import { treeFingerprint } from "../../src/core/fingerprint.ts";
 import { writeRunMark } from "../../src/core/runmark.ts";
 import { resolvePrompts } from "../../src/core/spec.ts";
 import { readTree } from "../../src/core/tree.ts";
 import { leakMatcher } from "../../src/core/tripwires.ts";
 import { SolverSetupError } from "../../src/substrate/opencode/execute.ts";
+import { rolloutFingerprint } from "../../src/substrate/opencode/materialise.ts";
 import { OPENCODE_BASELINE_TREE, OPENCODE_SURFACE } from "../../src/substrate/opencode/surface.ts";
 
 /** Every temporary directory of this file lives here and is removed at the end. */
@@ -149,7 +149,7 @@ describe("rollouts on disk", () => {
     const dir = adapter.rolloutDir(RUN);
     mkdirSync(dir, { recursive: true });
     writeFileSync(join(dir, "opencode.jsonl"), "");
-    await writeRunMark(dir, { runId: RUN, harnessFingerprint: await treeFingerprint(base) });
+    await writeRunMark(dir, { runId: RUN, harnessFingerprint: await rolloutFingerprint(base) });
     expect(await adapter.execute("writing/haiku", null, RUN)).toBe(dir);
   });
 

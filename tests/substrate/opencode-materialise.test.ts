@@ -4,13 +4,16 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { treeFingerprint } from "../../src/core/fingerprint.ts";
+import { isRunComplete, writeRunMark } from "../../src/core/runmark.ts";
 import { writeTree } from "../../src/core/tree.ts";
 import {
   composeAgentsMd,
   docstringSummary,
   ensureSubagentMode,
+  MATERIALISE_VERSION,
   MaterialiseError,
   materialise,
+  rolloutFingerprint,
   SECTIONS,
 } from "../../src/substrate/opencode/materialise.ts";
 import { OPENCODE_BASELINE_TREE, OPENCODE_SURFACE } from "../../src/substrate/opencode/surface.ts";
@@ -156,8 +159,10 @@ describe("materialise", () => {
         }),
       },
     });
-    // The fingerprint is of the SOURCE tree (stubs and off-surface files included).
-    expect(got.fingerprint).toBe(await treeFingerprint(src));
+    // The fingerprint is of the SOURCE tree (stubs and off-surface files included) AND of the
+    // materialiser version that rendered it (spec/01 §10.12).
+    expect(got.fingerprint).toBe(await rolloutFingerprint(src));
+    expect(got.fingerprint).toBe(`m${MATERIALISE_VERSION}-${await treeFingerprint(src)}`);
     expect(got.agentsMd).toBe(true);
   });
 
@@ -178,5 +183,34 @@ describe("materialise", () => {
     await expect(materialise(base, busy, { model: "p/m", steps: 1 })).rejects.toThrow(
       /is not empty/,
     );
+  });
+});
+
+describe("rollout fingerprint (spec/01 §10.12)", () => {
+  test("a changed materialise version makes a finished run incomplete; the same one reuses it", async () => {
+    const src = tmp("fp-src");
+    writeTree(
+      OPENCODE_SURFACE,
+      { ...OPENCODE_BASELINE_TREE, "guardrails.md": "- Be brief.\n" },
+      src,
+    );
+    const runDir = tmp("fp-run");
+    await writeRunMark(runDir, { runId: "r", harnessFingerprint: await rolloutFingerprint(src) });
+
+    expect(await isRunComplete(runDir, await rolloutFingerprint(src))).toBe(true);
+    expect(await rolloutFingerprint(src, MATERIALISE_VERSION)).toBe(await rolloutFingerprint(src));
+    const bumped = await rolloutFingerprint(src, MATERIALISE_VERSION + 1);
+    expect(bumped).not.toBe(await rolloutFingerprint(src));
+    expect(await isRunComplete(runDir, bumped)).toBe(false);
+    // A mark keyed on the source tree alone (what the original recorded) is not adopted either.
+    expect(await isRunComplete(runDir, await treeFingerprint(src))).toBe(false);
+  });
+
+  test("the source tree still counts: an edited harness is a different fingerprint", async () => {
+    const src = tmp("fp-edit");
+    writeTree(OPENCODE_SURFACE, { ...OPENCODE_BASELINE_TREE }, src);
+    const before = await rolloutFingerprint(src);
+    writeFileSync(join(src, "guardrails.md"), "- Check output/.\n");
+    expect(await rolloutFingerprint(src)).not.toBe(before);
   });
 });

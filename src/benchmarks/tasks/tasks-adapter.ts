@@ -5,7 +5,6 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { loadRunConfig, type RunConfig } from "../../core/config.ts";
-import { treeFingerprint } from "../../core/fingerprint.ts";
 import { parseRunId, taskSlug } from "../../core/naming.ts";
 import { isOutputIntact, isRunComplete, readRunMark } from "../../core/runmark.ts";
 import { isRegularFile, walkFiles } from "../../core/safe-fs.ts";
@@ -23,6 +22,7 @@ import {
   outputDirOf,
   ROLLOUT_LAYOUT,
 } from "../../substrate/opencode/execute.ts";
+import { rolloutFingerprint } from "../../substrate/opencode/materialise.ts";
 import { OpencodeSubstrate } from "../../substrate/opencode/substrate.ts";
 import { OPENCODE_BASELINE_TREE, OPENCODE_SURFACE } from "../../substrate/opencode/surface.ts";
 import {
@@ -193,8 +193,9 @@ export class TasksAdapter implements BenchmarkAdapter {
   }
 
   /**
-   * One rollout (see executeRollout), reused when its run mark matches the harness. A null
-   * harness is the base, fingerprinted by its directory so an edited base re-rolls.
+   * One rollout (see executeRollout), reused when its run mark matches the harness and the
+   * materialiser version. A null harness is the base, fingerprinted by its directory so an
+   * edited base re-rolls.
    */
   async execute(
     taskId: string,
@@ -206,7 +207,8 @@ export class TasksAdapter implements BenchmarkAdapter {
     const model = this.#config.solverModel;
     this.substrate.preflight(model);
     const harness = harnessDir ?? (await this.baseHarness());
-    const fingerprint = await treeFingerprint(harness);
+    // Source tree + materialiser version (spec/01 §10.12): a changed rendering re-rolls.
+    const fingerprint = await rolloutFingerprint(harness);
     const runDir = this.rolloutDir(runId);
     if (await isRunComplete(runDir, fingerprint)) return runDir;
     await this.substrate.execute({

@@ -21,6 +21,30 @@ import { dirExists, writeFileSafe } from "../../core/safe-fs.ts";
 import { isTree, readTree, type Tree, type TreeValue, textOf } from "../../core/tree.ts";
 import { OPENCODE_SURFACE } from "./surface.ts";
 
+/**
+ * The version of what materialise writes for a given tree. BUMP IT whenever a change here alters
+ * the rendered workspace (AGENTS.md text or order, file placement, opencode.json), so rollouts
+ * made by the old rendering are not reused as if the new one had made them.
+ */
+export const MATERIALISE_VERSION = 1;
+
+/**
+ * The key a rollout's run mark records and reuse compares: the SOURCE tree's fingerprint plus
+ * MATERIALISE_VERSION. Fix of spec/01 §10.12, where only the source dir was hashed, so a changed
+ * renderer silently reused rollouts of the old rendering. Hashing the rendered output instead
+ * would not work: it embeds the workspace path and today's date, so no run would ever be reused.
+ * Resume is unaffected: a finished task is skipped on its recorded selection (harness tree and
+ * output digests), never on this key; only rollouts still to be reused re-run after a bump.
+ * (The trajectory renderer needs no version: trajectories are rendered afresh from the saved
+ * stream on every read.)
+ */
+export async function rolloutFingerprint(
+  harnessDir: string,
+  version: number = MATERIALISE_VERSION,
+): Promise<string> {
+  return `m${version}-${await treeFingerprint(harnessDir)}`;
+}
+
 /** The harness cannot be rendered (not a tree, or a destination that is not empty). */
 export class MaterialiseError extends Error {
   constructor(
@@ -55,7 +79,7 @@ export type MaterialiseOptions = {
 export type Installed = {
   /** The destination directory, now holding the rendered configuration. */
   dir: string;
-  /** treeFingerprint of the SOURCE harness directory (spec/01 §10.12: not of the output). */
+  /** rolloutFingerprint of the SOURCE harness directory (spec/01 §10.12: not of the output). */
   fingerprint: string;
   /** Whether an AGENTS.md was written (false when every always-on part is blank). */
   agentsMd: boolean;
@@ -256,7 +280,7 @@ export async function materialise(
   for (const [rel, value] of out) writeFileSafe(dest, rel, value);
   return {
     dir: dest,
-    fingerprint: await treeFingerprint(harnessDir),
+    fingerprint: await rolloutFingerprint(harnessDir),
     agentsMd: agents !== "",
     files: [...out.keys()].sort(),
   };
