@@ -4,6 +4,7 @@
 
 import { createHash } from "node:crypto";
 import { z } from "zod";
+import { InterruptedError } from "./interrupt.ts";
 import { pickEnv, runProcess, SpawnError } from "./process.ts";
 import { resolvePython } from "./python.ts";
 
@@ -13,7 +14,18 @@ export type PythonSource = { rel: string; source: string };
  * Checks every file in one go. The result has one entry per input, in order: null when the file
  * compiles, else the problem as `<rel> does not compile: <Kind>: <detail>`.
  */
-export type PythonChecker = (files: readonly PythonSource[]) => Promise<(string | null)[]>;
+export type PythonChecker = (
+  files: readonly PythonSource[],
+  opts?: PythonCheckCallOptions,
+) => Promise<(string | null)[]>;
+
+export type PythonCheckCallOptions = {
+  /**
+   * The sweep's interrupt: aborting it kills the check, and a check that ends killed while it is
+   * aborted throws InterruptedError — never an answer about the scripts.
+   */
+  signal?: AbortSignal;
+};
 
 /** python3 could not be started, so scripts cannot be checked. */
 export class PythonUnavailableError extends Error {
@@ -34,13 +46,42 @@ export class PythonCheckError extends Error {
     readonly python: string,
     readonly code: number | null,
     readonly stderrTail: string,
+    message = `the Python syntax check failed (${python} exited ${code ?? "by signal"}): ${stderrTail.trim().slice(-400)}`,
   ) {
-    super(
-      `the Python syntax check failed (${python} exited ${code ?? "by signal"}): ${stderrTail.trim().slice(-400)}`,
-    );
+    super(message);
     this.name = "PythonCheckError";
   }
 }
+
+/**
+ * The checker process was killed from outside (SIGINT, SIGTERM, SIGHUP, SIGKILL) with no interrupt
+ * pending: that says nothing about the scripts, and running the check again can pass.
+ */
+export class PythonCheckKilledError extends PythonCheckError {
+  readonly retryable = true;
+  constructor(
+    python: string,
+    readonly signal: string,
+  ) {
+    super(
+      python,
+      null,
+      "",
+      `the Python syntax check did not finish: the checker (${python}) was killed by ${signal}, which is no verdict on the scripts; run the command again`,
+    );
+    this.name = "PythonCheckKilledError";
+  }
+}
+
+/** Signals something outside sends to stop a process; never the checker's answer on a script. */
+const STOP_SIGNALS: ReadonlySet<string> = new Set(["SIGINT", "SIGTERM", "SIGHUP", "SIGKILL"]);
+
+/**
+ * How long a killed check waits before deciding it was not the interrupt's doing: a Ctrl-C reaches
+ * the checker and this process together, and the child's exit can be seen before the sweep's own
+ * signal handler has aborted.
+ */
+const KILLED_SETTLE_MS = 100;
 
 /** The detail after "does not compile: " is capped at this many characters (spec/01 §3.11). */
 export const COMPILE_DETAIL_MAX = 160;
@@ -100,7 +141,10 @@ export function pythonSyntaxChecker(opts: PythonCheckerOptions = {}): PythonChec
   // checker itself are never remembered.
   const memo = new Map<string, Promise<string | null>>();
 
-  const compileAll = async (files: readonly PythonSource[]): Promise<(string | null)[]> => {
+  const compileOnce = async (
+    files: readonly PythonSource[],
+    signal: AbortSignal | undefined,
+  ): Promise<(string | null)[]> => {
     let rec: Awaited<ReturnType<typeof runProcess>>;
     try {
       rec = await runProcess({
@@ -110,17 +154,40 @@ export function pythonSyntaxChecker(opts: PythonCheckerOptions = {}): PythonChec
         stdin: JSON.stringify(files.map((f) => ({ rel: f.rel, source: stripBom(f.source) }))),
         timeoutMs,
         graceMs: 1000,
+        ...(signal ? { signal } : {}),
       });
     } catch (err) {
       if (err instanceof SpawnError) throw new PythonUnavailableError(python, err.reason);
       throw err;
+    }
+    if (rec.aborted || (rec.code === null && signal?.aborted)) {
+      throw new InterruptedError("interrupted: the Python syntax check was stopped");
+    }
+    if (rec.timedOut) {
+      throw new PythonCheckError(
+        python,
+        null,
+        rec.stderrTail,
+        `the Python syntax check timed out after ${Math.round(timeoutMs / 1000)} s (${python}); run the command again, or check that ${python} starts`,
+      );
+    }
+    if (rec.code === null && rec.signal !== null && STOP_SIGNALS.has(rec.signal)) {
+      throw new PythonCheckKilledError(python, rec.signal);
     }
     // 126/127: a wrapper (e.g. a pyenv shim) found no interpreter to hand over to.
     if (rec.code === 126 || rec.code === 127) {
       throw new PythonUnavailableError(python, rec.stderrTail.trim() || `exit ${rec.code}`);
     }
     const parsed = rec.code === 0 ? parseAnswers(rec.stdout, files.length) : null;
-    if (parsed === null) throw new PythonCheckError(python, rec.code, rec.stderrTail);
+    if (parsed === null) {
+      const how = rec.code ?? `by signal ${rec.signal ?? "?"}`;
+      throw new PythonCheckError(
+        python,
+        rec.code,
+        rec.stderrTail,
+        `the Python syntax check failed (${python} exited ${how}): ${rec.stderrTail.trim().slice(-400)}`,
+      );
+    }
     return parsed.results.map((detail, i) =>
       detail === null
         ? null
@@ -128,7 +195,23 @@ export function pythonSyntaxChecker(opts: PythonCheckerOptions = {}): PythonChec
     );
   };
 
-  return async (files) => {
+  // A checker killed from outside is given a moment for a pending interrupt to land (then it is
+  // the interrupt), else run once more; killed again, PythonCheckKilledError says so.
+  const compileAll = async (
+    files: readonly PythonSource[],
+    signal: AbortSignal | undefined,
+  ): Promise<(string | null)[]> => {
+    try {
+      return await compileOnce(files, signal);
+    } catch (err) {
+      if (!(err instanceof PythonCheckKilledError)) throw err;
+      await new Promise((r) => setTimeout(r, KILLED_SETTLE_MS));
+      if (signal?.aborted) throw new InterruptedError(`interrupted: ${err.message}`);
+      return await compileOnce(files, signal);
+    }
+  };
+
+  return async (files, callOpts = {}) => {
     if (files.length === 0) return [];
     const fresh: PythonSource[] = [];
     const freshKeys: string[] = [];
@@ -148,7 +231,7 @@ export function pythonSyntaxChecker(opts: PythonCheckerOptions = {}): PythonChec
     while (memo.size > MEMO_MAX) memo.delete(memo.keys().next().value as string);
     if (fresh.length > 0) {
       try {
-        const compiled = await compileAll(fresh);
+        const compiled = await compileAll(fresh, callOpts.signal);
         for (const [j, p] of pending.entries()) p.resolve(compiled[j] ?? null);
       } catch (err) {
         for (const key of freshKeys) memo.delete(key);

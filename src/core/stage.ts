@@ -91,7 +91,8 @@ export type Acceptance = {
  * Accepts or rejects a proposed tree (spec/03 §3.3): autotrigger (MUTATES `tree`), kept-base
  * against `fallback`, surface validation, the adapter's own rules, then the authored-tree
  * tripwires. Invalid trees come back as an error string; anything else thrown (an adapter bug, a
- * missing python3) propagates and ends the mode — it is never mistaken for a bad proposal.
+ * missing python3, a syntax checker killed twice) propagates and ends the mode — it is never
+ * mistaken for a bad proposal. A check stopped by the interrupt throws InterruptedError.
  */
 export async function acceptTree(
   m: ModeInputs,
@@ -120,10 +121,12 @@ export async function acceptTree(
       allowSubagents: spec.allowSubagents,
       reservedScripts: spec.reservedScripts,
       ...(m.python ? { python: m.python } : {}),
+      ...(m.signal ? { signal: m.signal } : {}),
     });
   } catch (err) {
     if (err instanceof TreeValidationError) return { kept, error: err.message, autotriggered };
-    throw err;
+    // A Python check killed by the interrupt is no verdict on the proposal nor a failed mode.
+    throw asInterruption(err, m.signal) ?? err;
   }
   const problems = await m.adapter.validateTree(tree);
   if (problems.length > 0) return { kept, error: problems.join(" | "), autotriggered };
@@ -292,7 +295,13 @@ async function proposeAndAccept(m: ModeInputs, spec: StageSpec, ctxDir: string):
       writeTree(m.surface, proposed, join(ctxDir, "harness"));
       continue;
     }
-    const verdict = await acceptTree(m, spec.label, proposed, spec.fallback);
+    let verdict: Acceptance;
+    try {
+      verdict = await acceptTree(m, spec.label, proposed, spec.fallback);
+    } catch (err) {
+      if (err instanceof InterruptedError) throw err.plus(tally.usd);
+      throw err;
+    }
     if (verdict.error !== "") {
       error = verdict.error;
       // The retry starts from its own (autotrigger-repaired) invalid tree.

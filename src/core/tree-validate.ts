@@ -62,6 +62,8 @@ export type ValidateOptions = {
   reservedScripts?: Iterable<string>;
   /** Syntax checker for Python scripts; default python3 on PATH. */
   python?: PythonChecker;
+  /** The sweep's interrupt, handed to the Python check (which then throws InterruptedError). */
+  signal?: AbortSignal;
 };
 
 const notText = (rel: string, why: string) =>
@@ -199,7 +201,9 @@ export async function validate(
   // 7. Script references.
   problems.push(...scriptRefProblems(surface, tree, skills, reserved));
 
-  const answers = sources.length > 0 ? await (opts.python ?? defaultPythonChecker())(sources) : [];
+  const check = opts.python ?? defaultPythonChecker();
+  const answers =
+    sources.length > 0 ? await check(sources, opts.signal ? { signal: opts.signal } : {}) : [];
   const compileProblems = compileOrder
     .map((slot) => (typeof slot === "string" ? slot : answers[slot]))
     .filter((p): p is string => typeof p === "string");

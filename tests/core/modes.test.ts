@@ -9,6 +9,7 @@ import { InterruptedError } from "../../src/core/interrupt.ts";
 import { expectedLabels } from "../../src/core/ledger.ts";
 import { runMode } from "../../src/core/modes.ts";
 import { runId as makeRunId, taskDir } from "../../src/core/naming.ts";
+import { type PythonChecker, PythonCheckKilledError } from "../../src/core/python-check.ts";
 import { type ModeInputs, modeRecord } from "../../src/core/recursion.ts";
 import { rollBases } from "../../src/core/rollouts.ts";
 import { rejectedBlock } from "../../src/core/stage.ts";
@@ -498,4 +499,64 @@ test("an interrupt during a rollout phase records none of its rollouts, starts n
   expect(ledger).toEqual(["rollout:base1", "session:inv1", "session:dom1"]);
   expect(sink.ofType("phase.started").map((p) => p.phase)).toEqual(["proposals", "probes"]);
   expect(proposer.calls.map((c) => c.label).sort()).toEqual(["dom1.a1", "inv1.a1"]);
+});
+
+describe("a Python syntax check killed by a signal (a Ctrl-C reaches the checker too)", () => {
+  // inv1 ships a script, so its acceptance runs the Python check; the others ship none.
+  const withScript = (call: ScriptedCall): Action =>
+    call.label === "inv1.a1"
+      ? {
+          edit: (h) => {
+            setMemory("inv1 memory")(h);
+            mkdirSync(join(h, "scripts"), { recursive: true });
+            writeFileSync(join(h, "scripts", "total.py"), "print(1)\n");
+          },
+          usd: 0.5,
+        }
+      : defaultAction(call);
+
+  test("with the sweep's signal aborted it is the interrupt: the stage is not finished, failed or fallen back", async () => {
+    const controller = new AbortController();
+    const checked: string[][] = [];
+    const python: PythonChecker = async (files) => {
+      checked.push(files.map((f) => f.rel));
+      controller.abort();
+      throw new PythonCheckKilledError("python3", "SIGINT");
+    };
+    const { inputs, sink, proposer } = await setup({
+      k: 1,
+      mode: "agg",
+      script: withScript,
+      phaseWidth: 1,
+    });
+    const err = await runMode("agg", { ...inputs, python, signal: controller.signal }).catch(
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(InterruptedError);
+    expect(checked).toEqual([["scripts/total.py"]]);
+    // base1 0.25 (the ledger) + inv1's proposal 0.5, which no finished record holds
+    expect((err as InterruptedError).usd).toBeCloseTo(0.75, 6);
+    expect(sink.ofType("stage.finished")).toEqual([]);
+    expect(proposer.calls.map((c) => c.label)).toEqual(["inv1.a1"]);
+  });
+
+  test("with no abort pending it ends the mode saying the checker was killed, never fed back as a rejection", async () => {
+    const python: PythonChecker = async () => {
+      throw new PythonCheckKilledError("python3", "SIGINT");
+    };
+    const { inputs, sink, proposer } = await setup({
+      k: 1,
+      mode: "agg",
+      script: withScript,
+      phaseWidth: 1,
+    });
+    const err = await runMode("agg", { ...inputs, python }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(PythonCheckKilledError);
+    expect((err as Error).message).toContain(
+      "was killed by SIGINT, which is no verdict on the scripts",
+    );
+    // No retry fed the error back as a rejection, and inv1 neither finished nor fell back.
+    expect(proposer.calls.map((c) => c.label)).not.toContain("inv1.a2");
+    expect(labelsOf(sink.events, "stage.finished")).not.toContain("inv1");
+  });
 });

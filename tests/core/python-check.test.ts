@@ -2,10 +2,12 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { InterruptedError } from "../../src/core/interrupt.ts";
 import { which } from "../../src/core/process.ts";
 import { resolvePython } from "../../src/core/python.ts";
 import {
   PythonCheckError,
+  PythonCheckKilledError,
   PythonUnavailableError,
   pythonSyntaxChecker,
 } from "../../src/core/python-check.ts";
@@ -172,5 +174,83 @@ describe("pythonSyntaxChecker", () => {
     const { exe: crash } = wrapper(tmp(), "echo boom >&2\nexit 1");
     const crashed = pythonSyntaxChecker({ python: crash })([{ rel: "a.py", source: "" }]);
     await expect(crashed).rejects.toThrow("boom");
+  });
+
+  describe("a checker killed by a signal", () => {
+    // Answers checks (-I …) only, so the interpreter lookup keeps the wrapper itself.
+    const checksOnly = '[ "$1" = "-I" ] || exit 1';
+    const checks = (log: string) => starts(log) - 1; // minus the interpreter lookup
+
+    test("killed by SIGINT as the sweep's signal aborts (a Ctrl-C to the group) is the interrupt", async () => {
+      const controller = new AbortController();
+      // The parent's SIGUSR2 handler stands in for the sweep's SIGINT handler: it aborts, and it
+      // can run after the checker's death has been seen, as a real Ctrl-C's can.
+      const onUsr2 = () => controller.abort();
+      process.on("SIGUSR2", onUsr2);
+      try {
+        const { exe, log } = wrapper(tmp(), `${checksOnly}\nkill -USR2 $PPID\nkill -INT $$`);
+        const run = pythonSyntaxChecker({ python: exe })([{ rel: "a.py", source: "x = 1\n" }], {
+          signal: controller.signal,
+        });
+        await expect(run).rejects.toBeInstanceOf(InterruptedError);
+        await expect(run).rejects.not.toBeInstanceOf(PythonCheckError);
+        expect(controller.signal.aborted).toBe(true);
+        expect(checks(log)).toBe(1); // not run again once the interrupt is known
+      } finally {
+        process.off("SIGUSR2", onUsr2);
+      }
+    });
+
+    test("an abort while the check runs kills it and is the interrupt", async () => {
+      const dir = tmp();
+      const ready = join(dir, "ready");
+      const { exe } = wrapper(dir, `${checksOnly}\ntouch '${ready}'\nexec sleep 30`);
+      const controller = new AbortController();
+      const run = pythonSyntaxChecker({ python: exe })([{ rel: "a.py", source: "" }], {
+        signal: controller.signal,
+      }).catch((e: unknown) => e);
+      while (!existsSync(ready)) await Bun.sleep(5);
+      controller.abort();
+      expect(await run).toBeInstanceOf(InterruptedError);
+    });
+
+    test("killed by SIGINT with no abort pending: run once more, and killed again it says so", async () => {
+      const { exe, log } = wrapper(tmp(), `${checksOnly}\nkill -INT $$`);
+      const controller = new AbortController();
+      const run = pythonSyntaxChecker({ python: exe })([{ rel: "a.py", source: "x = 1\n" }], {
+        signal: controller.signal,
+      });
+      await expect(run).rejects.toBeInstanceOf(PythonCheckKilledError);
+      await expect(run).rejects.toThrow(
+        "the Python syntax check did not finish: the checker (" +
+          exe +
+          ") was killed by SIGINT, which is no verdict on the scripts; run the command again",
+      );
+      expect(checks(log)).toBe(2);
+    });
+
+    test("killed by SIGTERM once, the second run answers", async () => {
+      const dir = tmp();
+      const flag = join(dir, "killed");
+      const { exe, log } = wrapper(
+        dir,
+        `${checksOnly}\nif [ ! -e '${flag}' ]; then touch '${flag}'; kill -TERM $$; fi\nexec '${REAL_PYTHON}' "$@"`,
+      );
+      const out = await pythonSyntaxChecker({ python: exe })([
+        { rel: "a.py", source: "x = 1\n" },
+        { rel: "b.py", source: "def (" },
+      ]);
+      expect(out).toEqual([null, "b.py does not compile: SyntaxError: invalid syntax (line 1)"]);
+      expect(checks(log)).toBe(2);
+    });
+
+    test("a crash signal is still a check failure naming the signal, not run again", async () => {
+      const { exe, log } = wrapper(tmp(), `${checksOnly}\nkill -SEGV $$`);
+      const run = pythonSyntaxChecker({ python: exe })([{ rel: "a.py", source: "" }]);
+      await expect(run).rejects.toBeInstanceOf(PythonCheckError);
+      await expect(run).rejects.not.toBeInstanceOf(PythonCheckKilledError);
+      await expect(run).rejects.toThrow("exited by signal SIGSEGV");
+      expect(checks(log)).toBe(1);
+    });
   });
 });
