@@ -141,7 +141,39 @@ describe("malformed tasks", () => {
       deliverables: ["a.md", "sub/b.csv"],
       checkTimeoutS: 7,
     });
-    expect(f.problems[0]?.problem).toContain('deliverables entry "../escape.md"');
+    expect(f.problems.map(formatProblem)).toEqual([
+      `${join(root, "folder/u/task.toml")}: deliverables[0]: "../escape.md" is not a relative file path — fix: each deliverables entry must be a file path relative to output/, without .. or a leading /, e.g. "report.md" or "tables/summary.csv"`,
+    ]);
+  });
+
+  test("a bad task.toml value names its key and gets that key's fix, not the allowed-keys list", () => {
+    const root = folder({
+      "d/neg/task.md": "x",
+      "d/neg/task.toml": "timeout = -5\n",
+      "d/frac/task.md": "x",
+      "d/frac/task.toml": "check_timeout = 2.5\n",
+      "d/str/task.md": "x",
+      "d/str/task.toml": 'deliverables = "x.md"\n',
+      "d/evil/task.md": "x",
+      "d/evil/task.toml": 'domain = "../evil"\n',
+      "d/two/task.md": "x",
+      "d/two/task.toml": 'timeout = "600"\ncolour = "red"\n',
+    });
+    const f = readTaskFolder(root);
+    expect(f.tasks).toEqual([]);
+    const p = (rel: string) => join(root, rel, "task.toml");
+    expect(f.problems.map(formatProblem)).toEqual([
+      `${p("d/evil")}: domain: "../evil" is not a plain folder name — fix: domain must be a single folder name without / or .. (letters, digits, '.', '_' and '-', starting with a letter or digit), e.g. domain = "finance"`,
+      `${p("d/frac")}: check_timeout: expected a whole number, got the number 2.5 — fix: check_timeout must be a whole number of seconds ≥ 1, e.g. check_timeout = 60`,
+      `${p("d/neg")}: timeout: -5 is less than 1 second — fix: timeout must be a whole number of seconds ≥ 1, e.g. timeout = 600`,
+      `${p("d/str")}: deliverables: expected a list, got a string ("x.md") — fix: deliverables must be a list of file names, e.g. deliverables = ["report.md"]`,
+      `${p("d/two")}: timeout: expected a number, got a string ("600") — fix: timeout must be a whole number of seconds ≥ 1, e.g. timeout = 600`,
+      `${p("d/two")}: unknown key(s) colour — fix: allowed keys: domain, timeout, deliverables, check_timeout`,
+    ]);
+    for (const line of f.problems.map(formatProblem)) {
+      expect(line).not.toContain("\n");
+      expect(line).not.toContain("Invalid input");
+    }
   });
 });
 

@@ -72,34 +72,31 @@ const DeliverableName = z.string().refine(
       return false;
     }
   },
-  {
-    error: (iss) => `deliverables entry ${JSON.stringify(iss.input)} must be a relative file path`,
-  },
+  { error: (iss) => `${JSON.stringify(iss.input)} is not a relative file path` },
 );
 
-/** task.toml. Unknown keys are refused so a typo never silently does nothing. */
+const wholeSeconds = () =>
+  z
+    .number()
+    .int()
+    .min(1, { error: (iss) => `${String(iss.input)} is less than 1 second` });
+
+/**
+ * task.toml. Unknown keys are refused so a typo never silently does nothing. Messages say what is
+ * wrong with the value; the key is prefixed where they are reported (settingsProblem).
+ */
 export const TaskSettings = z.strictObject({
   /** The library domain; default: the folder the task sits in. */
   domain: z
     .string()
-    .regex(NAME, { error: (iss) => `domain ${JSON.stringify(iss.input)} must use ${NAME_RULE}` })
+    .regex(NAME, { error: (iss) => `${JSON.stringify(iss.input)} is not a plain folder name` })
     .optional(),
   /** Seconds per rollout (HARNESS2_ROLLOUT_TIMEOUT, when set, wins). */
-  timeout: z
-    .number()
-    .int()
-    .min(1, { error: (iss) => `timeout must be whole seconds ≥ 1, got ${String(iss.input)}` })
-    .optional(),
+  timeout: wholeSeconds().optional(),
   /** File names the agent is asked to save under output/. */
   deliverables: z.array(DeliverableName).optional(),
   /** Seconds the judge gives tests/check. */
-  check_timeout: z
-    .number()
-    .int()
-    .min(1, {
-      error: (iss) => `check_timeout must be whole seconds ≥ 1, got ${String(iss.input)}`,
-    })
-    .optional(),
+  check_timeout: wholeSeconds().optional(),
 });
 export type TaskSettings = z.infer<typeof TaskSettings>;
 
@@ -254,6 +251,59 @@ export function readTaskFolder(root: string): TaskFolder {
 
 const UTF8 = new TextDecoder("utf-8", { fatal: true });
 
+/** The fix for a bad value of each task.toml key. */
+const SETTING_FIXES: Record<keyof TaskSettings, string> = {
+  domain: `domain must be a single folder name without / or .. (${NAME_RULE}), e.g. domain = "finance"`,
+  timeout: "timeout must be a whole number of seconds ≥ 1, e.g. timeout = 600",
+  deliverables: 'deliverables must be a list of file names, e.g. deliverables = ["report.md"]',
+  check_timeout: "check_timeout must be a whole number of seconds ≥ 1, e.g. check_timeout = 60",
+};
+const DELIVERABLE_ENTRY_FIX =
+  'each deliverables entry must be a file path relative to output/, without .. or a leading /, e.g. "report.md" or "tables/summary.csv"';
+
+const EXPECTED: Record<string, string> = {
+  array: "a list",
+  string: "a string",
+  number: "a number",
+  int: "a whole number",
+};
+
+/** One task.toml issue as a problem prefixed with the key it is about, and that key's own fix. */
+function settingsProblem(issue: z.core.$ZodIssue, raw: unknown): { problem: string; fix: string } {
+  if (issue.code === "unrecognized_keys") {
+    return {
+      problem: `unknown key(s) ${issue.keys.join(", ")}`,
+      fix: `allowed keys: ${Object.keys(TaskSettings.shape).join(", ")}`,
+    };
+  }
+  const key = String(issue.path[0] ?? "") as keyof TaskSettings;
+  const at = issue.path
+    .map((k, i) => (typeof k === "number" ? `[${k}]` : i > 0 ? `.${String(k)}` : String(k)))
+    .join("");
+  const what =
+    issue.code === "invalid_type"
+      ? `expected ${EXPECTED[issue.expected] ?? issue.expected}, got ${tomlValueKind(valueAt(raw, issue.path))}`
+      : issue.message;
+  const fix =
+    key === "deliverables" && issue.path.length > 1 ? DELIVERABLE_ENTRY_FIX : SETTING_FIXES[key];
+  return { problem: `${at}: ${what}`, fix: fix ?? "see fixtures/tasks/README.md" };
+}
+
+function valueAt(raw: unknown, path: readonly PropertyKey[]): unknown {
+  let v = raw;
+  for (const k of path) v = (v as Record<PropertyKey, unknown> | null)?.[k];
+  return v;
+}
+
+function tomlValueKind(v: unknown): string {
+  if (typeof v === "string") return `a string (${JSON.stringify(v)})`;
+  if (typeof v === "number") return Number.isInteger(v) ? `${v}` : `the number ${v}`;
+  if (typeof v === "boolean") return `a boolean (${v})`;
+  if (Array.isArray(v)) return "a list";
+  if (v instanceof Date) return "a date";
+  return v === null || v === undefined ? "nothing" : "a table";
+}
+
 /** One task, or null (with its problems pushed) when it cannot be used. */
 function readTask(
   dir: string,
@@ -297,12 +347,10 @@ function readTask(
       const parsed = TaskSettings.safeParse(raw);
       if (parsed.success) settings = parsed.data;
       else {
-        const what = parsed.error.issues
-          .map((i) =>
-            i.code === "unrecognized_keys" ? `unknown key(s) ${i.keys.join(", ")}` : i.message,
-          )
-          .join("; ");
-        add(tomlPath, what, "allowed keys: domain, timeout, deliverables, check_timeout");
+        for (const issue of parsed.error.issues) {
+          const { problem, fix } = settingsProblem(issue, raw);
+          add(tomlPath, problem, fix);
+        }
       }
     }
   }
