@@ -33,6 +33,37 @@ describe("parseFrontmatter", () => {
     expect(parseFrontmatter("---\n- a\n- b\n---\n").kind).toBe("invalid");
   });
 
+  test('a YAML error names the line and a hint that matches it; the ": " hint only for that case', () => {
+    const error = (block: string) => {
+      const fm = parseFrontmatter(`---\n${block}---\nbody\n`);
+      return fm.kind === "invalid" ? fm.error : `not invalid: ${fm.kind}`;
+    };
+    const unclosed = error("name: [unclosed\ndescription: x\n");
+    expect(unclosed).toEndWith(
+      ' at line 2 `name: [unclosed`: a value starting with [ or { must be closed, or quoted, e.g. `name: "[unclosed"`',
+    );
+    expect(unclosed).not.toContain('": "');
+    expect(error("name: x\ndescription: {a: 1\n")).toEndWith(
+      ' at line 3 `description: {a: 1`: a value starting with [ or { must be closed, or quoted, e.g. `description: "{a: 1"`',
+    );
+    expect(error("name: x\ndescription: use when: a thing\n")).toEndWith(
+      ' at line 3 `description: use when: a thing`: quote values that contain ": "',
+    );
+    expect(error('name: "never closed\n')).toEndWith(
+      'a value starting with " must end with a matching ", with nothing after it',
+    );
+    expect(error("name: @x\n")).toEndWith(
+      'a value cannot start with @ in YAML: quote it, e.g. `name: "@x"`',
+    );
+    expect(error("name: x\n  extra: y\n")).toContain(" at line 3 `extra: y`: is indented under");
+    expect(error("name: x\n\tdescription: y\n")).toEndWith(": indent with spaces, not tabs");
+    // A block value's text may hold anything; the bad line after it is the one named.
+    expect(error("description: >\n  use when: x [\nname: [a\n")).toContain(" at line 4 `name: [a`");
+    for (const e of [unclosed, error("name: x\n  extra: y\n"), error("name: @x\n")]) {
+      expect(e).not.toContain('": "');
+    }
+  });
+
   test("non-scalar values are not text fields; numbers keep their spelling", () => {
     const fm = parseFrontmatter("---\ndescription:\n  - a\nname: 42\n---\n");
     expect(scalarField(fm, "description")).toBeUndefined();

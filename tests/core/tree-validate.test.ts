@@ -185,6 +185,22 @@ describe("validate: skills", () => {
     expect(p[0]).toEndWith("; the skill is dropped silently at load");
   });
 
+  test('an unclosed [ in frontmatter is reported as such, not as a value with ": "', async () => {
+    const p = await problems(OC, {
+      "guardrails.md": "Load `x`.",
+      "skills/x/SKILL.md": "---\nname: [unclosed\ndescription: does x\n---\n",
+    });
+    expect(p).toHaveLength(1);
+    // Bun's own words in between ("YAML Parse error: …") are not ours to pin.
+    expect(p[0]).toStartWith(
+      "skills/x/SKILL.md has a `---` frontmatter block that does not parse (",
+    );
+    expect(p[0]).toEndWith(
+      ' at line 2 `name: [unclosed`: a value starting with [ or { must be closed, or quoted, e.g. `name: "[unclosed"`); the skill is dropped silently at load',
+    );
+    expect(p[0]).not.toContain('": "');
+  });
+
   test("an untriggered skill gets the surface's hint; a name inside a word does not count (§10.2)", async () => {
     const oc = await problems(OC, {
       "guardrails.md": "Check the database first.",
