@@ -3,7 +3,7 @@
 // is refused with a named error and left exactly as it was — never recreated over user data.
 
 import { Database, SQLiteError } from "bun:sqlite";
-import { existsSync, mkdirSync } from "node:fs";
+import { accessSync, constants, existsSync, mkdirSync, statSync } from "node:fs";
 import { dirname, isAbsolute, resolve } from "node:path";
 import { APPLICATION_ID, MIGRATIONS, SCHEMA_VERSION } from "./schema.ts";
 
@@ -56,6 +56,114 @@ export class StoreMissingError extends Error {
   }
 }
 
+/**
+ * A store of an older schema met by a read-only open: reading it would need a migration, and the
+ * read-only commands never write, so the file is left as it is.
+ */
+export class StoreOlderError extends Error {
+  constructor(
+    readonly path: string,
+    readonly found: number,
+    readonly supported: number,
+  ) {
+    super(
+      `${path} was written by an older harness2 (store schema ${found}; this build reads ${supported}) and the read-only commands never upgrade a store. Fix: start a sweep (harness2 run or demo) or run 'harness2 judge' once; either upgrades it in place.`,
+    );
+    this.name = "StoreOlderError";
+  }
+}
+
+/** The fix for a runs directory that cannot hold the store: the same words wherever it is met. */
+export const RUNS_DIR_FIX = "choose a writable directory with --runs or HARNESS2_RUNS_DIR";
+
+/**
+ * The runs directory or the store file's place cannot be used (a regular file where a directory
+ * must be, a directory where the store file must be, nothing writable to create it under).
+ * `what` says which of the two: a bad runs directory may come from a `--runs` flag.
+ */
+export class StorePlaceError extends Error {
+  constructor(
+    readonly path: string,
+    readonly problem: string,
+    readonly fix: string,
+    readonly what: "runs" | "db",
+  ) {
+    super(`${problem}. Fix: ${fix}`);
+    this.name = "StorePlaceError";
+  }
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+function writable(path: string): boolean {
+  try {
+    accessSync(path, constants.W_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The nearest of `path` and its parents that exists. */
+export function existingAncestor(path: string): string {
+  let p = resolve(path);
+  while (!existsSync(p) && dirname(p) !== p) p = dirname(p);
+  return p;
+}
+
+/**
+ * Why `dir` cannot be used as a directory (and, with `create`, written to or created), or null.
+ * Checked before anything is created, so a refusal leaves nothing behind.
+ */
+export function directoryProblem(dir: string, create: boolean): string | null {
+  if (existsSync(dir)) {
+    if (!isDirectory(dir)) return `${dir} is not a directory`;
+    if (create && !writable(dir)) return `${dir} is not writable`;
+    return null;
+  }
+  const parent = existingAncestor(dir);
+  if (!isDirectory(parent)) return `${dir} cannot be created: ${parent} is not a directory`;
+  if (create && !writable(parent)) return `${dir} cannot be created under ${parent}`;
+  return null;
+}
+
+/**
+ * Whether the runs directory and the store file of `loc` can be used: read (`create` false; a
+ * missing store is fine, it means no runs yet) or written (`create` true). Every command asks this
+ * one question before it opens or creates anything, so they all say the same words.
+ */
+export function storePlaceProblem(
+  loc: StoreLocation,
+  opts: { create: boolean },
+): StorePlaceError | null {
+  const runs = directoryProblem(loc.runsDir, opts.create);
+  if (runs !== null) return new StorePlaceError(loc.runsDir, runs, RUNS_DIR_FIX, "runs");
+  const defaultDb = loc.dbPath === resolve(loc.runsDir, DB_FILENAME);
+  if (existsSync(loc.dbPath)) {
+    if (!isDirectory(loc.dbPath)) return null;
+    const fix = defaultDb
+      ? `move ${loc.dbPath} aside, or ${RUNS_DIR_FIX}`
+      : "point HARNESS2_DB at a file";
+    return new StorePlaceError(
+      loc.dbPath,
+      `${loc.dbPath} is a directory, not a store file`,
+      fix,
+      "db",
+    );
+  }
+  if (!opts.create || defaultDb) return null;
+  const place = directoryProblem(dirname(loc.dbPath), true);
+  return place === null
+    ? null
+    : new StorePlaceError(loc.dbPath, place, "point HARNESS2_DB at a writable place", "db");
+}
+
 export type StoreLocation = {
   /** The runs directory (absolute). */
   runsDir: string;
@@ -86,6 +194,12 @@ export function storeLocation(opts: {
 export type OpenOptions = {
   /** Create the file (and its directory) when missing. Browsing commands pass false. */
   create?: boolean;
+  /**
+   * Open for reading only: never create, migrate or change the file (not even its journal mode).
+   * An empty file (0 bytes, or SQLite with nothing in it) is no store yet: StoreMissingError.
+   * An older schema is StoreOlderError. Implies `create: false`.
+   */
+  readonly?: boolean;
   busyTimeoutMs?: number;
 };
 
@@ -107,20 +221,50 @@ export function asStoreError(err: unknown, path: string): unknown {
 
 /** Opens (creating and migrating when allowed) the store at `path`, or throws a named error. */
 export function openStore(path: string, opts: OpenOptions = {}): Database {
-  const create = opts.create ?? true;
+  const readonly = opts.readonly ?? false;
+  const create = !readonly && (opts.create ?? true);
+  if (existsSync(path) && isDirectory(path)) {
+    throw new StorePlaceError(
+      path,
+      `${path} is a directory, not a store file`,
+      "point HARNESS2_DB at a file, or choose another --runs",
+      "db",
+    );
+  }
   if (!existsSync(path)) {
     if (!create) throw new StoreMissingError(path);
+    // A regular file on the way (`--runs FILE`) would otherwise be a raw EEXIST/ENOTDIR.
+    const place = directoryProblem(dirname(path), true);
+    if (place !== null) {
+      throw new StorePlaceError(
+        dirname(path),
+        place,
+        `${RUNS_DIR_FIX}, or point HARNESS2_DB elsewhere`,
+        "db",
+      );
+    }
     mkdirSync(dirname(path), { recursive: true });
   }
+  if (readonly && statSync(path).size === 0) throw new StoreMissingError(path);
   let db: Database;
   try {
-    db = new Database(path, { create, readwrite: true, strict: true });
+    db = readonly
+      ? new Database(path, { readonly: true, strict: true })
+      : new Database(path, { create, readwrite: true, strict: true });
   } catch (err) {
     throw asStoreError(err, path);
   }
   try {
     db.run(`PRAGMA busy_timeout = ${Math.max(0, opts.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS)}`);
-    inspect(db, path);
+    const found = inspect(db, path);
+    if (readonly) {
+      if (found.version === 0 && found.objects === 0) throw new StoreMissingError(path);
+      if (found.version < SCHEMA_VERSION) {
+        throw new StoreOlderError(path, found.version, SCHEMA_VERSION);
+      }
+      db.run("PRAGMA query_only = ON");
+      return db;
+    }
     db.run("PRAGMA journal_mode = WAL");
     db.run("PRAGMA synchronous = NORMAL");
     db.run("PRAGMA foreign_keys = ON");
@@ -138,7 +282,7 @@ function pragmaNumber(db: Database, name: string): number {
 }
 
 /** Reads the header fields before anything is written, refusing what this build must not touch. */
-function inspect(db: Database, path: string): void {
+function inspect(db: Database, path: string): { version: number; objects: number } {
   // One read transaction, so the three reads see one snapshot: read one by one, they could see
   // another process's migration half before and half after its commit (tables but no id yet)
   // and take a fresh harness2 store for a foreign file.
@@ -151,6 +295,7 @@ function inspect(db: Database, path: string): void {
     throw new StoreForeignError(path, appId);
   }
   if (version > SCHEMA_VERSION) throw new StoreNewerError(path, version, SCHEMA_VERSION);
+  return { version, objects };
 }
 
 function migrate(db: Database, path: string): void {
