@@ -92,7 +92,47 @@ export function parseCommandArgs(cmd: Command, argv: string[]): ParsedArgs {
     const extra = parsed.positionals[bounds.max];
     throw new UsageError(`unexpected argument '${extra}' for '${cmd.name}'`, cmd.name);
   }
+  refuseEmptyValues(cmd, parsed.values, parsed.positionals);
   return { values: parsed.values, positionals: parsed.positionals };
+}
+
+/** What a path-like value name asks for, in words; other value names are not paths. */
+const PATH_VALUE_WORDS: Record<string, string> = {
+  DIR: "a directory",
+  FILE: "a file",
+  PATH: "a path",
+};
+
+/**
+ * An empty value for a path option (`--output ""`, `--runs=`) would silently mean the current
+ * directory (or the default), so it is a usage error naming the option. An empty positional is
+ * never meaningful either (`validate ""` would validate the current directory).
+ */
+function refuseEmptyValues(
+  cmd: Command,
+  values: ParsedArgs["values"],
+  positionals: readonly string[],
+): void {
+  for (const [name, spec] of Object.entries(cmd.options)) {
+    const what = spec.valueName === undefined ? undefined : PATH_VALUE_WORDS[spec.valueName];
+    if (what === undefined) continue;
+    const given = values[name];
+    const list = Array.isArray(given) ? given : [given];
+    if (list.some((v) => v === "")) {
+      throw new UsageError(`--${name} needs ${what}, got an empty value`, cmd.name);
+    }
+  }
+  const names = (cmd.args ?? "")
+    .split(/\s+/)
+    .filter((t) => t !== "")
+    .map((t) => t.replace(/[[\]…]|\.\.\./g, ""));
+  positionals.forEach((value, i) => {
+    if (value !== "") return;
+    const name = names[Math.min(i, names.length - 1)] ?? "an argument";
+    const what = PATH_VALUE_WORDS[name];
+    const wanted = what === undefined ? name : `${what} (${name})`;
+    throw new UsageError(`'${cmd.name}' needs ${wanted}, got an empty value`, cmd.name);
+  });
 }
 
 /** "--k N: candidates per mode (default 2)": the flag, its value and what it allows. */

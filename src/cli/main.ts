@@ -43,6 +43,10 @@ export async function main(argv: string[], io: CliIO): Promise<number> {
   }
   if (first === "help") {
     const topic = rest[0];
+    if (topic === "--help" || topic === "-h") {
+      io.stdout(helpHelp());
+      return EXIT.ok;
+    }
     if (topic === undefined) {
       io.stdout(mainHelp());
       return EXIT.ok;
@@ -73,16 +77,72 @@ export async function main(argv: string[], io: CliIO): Promise<number> {
   }
 }
 
+/** `harness2 help --help`: README promises every command accepts --help, help included. */
+function helpHelp(): string {
+  return [
+    "Usage: harness2 help [COMMAND]",
+    "",
+    "Show the list of commands, or the usage and options of COMMAND.",
+    "The same as 'harness2 COMMAND --help'.",
+    "",
+  ].join("\n");
+}
+
 function usageFailure(io: CliIO, err: UsageError): number {
   const hint = err.command ? `harness2 help ${err.command}` : "harness2 --help";
   io.stderr(`harness2: ${err.message} (see '${hint}')\n`);
   return EXIT.usage;
 }
 
+/**
+ * Writes to one of the process's streams, going quiet once its reader has gone (EPIPE:
+ * `harness2 runs | head -1`, `| true`). Bun reports a closed pipe as an 'error' event on the
+ * stream, which would otherwise end the process with a stack trace; here it is the reader's
+ * choice to stop reading, so nothing more is written and `onClosed` runs once.
+ */
+function quietWhenClosed(
+  stream: NodeJS.WriteStream,
+  onClosed: () => void = () => {},
+): (text: string) => void {
+  let closed = false;
+  const close = (err: unknown): boolean => {
+    const code = (err as { code?: unknown } | null)?.code;
+    if (code !== "EPIPE" && code !== "ERR_STREAM_DESTROYED") return false;
+    if (!closed) {
+      closed = true;
+      onClosed();
+    }
+    return true;
+  };
+  stream.on("error", (err) => {
+    if (!close(err)) throw err;
+  });
+  return (text) => {
+    if (closed) return;
+    try {
+      stream.write(text);
+    } catch (err) {
+      if (!close(err)) throw err;
+    }
+  };
+}
+
+/**
+ * A closed stdout during a sweep is treated like a closed terminal: an interrupt. The sweep
+ * session listens for SIGINT/SIGTERM while it runs; emitting SIGTERM to those listeners (no signal
+ * is sent) asks for its graceful stop, so no new task starts, finished work is kept and the same
+ * command resumes, and the command exits 130. Letting the sweep run on unseen would spend model
+ * time for a reader who has gone, which is what SIGPIPE's default (end the writer) avoids. Outside
+ * a sweep nobody listens, and the command finishes quietly with its own exit code.
+ */
+function stdoutClosed(): void {
+  if (process.listenerCount("SIGTERM") > 0) process.emit("SIGTERM");
+}
+
 if (import.meta.main) {
   const io: CliIO = {
-    stdout: (t) => process.stdout.write(t),
-    stderr: (t) => process.stderr.write(t),
+    stdout: quietWhenClosed(process.stdout, stdoutClosed),
+    stderr: quietWhenClosed(process.stderr),
     isTTY: Boolean(process.stdout.isTTY),
     env: process.env,
     cwd: process.cwd(),

@@ -1,6 +1,6 @@
 // Finds the store a browsing command reads (--runs DIR, HARNESS2_RUNS_DIR, HARNESS2_DB) and the
 // sweep a RUN argument names: `last`, a full id, or a unique prefix. Every failure becomes one
-// CliError line; it never creates a store, migrates nothing it may not, and never writes rows.
+// CliError line; it never creates a store, and only judge (which records) may migrate or write.
 
 import type { Database } from "bun:sqlite";
 import {
@@ -11,7 +11,10 @@ import {
   type StoreLocation,
   StoreMissingError,
   StoreNewerError,
+  StoreOlderError,
+  StorePlaceError,
   storeLocation,
+  storePlaceProblem,
 } from "../../store/db.ts";
 import { resolveRun } from "../../store/queries.ts";
 import { type CliIO, type ParsedArgs, stringOpt } from "./command.ts";
@@ -26,14 +29,46 @@ export const RUNS_OPTION = {
     "Runs directory (default: $HARNESS2_RUNS_DIR, else ./runs); $HARNESS2_DB overrides the database file",
 } as const;
 
-export function browseLocation(args: ParsedArgs, io: CliIO): StoreLocation {
-  return storeLocation({ runsDir: stringOpt(args, "runs"), env: io.env, cwd: io.cwd });
+/**
+ * Where the store of this command line lives, refused in one line when the runs directory or the
+ * store file cannot be used (a regular file given as --runs, a directory as the store file): exit
+ * 2 when the bad runs directory came from --runs, 1 when it came from the environment. `create`
+ * asks also that it can be created and written (the sweep commands).
+ */
+export function checkedLocation(
+  args: ParsedArgs,
+  io: CliIO,
+  opts: { create: boolean } = { create: false },
+): StoreLocation {
+  const loc = storeLocation({ runsDir: stringOpt(args, "runs"), env: io.env, cwd: io.cwd });
+  const problem = storePlaceProblem(loc, opts);
+  if (problem !== null) throw placeError(problem, stringOpt(args, "runs") !== undefined);
+  return loc;
 }
 
-/** The store at `loc`, or null when there is none yet. Files the store refuses become CliErrors. */
-export function openForBrowsing(loc: StoreLocation): Database | null {
+function placeError(err: StorePlaceError, runsFromFlag: boolean): CliError {
+  const usage = err.what === "runs" && runsFromFlag;
+  return new CliError(err.message, usage ? EXIT.usage : EXIT.failed);
+}
+
+export function browseLocation(args: ParsedArgs, io: CliIO): StoreLocation {
+  return checkedLocation(args, io, { create: false });
+}
+
+/**
+ * The store at `loc`, or null when there is none yet (no file, or an empty one). Files the store
+ * refuses become CliErrors. Read-only by default: `runs`, `show`, `browse` and `report` never
+ * create, migrate or write the store. `write` (judge, which records judgments) opens it for
+ * writing and may upgrade its schema, but still never creates it.
+ */
+export function openForBrowsing(
+  loc: StoreLocation,
+  opts: { write?: boolean } = {},
+): Database | null {
   try {
-    return openStore(loc.dbPath, { create: false });
+    return opts.write
+      ? openStore(loc.dbPath, { create: false })
+      : openStore(loc.dbPath, { readonly: true });
   } catch (err) {
     if (err instanceof StoreMissingError) return null;
     throw toCliError(err, loc.dbPath);
@@ -54,7 +89,9 @@ function toCliError(err: unknown, path: string): unknown {
   if (
     mapped instanceof StoreNewerError ||
     mapped instanceof StoreCorruptError ||
-    mapped instanceof StoreForeignError
+    mapped instanceof StoreForeignError ||
+    mapped instanceof StoreOlderError ||
+    mapped instanceof StorePlaceError
   ) {
     return new CliError(mapped.message, EXIT.failed);
   }

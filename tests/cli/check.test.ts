@@ -68,6 +68,10 @@ describe("harness2 check, offline", () => {
     expect(fails[2]).toStartWith(
       `FAIL  store: ${join(runs, "harness2.db")} is not a readable harness2 store`,
     );
+    // The store's own sentence says what to do; check does not say it a second time.
+    expect(fails[2]).toEndWith("or point HARNESS2_DB at another file.");
+    expect(fails[2]?.match(/HARNESS2_DB/g)).toHaveLength(1);
+    expect(fails[2]).not.toContain("Fix:");
     expect(r.stdout).toContain("Setup incomplete: 3 problems.");
   });
 

@@ -56,7 +56,10 @@ describe("a demo sweep judged (k=2, both modes)", () => {
       expect(r.stderr).toBe("");
       expect(r.code).toBe(0);
       expect(r.stdout).toContain(`judging sweep ${s.sweep} (demo/oc)`);
-      expect(r.stdout).toContain("4 pick(s) and 4 base run(s): 8 graded, 0 ungraded");
+      // No explanation of "ungraded" when there is none to explain.
+      expect(r.stdout).toContain(
+        "4 pick(s) and 4 base run(s): 8 graded, 0 ungraded, 0 already graded (kept)\n",
+      );
       const rows = judgments(s);
       expect(rows).toHaveLength(8);
       for (const row of rows) {
@@ -219,6 +222,9 @@ describe("ungraded rows: a fallback selection and a throwing scorer", () => {
       const r = await cli(s, "judge", "--bases");
       expect(r.code).toBe(2);
       expect(r.stderr).toContain("2 row(s) ungraded");
+      expect(r.stdout).toContain(
+        "4 pick(s) and 2 base run(s): 4 graded, 2 ungraded, 0 already graded (kept) (2 ungraded: no pick to judge or the check failed; never counted as 0)\n",
+      );
       expect(r.stdout).toContain(
         "ledger-1 sequential k=1 c1: ungraded — selection fell back (no choice block); a fallback pick is never judged",
       );

@@ -12,9 +12,9 @@ beforeAll(() => {
 afterAll(() => fixture.cleanup());
 
 describe("harness2 browse outside a terminal", () => {
-  test("refuses with one line naming the commands that work without one, exit 2", async () => {
+  test("refuses with one line naming the commands that work without one, exit 1", async () => {
     const r = await runCli(["browse", "--runs", fixture.runsDir]);
-    expect(r.code).toBe(2);
+    expect(r.code).toBe(1);
     expect(r.stdout).toBe("");
     expect(r.stderr).toBe(
       "harness2 browse: needs a terminal; use 'harness2 runs' and 'harness2 show RUN' instead\n",

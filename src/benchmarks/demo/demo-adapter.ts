@@ -188,8 +188,12 @@ export class DemoAdapter implements BenchmarkAdapter {
 
   async preflight(): Promise<void> {
     if (pythonCandidate(this.#env) === null) {
+      // An override that names nothing runnable is the variable's fault, not a missing python3.
+      const override = this.#env.HARNESS2_PYTHON;
       throw new Error(
-        "python3 is not on PATH: the demo's executions run a Python script (install python3)",
+        override === undefined
+          ? "python3 is not on PATH: the demo's executions run a Python script (install python3)"
+          : `HARNESS2_PYTHON=${override} is not an executable file: fix or unset it (the demo's executions run a Python script)`,
       );
     }
     // Found, so it resolves (a version-manager shim takes a few hundred ms): let that run while

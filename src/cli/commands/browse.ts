@@ -38,9 +38,10 @@ const browseCommand: Command = {
       throw new UsageError("name the sweep either by RUN or by its flags, not both", "browse");
     }
     if (!io.isTTY) {
+      // A missing terminal is not a wrong command line: the same command works in one (exit 1).
       throw new CliError(
         "needs a terminal; use 'harness2 runs' and 'harness2 show RUN' instead",
-        EXIT.usage,
+        EXIT.failed,
       );
     }
     const loc = browseLocation(args, io);

@@ -7,7 +7,7 @@ import { accessSync, constants, existsSync, mkdtempSync, readFileSync, rmSync } 
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import pkg from "../../../package.json" with { type: "json" };
-import { openStore, storeLocation } from "../../../store/db.ts";
+import { openStore, StoreMissingError, storeLocation } from "../../../store/db.ts";
 import type { Channel } from "../../core/channel.ts";
 import { ConfigError, loadRunConfig, type RunConfig } from "../../core/config.ts";
 import { runProcess, which } from "../../core/process.ts";
@@ -471,15 +471,16 @@ function checkRunsAndStore(
 
   if (existsSync(where.dbPath)) {
     try {
-      openStore(where.dbPath, { create: false }).close();
+      // Read-only: a diagnosis never creates, migrates or writes the store.
+      openStore(where.dbPath, { readonly: true }).close();
       report.line("ok", "store", where.dbPath);
     } catch (err) {
-      report.line(
-        "FAIL",
-        "store",
-        (err as Error).message,
-        "move the file aside or point HARNESS2_DB at another file",
-      );
+      if (err instanceof StoreMissingError) {
+        report.line("ok", "store", `${where.dbPath} (empty; set up on the first run)`);
+      } else {
+        // Every store refusal already says what to do (move it aside, HARNESS2_DB, upgrade).
+        report.line("FAIL", "store", (err as Error).message);
+      }
     }
   } else {
     const parent = existingAncestor(dirname(where.dbPath));

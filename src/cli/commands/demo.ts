@@ -2,9 +2,9 @@
 // two ledger tasks, real python3 executions, the real proposer loop through a scripted channel.
 // Run it twice: the second run executes nothing and calls no improver (every task is skipped).
 
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { openStore, storeLocation } from "../../../store/db.ts";
+import { directoryProblem, openStore } from "../../../store/db.ts";
 import { DemoAdapter } from "../../benchmarks/demo/demo-adapter.ts";
 import { DemoChannel } from "../../benchmarks/demo/demo-channel.ts";
 import { loadRunConfig } from "../../core/config.ts";
@@ -20,6 +20,9 @@ import {
   stringOpt,
   UsageError,
 } from "../command.ts";
+import { CliError } from "../errors.ts";
+import { EXIT } from "../exit-codes.ts";
+import { checkedLocation } from "../run-handle.ts";
 import { chooseFrontEnd, runSweepSession, SWEEP_FRONT_OPTIONS } from "../sweep-session.ts";
 
 const demo: Command = {
@@ -59,19 +62,34 @@ async function runDemo(args: ParsedArgs, io: CliIO): Promise<number> {
   } catch (err) {
     throw new UsageError((err as Error).message, "demo");
   }
-  const where = storeLocation({ runsDir: stringOpt(args, "runs"), env: io.env, cwd: io.cwd });
-  const output = resolve(io.cwd, stringOpt(args, "output") ?? join(where.runsDir, "demo"));
+  // Everything that can refuse the start is checked before anything is written: the runs
+  // directory and the output folder (a regular file there was a raw ENOTDIR/EEXIST after the
+  // sweep had started), then python3, then the store (corrupt, foreign, newer).
+  const where = checkedLocation(args, io, { create: true });
+  const outputFlag = stringOpt(args, "output");
+  const output = resolve(io.cwd, outputFlag ?? join(where.runsDir, "demo"));
+  const outputProblem = directoryProblem(output, true);
+  if (outputProblem !== null) {
+    const fix =
+      outputFlag === undefined
+        ? `move it aside, or choose another place with --output DIR or --runs DIR`
+        : "choose another directory with --output DIR";
+    throw new CliError(
+      `${outputProblem}. Fix: ${fix}`,
+      outputFlag === undefined ? EXIT.failed : EXIT.usage,
+    );
+  }
   const config = loadRunConfig({ ...io.env, HARNESS2_RUNS_DIR: where.runsDir }, { cwd: io.cwd });
   const frontEnd = chooseFrontEnd(io, {
     noTui: boolOpt(args, "no-tui"),
     json: boolOpt(args, "json"),
   });
 
-  // A store this build refuses (corrupt, foreign, newer) is refused before the adapter copies the
-  // base harness out: a refusal leaves nothing behind.
-  openStore(where.dbPath).close();
+  // The adapter copies its base harness lazily, on first use, so its preflight (python3) runs
+  // before the store is created: a machine without python3 gets one line and an untouched disk.
   const adapter = new DemoAdapter({ root: output, env: io.env });
   await adapter.preflight();
+  openStore(where.dbPath).close();
   const channel = new DemoChannel();
   const runsRoot = join(output, "runs");
 
@@ -137,6 +155,9 @@ async function runDemo(args: ParsedArgs, io: CliIO): Promise<number> {
     chosen,
     interrupted: session.interrupted,
   };
+  // An early interrupt (a closed stdout stops the sweep before its first task) may leave no
+  // output folder yet.
+  mkdirSync(output, { recursive: true });
   writeFileSync(join(output, "demo.json"), `${JSON.stringify(report, null, 2)}\n`);
   if (frontEnd !== "json") {
     const dead = deadDomains.length > 0 ? `, ${deadDomains.length} domain(s) failed` : "";

@@ -2,6 +2,8 @@
 // base rollouts too) and records judgments with the judge's identity. Never scores a failed or
 // fallback pick, never replaces a graded row with a failed re-judge, refuses a changed judge.
 
+import { statSync } from "node:fs";
+import { resolve } from "node:path";
 import { experimentJudges, judgmentsFor, sweepRecords } from "../../../store/report-queries.ts";
 import { StoreWriter } from "../../../store/writer.ts";
 import { loadRunConfig } from "../../core/config.ts";
@@ -15,7 +17,7 @@ import {
 } from "../../judge/judge-identity.ts";
 import { baseSubjects, judgmentKeys, pickSubjects } from "../../judge/sweep-data.ts";
 import { loadBenchJudge } from "../bench-judges.ts";
-import { boolOpt, type Command, intOpt, stringOpt } from "../command.ts";
+import { boolOpt, type Command, intOpt, stringOpt, UsageError } from "../command.ts";
 import { CliError } from "../errors.ts";
 import { EXIT } from "../exit-codes.ts";
 import { browseLocation, openForBrowsing, RUNS_OPTION, readStore } from "../run-handle.ts";
@@ -77,8 +79,12 @@ const judgeCommand: Command = {
   },
   positionals: { min: 0, max: 1 },
   async run(args, io) {
+    // A --tasks folder that is not there is a wrong command line (README: exit 2), found before
+    // the store is opened; without this check a sweep that is not a tasks sweep ignored it.
+    const tasksDir = tasksFolder(stringOpt(args, "tasks"), io.cwd);
     const loc = browseLocation(args, io);
-    const db = openForBrowsing(loc);
+    // judge records judgments, so it opens the store for writing (never creating it).
+    const db = openForBrowsing(loc, { write: true });
     if (db === null) throw new CliError(`no harness2 store at ${loc.dbPath}: nothing to judge`);
     try {
       const [sweepId] = readStore(loc, () =>
@@ -97,7 +103,6 @@ const judgeCommand: Command = {
       const parallel =
         intOpt(args, "parallel", { min: 1 }, "judge") ??
         loadRunConfig(io.env, { cwd: io.cwd }).judgeParallel;
-      const tasksDir = stringOpt(args, "tasks");
       const bench = await loadBenchJudge(sweep.bench, {
         config: sweep.config,
         runsDir: loc.runsDir,
@@ -159,8 +164,12 @@ const judgeCommand: Command = {
         );
         for (const r of fresh) io.stdout(`${rowLine(r)}\n`);
         const what = `${counts.picks} pick(s)${counts.bases > 0 ? ` and ${counts.bases} base run(s)` : ""}`;
+        const why =
+          counts.ungraded > 0
+            ? ` (${counts.ungraded} ungraded: no pick to judge or the check failed; never counted as 0)`
+            : "";
         io.stdout(
-          `${what}: ${counts.graded} graded, ${counts.ungraded} ungraded (judge failure or no pick to judge — never zeros), ${counts.kept} already graded (kept)\n`,
+          `${what}: ${counts.graded} graded, ${counts.ungraded} ungraded, ${counts.kept} already graded (kept)${why}\n`,
         );
         io.stdout(`next: harness2 report ${sweep.id}\n`);
       }
@@ -176,5 +185,27 @@ const judgeCommand: Command = {
     }
   },
 };
+
+/** The --tasks folder as an absolute path, or a usage error when it is not a directory. */
+function tasksFolder(raw: string | undefined, cwd: string): string | undefined {
+  if (raw === undefined) return undefined;
+  const dir = resolve(cwd, raw);
+  let isDir = false;
+  try {
+    isDir = statSync(dir).isDirectory();
+  } catch {
+    throw new UsageError(
+      `--tasks ${dir} does not exist: give the task folder the sweep ran`,
+      "judge",
+    );
+  }
+  if (!isDir) {
+    throw new UsageError(
+      `--tasks ${dir} is not a directory: give the task folder the sweep ran`,
+      "judge",
+    );
+  }
+  return dir;
+}
 
 export default judgeCommand;
