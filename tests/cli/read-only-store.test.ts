@@ -34,7 +34,7 @@ describe("an empty (0-byte) harness2.db", () => {
     const before = stamp(db);
     const r = await cli(["runs", "--runs", runs]);
     expect(r.code).toBe(0);
-    expect(r.stdout).toContain("No runs yet");
+    expect(r.stdout).toBe(`No runs yet: ${db} is empty. Start one with 'harness2 run'.\n`);
     expect(stamp(db)).toEqual(before);
   });
 

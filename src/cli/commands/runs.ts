@@ -2,6 +2,7 @@
 // the small text helpers `show` shares (aligned tables, money, durations, colour). Read-only: it
 // never creates a store or writes a row.
 
+import { existsSync } from "node:fs";
 import { listSweeps } from "../../../store/queries.ts";
 import type { RunsListing, SweepSummary } from "../../../store/views.ts";
 import { boolOpt, type CliIO, type Command, colorFor, intOpt } from "../command.ts";
@@ -182,9 +183,11 @@ const runsCommand: Command = {
       return EXIT.ok;
     }
     if (!db) {
-      io.stdout(
-        `No runs yet: there is no store at ${loc.dbPath}. Start one with 'harness2 run'.\n`,
-      );
+      // An empty file (0 bytes) is no store yet either; it is read, never written.
+      const where = existsSync(loc.dbPath)
+        ? `${loc.dbPath} is empty`
+        : `there is no store at ${loc.dbPath}`;
+      io.stdout(`No runs yet: ${where}. Start one with 'harness2 run'.\n`);
       return EXIT.ok;
     }
     if (sweeps.length === 0) {
