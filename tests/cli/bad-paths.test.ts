@@ -95,6 +95,26 @@ describe("a regular file where a directory belongs", () => {
     });
   }
 
+  test("run --runs FILE (also with --dry-run): exit 2 with check's words", async () => {
+    const cwd = freshCwd();
+    writeFileSync(join(cwd, "FILE"), "mine\n");
+    const tasks = join(import.meta.dir, "../../fixtures/tasks");
+    for (const extra of [[], ["--dry-run"]]) {
+      const r = await cliIn(cwd, [
+        "run",
+        "--bench",
+        "tasks",
+        "--tasks",
+        tasks,
+        "--runs",
+        "FILE",
+        ...extra,
+      ]);
+      oneLine(r, 2, `harness2 run: ${join(cwd, "FILE")} ${RUNS_FIX}`);
+    }
+    expect(readdirSync(cwd)).toEqual(["FILE"]);
+  });
+
   test("HARNESS2_RUNS_DIR=FILE is the environment's fault: exit 1, same words", async () => {
     const cwd = freshCwd();
     writeFileSync(join(cwd, "FILE"), "mine\n");

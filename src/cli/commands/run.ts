@@ -3,7 +3,6 @@
 // lock, identity, front end). `--dry-run` prints the stream and budgets and touches nothing.
 
 import { join, resolve } from "node:path";
-import { storeLocation } from "../../../store/db.ts";
 import type { Channel } from "../../core/channel.ts";
 import { loadRunConfig, type RunConfig } from "../../core/config.ts";
 import type { ModeToken } from "../../core/events.ts";
@@ -24,6 +23,7 @@ import {
 import { CliError } from "../errors.ts";
 import { EXIT } from "../exit-codes.ts";
 import { experimentIdentity } from "../experiment-identity.ts";
+import { checkedLocation } from "../run-handle.ts";
 import {
   chooseFrontEnd,
   runSweepSession,
@@ -208,7 +208,8 @@ async function buildChannel(
 async function runSweepCommand(args: ParsedArgs, io: CliIO): Promise<number> {
   const f = flags(args);
   const workers = intOpt(args, "workers", { min: 1, max: 64 }, "run");
-  const where = storeLocation({ runsDir: stringOpt(args, "runs"), env: io.env, cwd: io.cwd });
+  // A runs dir that is a file is one line before anything runs (2 from --runs, 1 from the env).
+  const where = checkedLocation(args, io, { create: true });
   const config = loadRunConfig({ ...io.env, HARNESS2_RUNS_DIR: where.runsDir }, { cwd: io.cwd });
   const { adapter, warnings } = await buildAdapter(args, io, where.runsDir);
   for (const w of warnings) io.stderr(`warning: ${w}\n`);
