@@ -189,6 +189,9 @@ async function parallel(m: ModeInputs, run: ModeRun): Promise<ModeResult> {
   }
   const candidates = await run.stagesPhase(proposals, width);
 
+  // Phases wait for each other, as in the original (spec/03 §6.20 notes the wall-time cost): a
+  // probe could start as soon as its own proposal is accepted, but the phase events, the ledger
+  // order and resume all rely on whole phases, and model time dominates the wait.
   phase(m, "probes");
   await run.rollPhase(candidates, width);
 
