@@ -234,7 +234,7 @@ describe("harness2 run --bench tasks with the real opencode binary", () => {
           unjudged: number;
           score: number | null;
           base: { n: number; score: number | null };
-          delta: { n: number; mean: number | null; perTask: unknown[] };
+          delta: { n: number; mean: number | null; perTask: unknown[]; spread: unknown };
           spend: { executor: number; improver: number };
         }[];
       };
@@ -251,6 +251,8 @@ describe("harness2 run --bench tasks with the real opencode binary", () => {
         n: 1,
         mean: 0,
         perTask: [{ task: TASK, score: 1, base: 1, delta: 0 }],
+        // one paired task: no interval, never a made-up one
+        spread: { n: 1, sd: null, t: null, halfWidth: null, low: null, high: null },
       });
 
       // the rollouts' cost (two priced solver steps each, from the scripted usage) reached the

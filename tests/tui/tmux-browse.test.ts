@@ -70,7 +70,10 @@ describe.skipIf(!TMUX)("harness2 browse in tmux", () => {
     let s = await waitForScreen((t) => t.includes("sweeps (2)"), "the sweeps list", 120_000);
     expect(s).toMatch(/▶ swp_20261130_unfinished .*unfinished/);
     keys("Enter");
-    s = await waitForScreen((t) => t.includes("tasks 0 ok, 1 failed, 0 running, 1 stopped"), "the sweep");
+    s = await waitForScreen(
+      (t) => t.includes("tasks 0 ok, 1 failed, 0 running, 1 stopped"),
+      "the sweep",
+    );
     expect(s).toMatch(/▶ ledger-1 .*partial/);
     keys("Enter");
     s = await waitForScreen((t) => t.includes("task ledger-1 k=2 in acct"), "the task");
