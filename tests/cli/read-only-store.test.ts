@@ -34,7 +34,9 @@ describe("an empty (0-byte) harness2.db", () => {
     const before = stamp(db);
     const r = await cli(["runs", "--runs", runs]);
     expect(r.code).toBe(0);
-    expect(r.stdout).toBe(`No runs yet: ${db} is empty. Start one with 'harness2 run'.\n`);
+    expect(r.stdout).toBe(
+      `No runs yet: ${db} is empty. Try 'harness2 demo', or start one with 'harness2 run'.\n`,
+    );
     expect(stamp(db)).toEqual(before);
   });
 

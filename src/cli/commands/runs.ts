@@ -187,7 +187,7 @@ const runsCommand: Command = {
       const where = existsSync(loc.dbPath)
         ? `${loc.dbPath} is empty`
         : `there is no store at ${loc.dbPath}`;
-      io.stdout(`No runs yet: ${where}. Start one with 'harness2 run'.\n`);
+      io.stdout(`No runs yet: ${where}. Try 'harness2 demo', or start one with 'harness2 run'.\n`);
       return EXIT.ok;
     }
     if (sweeps.length === 0) {
