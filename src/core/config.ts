@@ -99,6 +99,17 @@ export const RunConfig = z
         error: (iss) =>
           `libraryMaxEntries must be an integer ≥ 0 (0 = no cap), got ${String(iss.input)}`,
       }),
+    /**
+     * Bytes of library entries an improvement stage is shown: the most recent entries whose files
+     * fit in this many bytes (the newest is always shown); 0 = no limit (the original).
+     */
+    libraryMaxBytes: z
+      .number()
+      .int()
+      .min(0, {
+        error: (iss) =>
+          `libraryMaxBytes must be an integer ≥ 0 (0 = no cap), got ${String(iss.input)}`,
+      }),
     /** Sleep between transport attempts: backoffS × (attempt − 1) seconds. */
     backoffS: z
       .number()
@@ -294,6 +305,12 @@ export const ENV_VARS: readonly EnvVar[] = [
     help: "library entries a stage is shown, the most recent ones (default 0 = all)",
   },
   {
+    name: "HARNESS2_LIBRARY_MAX_BYTES",
+    field: "libraryMaxBytes",
+    parse: asInt(0, "an integer ≥ 0 (0 = no cap)"),
+    help: "bytes of library entries a stage is shown, the most recent ones (default 0 = all)",
+  },
+  {
     name: "HARNESS2_BACKOFF_S",
     field: "backoffS",
     parse: asSeconds,
@@ -315,6 +332,7 @@ const DEFAULTS = {
   domainWorkers: 1,
   judgeParallel: 8,
   libraryMaxEntries: 0,
+  libraryMaxBytes: 0,
   backoffS: 10,
 } as const;
 

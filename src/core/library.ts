@@ -10,7 +10,7 @@ import { type Clock, type EventSink, LibraryAdded, type ModeToken } from "./even
 import { taskSlug, validateTag } from "./naming.ts";
 import { thousands } from "./prompts/text.ts";
 import { ExperienceEntry } from "./reply.ts";
-import { compareCodePoints, dirExists, isRegularFile } from "./safe-fs.ts";
+import { compareCodePoints, dirExists, isRegularFile, lstatOrNull, walkFiles } from "./safe-fs.ts";
 import {
   codePointLength,
   type SurfaceSpec,
@@ -232,23 +232,39 @@ export class Library {
 
   /**
    * What a later task is shown; null when the library holds no lesson yet (as contextDir). Fix
-   * of spec/04 §6.8 (entry count unbounded): with `maxEntries` N > 0, only the N most recent
-   * entries in stream order are served, under an INDEX.md listing just them and saying how many
-   * older ones are left out. 0, or a cap at or above the entry count, serves the whole folder.
-   * Nothing is deleted: the library on disk and its own INDEX.md stay complete.
+   * of spec/04 §6.8 (entry count and size unbounded): with `maxEntries` N > 0, only the N most
+   * recent entries in stream order are served; with `maxBytes` B > 0, only the most recent
+   * entries whose files add up to at most B bytes (the newest entry is always served, never cut).
+   * A capped view comes with an INDEX.md listing just its entries and saying how many older ones
+   * are left out. 0 for both, or caps the whole library fits in, serve the whole folder. Nothing
+   * is deleted: the library on disk and its own INDEX.md stay complete.
    */
-  servedView(maxEntries: number): LibraryView | null {
+  servedView(maxEntries: number, maxBytes = 0): LibraryView | null {
     if (!Number.isInteger(maxEntries) || maxEntries < 0) {
       throw new RangeError(`maxEntries must be an integer ≥ 0 (0 = no cap), got ${maxEntries}`);
+    }
+    if (!Number.isInteger(maxBytes) || maxBytes < 0) {
+      throw new RangeError(`maxBytes must be an integer ≥ 0 (0 = no cap), got ${maxBytes}`);
     }
     const dir = this.contextDir();
     if (dir === null) return null;
     const names = this.entries();
-    if (maxEntries === 0 || names.length <= maxEntries) {
+    // Entries without bookkeeping sort last in entries(), so they count as the most recent.
+    let count = maxEntries === 0 ? names.length : Math.min(maxEntries, names.length);
+    if (maxBytes > 0) {
+      let bytes = 0;
+      let fit = 0;
+      for (const name of names.slice(-count).reverse()) {
+        bytes += this.entryBytes(name);
+        if (fit > 0 && bytes > maxBytes) break;
+        fit++;
+      }
+      count = fit;
+    }
+    if (count >= names.length) {
       return LibraryView.parse({ dir, entries: null, index: null, omitted: 0 });
     }
-    // Entries without bookkeeping sort last in entries(), so they count as the most recent.
-    const served = names.slice(-maxEntries);
+    const served = names.slice(-count);
     const omitted = names.length - served.length;
     return LibraryView.parse({
       dir,
@@ -437,6 +453,15 @@ export class Library {
       parts.push((lines[i] as string).trim());
     }
     return parts.join(" ");
+  }
+
+  /** The bytes of an entry's regular files (its harness, EXPERIENCE.md and bookkeeping). */
+  private entryBytes(name: string): number {
+    const root = join(this.harnessesDir, name);
+    return walkFiles(root).reduce(
+      (sum, rel) => sum + Number(lstatOrNull(join(root, rel))?.size ?? 0),
+      0,
+    );
   }
 
   private meta(name: string): EntryMeta | null {

@@ -75,11 +75,11 @@ export class ScheduleInputError extends Error {
 
 /**
  * The limits the scheduler reads (each a flag/env with the original's default). A missing
- * `libraryMaxEntries` is 0: every library entry is shown.
+ * `libraryMaxEntries` or `libraryMaxBytes` is 0: no cap of that kind.
  */
 export type ScheduleLimits = RecursionLimits &
   Pick<RunConfig, "domainWorkers"> &
-  Partial<Pick<RunConfig, "libraryMaxEntries">>;
+  Partial<Pick<RunConfig, "libraryMaxEntries" | "libraryMaxBytes">>;
 
 /** Everything a sweep (and each of its domains and tasks) runs with. */
 export type ScheduleInputs = {
@@ -117,12 +117,14 @@ function validateInputs(inputs: ScheduleInputs): void {
   if (!Number.isInteger(inputs.k) || inputs.k < 1) {
     throw new ScheduleInputError("k", `k must be an integer ≥ 1, got ${inputs.k}`);
   }
-  const cap = inputs.limits.libraryMaxEntries ?? 0;
-  if (!Number.isInteger(cap) || cap < 0) {
-    throw new ScheduleInputError(
-      "libraryMaxEntries",
-      `libraryMaxEntries must be an integer ≥ 0 (0 = no cap), got ${cap}`,
-    );
+  for (const field of ["libraryMaxEntries", "libraryMaxBytes"] as const) {
+    const cap = inputs.limits[field] ?? 0;
+    if (!Number.isInteger(cap) || cap < 0) {
+      throw new ScheduleInputError(
+        field,
+        `${field} must be an integer ≥ 0 (0 = no cap), got ${cap}`,
+      );
+    }
   }
   if (inputs.modes.length === 0) {
     throw new ScheduleInputError("modes", "at least one mode must run (agg and/or seq)");
@@ -384,7 +386,9 @@ async function runOneMode(t: TaskContext, mode: ModeToken): Promise<ModeOutcome>
       runIdOf: (label) => runId(ns, taskId, label),
       baseTree: t.baseTree,
       base: t.bases,
-      library: lib?.servedView(inputs.limits.libraryMaxEntries ?? 0) ?? null,
+      library:
+        lib?.servedView(inputs.limits.libraryMaxEntries ?? 0, inputs.limits.libraryMaxBytes ?? 0) ??
+        null,
       ...(inputs.python ? { python: inputs.python } : {}),
       ...(inputs.signal ? { signal: inputs.signal } : {}),
     });

@@ -51,6 +51,7 @@ describe("loadRunConfig", () => {
       domainWorkers: 1,
       judgeParallel: 8,
       libraryMaxEntries: 0,
+      libraryMaxBytes: 0,
       backoffS: 10,
     });
   });
@@ -69,6 +70,7 @@ describe("loadRunConfig", () => {
         HARNESS2_DOMAIN_WORKERS: " 3 ",
         HARNESS2_JUDGE_PARALLEL: "16",
         HARNESS2_LIBRARY_MAX_ENTRIES: "5",
+        HARNESS2_LIBRARY_MAX_BYTES: "65536",
         HARNESS2_BACKOFF_S: "0.5",
         HARNESS2_IMPROVER_CHANNEL: "claude_cli",
       },
@@ -86,6 +88,7 @@ describe("loadRunConfig", () => {
       domainWorkers: 3,
       judgeParallel: 16,
       libraryMaxEntries: 5,
+      libraryMaxBytes: 65536,
       backoffS: 0.5,
       improverChannel: "claude_cli",
     });
@@ -115,6 +118,7 @@ describe("loadRunConfig", () => {
       "HARNESS2_BACKOFF_S",
       "HARNESS2_DOMAIN_WORKERS",
       "HARNESS2_JUDGE_PARALLEL",
+      "HARNESS2_LIBRARY_MAX_BYTES",
       "HARNESS2_LIBRARY_MAX_ENTRIES",
       "HARNESS2_PHASE_WIDTH",
       "HARNESS2_PROPOSER_STEPS",
@@ -132,6 +136,7 @@ describe("loadRunConfig", () => {
         "HARNESS2_SESSION_LIMIT",
         "HARNESS2_BACKOFF_S",
         "HARNESS2_LIBRARY_MAX_ENTRIES",
+        "HARNESS2_LIBRARY_MAX_BYTES",
       ];
       if (!zeroAllowed.includes(v.name)) {
         expect(configError(() => loadRunConfig({ [v.name]: "0" }, at)).variable).toBe(v.name);
@@ -149,6 +154,18 @@ describe("loadRunConfig", () => {
       expect(err.message).toBe(
         `HARNESS2_LIBRARY_MAX_ENTRIES=${JSON.stringify(bad)} is not allowed: an integer ≥ 0 (0 = no cap)`,
       );
+      expect(err.message).not.toContain("\n");
+    }
+  });
+
+  test("HARNESS2_LIBRARY_MAX_BYTES: 0 = no cap, N caps, garbage is refused in one line", () => {
+    expect(loadRunConfig({}, at).libraryMaxBytes).toBe(0);
+    expect(loadRunConfig({ HARNESS2_LIBRARY_MAX_BYTES: "200000" }, at).libraryMaxBytes).toBe(
+      200000,
+    );
+    for (const bad of ["1e9x", "-1", "2.5"]) {
+      const err = configError(() => loadRunConfig({ HARNESS2_LIBRARY_MAX_BYTES: bad }, at));
+      expect(err.variable).toBe("HARNESS2_LIBRARY_MAX_BYTES");
       expect(err.message).not.toContain("\n");
     }
   });

@@ -1,6 +1,6 @@
 // The per-domain library: refusals, tripwires, the stream prefix, formats and visibility.
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { RecordingSink } from "../../src/core/events.ts";
@@ -13,6 +13,7 @@ import {
   libraryRootFor,
   whyWithLegend,
 } from "../../src/core/library.ts";
+import { walkFiles } from "../../src/core/safe-fs.ts";
 import { SurfaceSpec, type Tree } from "../../src/core/surface-spec.ts";
 import { TripwireError } from "../../src/core/tripwires.ts";
 
@@ -328,5 +329,39 @@ describe("servedView (the entry cap, spec/04 §6.8)", () => {
       "maxEntries must be an integer ≥ 0 (0 = no cap), got -1",
     );
     expect(() => l.servedView(1.5)).toThrow(RangeError);
+    expect(() => l.servedView(0, -1)).toThrow(
+      "maxBytes must be an integer ≥ 0 (0 = no cap), got -1",
+    );
+  });
+
+  /** Bytes of an entry folder's files, summed the way a reader of the folder would count them. */
+  const bytesOf = (l: Library, name: string): number =>
+    walkFiles(join(l.dir, "harnesses", name)).reduce(
+      (sum, rel) => sum + statSync(join(l.dir, "harnesses", name, rel)).size,
+      0,
+    );
+
+  test("a byte budget serves the most recent entries that fit, never cutting one", () => {
+    const l = stocked();
+    const [t3, t4, t5] = ["t3", "t4", "t5"].map((t) => bytesOf(l, t)) as [number, number, number];
+    // Exactly the three newest fit; one byte less and only two do.
+    expect(l.servedView(0, t3 + t4 + t5)).toMatchObject({
+      entries: ["t3", "t4", "t5"],
+      omitted: 2,
+    });
+    const two = l.servedView(0, t3 + t4 + t5 - 1) as LibraryView;
+    expect(two).toMatchObject({ entries: ["t4", "t5"], omitted: 3 });
+    expect(two.index).toContain("_3 older entries are not shown._");
+    // The entry cap and the byte budget together: the tighter one decides.
+    expect(l.servedView(1, 10_000_000)).toMatchObject({ entries: ["t5"], omitted: 4 });
+    expect(l.servedView(4, t4 + t5)).toMatchObject({ entries: ["t4", "t5"], omitted: 3 });
+    expect(l.entries()).toEqual(STREAM);
+  });
+
+  test("the newest entry is served even alone over budget; a budget the library fits in is no cap", () => {
+    const l = stocked();
+    expect(l.servedView(0, 1)).toMatchObject({ entries: ["t5"], omitted: 4 });
+    const all = STREAM.reduce((sum, t) => sum + bytesOf(l, t), 0);
+    expect(l.servedView(0, all)).toEqual({ dir: l.dir, entries: null, index: null, omitted: 0 });
   });
 });

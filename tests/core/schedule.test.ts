@@ -59,6 +59,7 @@ function env(
     library?: boolean;
     domainWorkers?: number;
     libraryMaxEntries?: number;
+    libraryMaxBytes?: number;
     seed?: number;
   } = {},
 ): Env {
@@ -81,6 +82,7 @@ function env(
       ...(opts.libraryMaxEntries === undefined
         ? {}
         : { libraryMaxEntries: opts.libraryMaxEntries }),
+      ...(opts.libraryMaxBytes === undefined ? {} : { libraryMaxBytes: opts.libraryMaxBytes }),
     },
     runsRoot: join(root, "adapt"),
     libraryRoot: opts.library === false ? null : join(root, "library"),
@@ -541,6 +543,19 @@ describe("library cap", () => {
     const libDir = join(e.root, "library", "agg", "books");
     expect(readdirSync(join(libDir, "harnesses")).sort()).toEqual(stream);
     expect(readFileSync(join(libDir, "INDEX.md"), "utf8")).not.toContain("not shown");
+  });
+
+  test("with a 1-byte libraryMaxBytes, task 4's improvers see only the newest entry, whole", async () => {
+    const e = env({ modes: ["agg"], tasks, libraryMaxBytes: 1 });
+    await runDomain(e.inputs, "books", stream);
+    const lib = join(modeTaskDir(e.inputs, "agg", "t4"), "context", "agg1", "library");
+    expect(readdirSync(join(lib, "harnesses"))).toEqual(["t3"]);
+    expect(readFileSync(join(lib, "INDEX.md"), "utf8")).toContain(
+      "_2 older entries are not shown._",
+    );
+    expect(readdirSync(join(e.root, "library", "agg", "books", "harnesses")).sort()).toEqual(
+      stream,
+    );
   });
 
   test("without a cap (the default) task 4 sees all three earlier entries", async () => {

@@ -128,6 +128,7 @@ async function runDemo(args: ParsedArgs, io: CliIO): Promise<number> {
         phaseWidth: config.phaseWidth,
         sessionLimit: config.sessionLimit,
         libraryMaxEntries: config.libraryMaxEntries,
+        libraryMaxBytes: config.libraryMaxBytes,
       },
       identity: { channel: channel.kind, model: adapter.spec.channels.proposer?.model ?? "" },
     },

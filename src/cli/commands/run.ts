@@ -278,6 +278,7 @@ async function runSweepCommand(args: ParsedArgs, io: CliIO): Promise<number> {
         proposerTimeoutS: config.proposerTimeoutS,
         rolloutTimeoutS: config.rolloutTimeoutS,
         libraryMaxEntries: config.libraryMaxEntries,
+        libraryMaxBytes: config.libraryMaxBytes,
       },
       identity: experimentIdentity(config, spec, io.env),
     },
