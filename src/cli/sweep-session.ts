@@ -154,7 +154,11 @@ export async function runSweepSession(opts: SweepSessionOptions): Promise<SweepS
   // The first signal asks for a graceful stop (no new task starts); the second stops at once.
   // A persistent listener, so the second one is not left to a default that skips the store.
   let signals = 0;
+  let sweepOver = false;
   const onSignal = () => {
+    // A signal that arrives once the sweep has ended (its work done and recorded) changes nothing:
+    // the command is already finishing, and its exit code follows what the store recorded.
+    if (sweepOver) return;
     signals++;
     if (signals > 1) stopAtOnce();
     abort.abort();
@@ -190,14 +194,22 @@ export async function runSweepSession(opts: SweepSessionOptions): Promise<SweepS
       opts.sweepOptions,
     );
   } finally {
-    process.off("SIGINT", onSignal);
-    process.off("SIGTERM", onSignal);
+    sweepOver = true;
     await finishFront();
     writer.close();
     lock.release();
     db.close();
+    // One turn of the event loop while still listening: a signal already pending (the last steps
+    // of a sweep can run without yielding) reaches onSignal, which ignores it now, instead of a
+    // default handler that would exit 143 after a sweep the store records as finished.
+    await new Promise<void>((done) => setImmediate(done));
+    process.off("SIGINT", onSignal);
+    process.off("SIGTERM", onSignal);
   }
-  const interrupted = abort.signal.aborted || forced;
+  // Interrupted means what the sweep recorded (or a forced stop), never a signal that came after.
+  const finished = recording.ofType("sweep.finished").at(-1);
+  const interrupted =
+    forced || (finished === undefined ? abort.signal.aborted : finished.status === "interrupted");
   const failed = result.domains.some((d) => "error" in d || d.failed > 0);
   return {
     sweep,

@@ -129,3 +129,39 @@ test("harness2 demo: Ctrl-C twice exits 130 at once, the store lists the sweep a
   expect(again.stdout).toContain("Local demo: ");
   expect(again.stdout).toContain(", 0 failed;");
 }, 180_000);
+
+test("a signal in a sweep's last steps never contradicts the store: 0 with ok, or 130 with interrupted; never 143", async () => {
+  // The demo's last selection, reflection and library add run without yielding, so a SIGTERM
+  // sent at the last selection line used to be dispatched only after the sweep had let go of
+  // its listener: exit 143 for a sweep the store recorded as ok.
+  for (let trial = 0; trial < 3; trial++) {
+    const runs = tempDir("stop-late");
+    const proc = Bun.spawn(
+      [process.execPath, MAIN, "demo", "--no-tui", "--k", "1", "--runs", runs],
+      {
+        cwd: ROOT,
+        env: { ...process.env, NO_COLOR: "1" },
+        stdin: "ignore",
+        stdout: "pipe",
+        stderr: "pipe",
+      },
+    );
+    const out = watch(proc.stdout);
+    const err = watch(proc.stderr);
+    try {
+      await out.waitFor("ledger-2 sequential: selection", 60_000);
+      proc.kill("SIGTERM");
+      const code = await proc.exited;
+      await Promise.all([out.done, err.done]);
+      const db = openStore(join(runs, "harness2.db"), { create: false });
+      try {
+        const status = listSweeps(db)[0]?.status;
+        expect([code, status]).toEqual(code === 0 ? [0, "ok"] : [130, "interrupted"]);
+      } finally {
+        db.close();
+      }
+    } finally {
+      proc.kill("SIGKILL");
+    }
+  }
+}, 180_000);
