@@ -319,6 +319,7 @@ const pendingRemovals = new Set<string>();
  * moved (e.g. another device). A missing `path` is a no-op.
  */
 export function removeTreeSoon(path: string): Promise<void> {
+  if (parked === 0) removeOrphanedTrees();
   const aside = join(tmpdir(), `harness2-removing-${process.pid}-${++parked}-${basename(path)}`);
   try {
     renameSync(path, aside);
@@ -337,6 +338,35 @@ export function removeTreeSoon(path: string): Promise<void> {
       pendingRemovals.delete(aside);
       if (pendingRemovals.size === 0) process.off("exit", finishRemovals);
     });
+}
+
+/**
+ * Deletes, in the background, trees parked by harness2 processes that no longer exist (a process
+ * killed with SIGKILL never finishes its deletions). A tree whose process is alive, or whose pid
+ * cannot be probed, is left alone.
+ */
+function removeOrphanedTrees(): void {
+  let names: string[];
+  try {
+    names = readdirSync(tmpdir());
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const pid = Number(/^harness2-removing-(\d+)-/.exec(name)?.[1] ?? Number.NaN);
+    if (!Number.isInteger(pid) || pid === process.pid || pidAlive(pid)) continue;
+    void rm(join(tmpdir(), name), { recursive: true, force: true }).catch(() => {});
+  }
+}
+
+/** False only when no process has this pid (ESRCH); a process of another user counts as alive. */
+function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code !== "ESRCH";
+  }
 }
 
 /** How often the exit hook re-deletes a tree the background deletion is still racing it on. */

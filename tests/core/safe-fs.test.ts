@@ -277,6 +277,33 @@ process.exit(0);`;
     expect(left).toEqual([]);
   });
 
+  test("a process's first removal also deletes trees parked by processes that are gone", async () => {
+    const dead = Bun.spawn(["true"]);
+    await dead.exited;
+    const alive = Bun.spawn(["sleep", "30"]);
+    try {
+      const orphan = join(tmpdir(), `harness2-removing-${dead.pid}-1-orphan`);
+      const held = join(tmpdir(), `harness2-removing-${alive.pid}-1-held`);
+      for (const dir of [orphan, held]) put(dir, "a/b.txt", "x");
+      const ws = join(tmp(), "mine");
+      put(ws, "f.txt", "x");
+      const safeFs = join(import.meta.dir, "../../src/core/safe-fs.ts");
+      const script = `const { removeTreeSoon } = await import(${JSON.stringify(safeFs)});
+await removeTreeSoon(${JSON.stringify(ws)});
+await Bun.sleep(200);`;
+      const child = Bun.spawn([process.execPath, "-e", script], {
+        stdout: "ignore",
+        stderr: "pipe",
+      });
+      expect(await child.exited).toBe(0);
+      expect(existsSync(orphan)).toBe(false);
+      expect(existsSync(held)).toBe(true);
+      rmSync(held, { recursive: true, force: true });
+    } finally {
+      alive.kill("SIGKILL");
+    }
+  });
+
   test("a missing tree is a no-op", async () => {
     await removeTreeSoon(join(tmp(), "never-made"));
     expect(parkedFor("never-made")).toEqual([]);
