@@ -101,7 +101,8 @@ function isDirectory(path: string): boolean {
   }
 }
 
-function writable(path: string): boolean {
+/** True when this process may write into `path`. */
+export function writable(path: string): boolean {
   try {
     accessSync(path, constants.W_OK);
     return true;

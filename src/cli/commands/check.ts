@@ -3,11 +3,17 @@
 // store — one line per problem with its fix. Offline unless `--live`, which sends one tiny request
 // to the improver and to the solver model through their real channels.
 
-import { accessSync, constants, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import pkg from "../../../package.json" with { type: "json" };
-import { openStore, StoreMissingError, storeLocation } from "../../../store/db.ts";
+import {
+  existingAncestor,
+  openStore,
+  StoreMissingError,
+  storeLocation,
+  writable,
+} from "../../../store/db.ts";
 import type { Channel } from "../../core/channel.ts";
 import { ConfigError, loadRunConfig, type RunConfig } from "../../core/config.ts";
 import { runProcess, which } from "../../core/process.ts";
@@ -422,22 +428,6 @@ async function checkBaseHarness(report: Report, dir: string): Promise<void> {
   }
   for (const rel of rejected) {
     report.line("note", dir, `${rel} is off the editable surface and is ignored`);
-  }
-}
-
-/** The deepest existing ancestor of `path` (itself when it exists). */
-function existingAncestor(path: string): string {
-  let p = resolve(path);
-  while (!existsSync(p) && dirname(p) !== p) p = dirname(p);
-  return p;
-}
-
-function writable(path: string): boolean {
-  try {
-    accessSync(path, constants.W_OK);
-    return true;
-  } catch {
-    return false;
   }
 }
 
