@@ -4,10 +4,11 @@
 //   node_modules/.bin/bun bench/demo.ts [--runs N] [--k 1,2,4]
 
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { loadavg, tmpdir } from "node:os";
+import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { DEMO_FIXTURES } from "../src/benchmarks/demo/demo-adapter.ts";
 import { hashDirectory } from "../src/core/fingerprint.ts";
+import { load, median, min } from "./stats.ts";
 
 /** The original's wall times on this machine kind (minimum of 5 runs), and the targets. */
 const ORIGINAL_S: Record<number, number> = { 1: 1.3, 2: 2.5, 4: 5.4 };
@@ -29,15 +30,6 @@ const MAIN = resolve(import.meta.dir, "../src/cli/main.ts");
 type Sample = { wallS: number; cpuS: number; rssMiB: number };
 
 const fmt = (n: number, digits = 2) => n.toFixed(digits);
-const min = (xs: number[]) => Math.min(...xs);
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)] as number;
-};
-const load = () =>
-  loadavg()
-    .map((x) => x.toFixed(2))
-    .join(" ");
 
 /** One demo in its own process; peak RSS and CPU (with its python children) from wait4. */
 async function runDemo(k: number): Promise<Sample> {

@@ -13,7 +13,7 @@ import {
   readSync,
   rmSync,
 } from "node:fs";
-import { loadavg, tmpdir } from "node:os";
+import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { DEMO_FIXTURES } from "../src/benchmarks/demo/demo-adapter.ts";
 import type { Channel } from "../src/core/channel.ts";
@@ -24,6 +24,7 @@ import { walkFiles } from "../src/core/safe-fs.ts";
 import { BenchSpec, ChannelSpec, RunView } from "../src/core/spec.ts";
 import { assertNoGraderVerdicts, type TripwireContext } from "../src/core/tripwires.ts";
 import { OPENCODE_SURFACE } from "../src/substrate/opencode/surface.ts";
+import { load, median, min } from "./stats.ts";
 
 const arg = (name: string) => {
   const i = process.argv.indexOf(name);
@@ -49,15 +50,6 @@ const TARGET_RATIO = 0.5;
 
 const MiB = 1024 * 1024;
 const fmt = (n: number, digits = 3) => n.toFixed(digits);
-const min = (xs: number[]) => Math.min(...xs);
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)] as number;
-};
-const load = () =>
-  loadavg()
-    .map((x) => x.toFixed(2))
-    .join(" ");
 
 async function timed(fn: () => unknown | Promise<unknown>): Promise<number[]> {
   const xs: number[] = [];

@@ -12,6 +12,7 @@ import { newSweepId } from "../store/ids.ts";
 import { listSweeps, sweepDetail } from "../store/queries.ts";
 import { StoreWriter } from "../store/writer.ts";
 import { sweepEvents, taskName } from "../tests/store/synthetic.ts";
+import { median, min } from "./stats.ts";
 
 const INGEST_EVENTS = 100_000;
 const TARGET_S = 2;
@@ -21,11 +22,6 @@ const MAIN = resolve(import.meta.dir, "../src/cli/main.ts");
 
 const ms = (t0: number) => performance.now() - t0;
 const fmt = (n: number, digits = 1) => n.toFixed(digits);
-const min = (xs: number[]) => Math.min(...xs);
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)] as number;
-};
 
 // 10 domains × 100 tasks, k = 2, both modes: 1,000 tasks, ~106 events each.
 const sweep = newSweepId(Date.UTC(2026, 10, 30, 9));
