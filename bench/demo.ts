@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { DEMO_FIXTURES } from "../src/benchmarks/demo/demo-adapter.ts";
-import { hashDirectory } from "../src/core/fingerprint.ts";
+import { hashDirectory } from "../src/core/lib/fingerprint.ts";
 import { load, median, min } from "./stats.ts";
 
 /** The original's wall times on this machine kind (minimum of 5 runs), and the targets. */

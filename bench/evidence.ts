@@ -16,13 +16,13 @@ import {
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { DEMO_FIXTURES } from "../src/benchmarks/demo/demo-adapter.ts";
-import type { Channel } from "../src/core/channel.ts";
-import { NULL_SINK, SYSTEM_CLOCK } from "../src/core/events.ts";
-import { buildEvidenceTree, type EvidenceAdapter } from "../src/core/evidence-tree.ts";
-import { Proposer } from "../src/core/proposer.ts";
-import { walkFiles } from "../src/core/safe-fs.ts";
-import { BenchSpec, ChannelSpec, RunView } from "../src/core/spec.ts";
-import { assertNoGraderVerdicts, type TripwireContext } from "../src/core/tripwires.ts";
+import { NULL_SINK, SYSTEM_CLOCK } from "../src/core/events/registry.ts";
+import { buildEvidenceTree, type EvidenceAdapter } from "../src/core/evidence/tree.ts";
+import { walkFiles } from "../src/core/lib/safe-fs.ts";
+import { Proposer } from "../src/core/proposer/proposer.ts";
+import { assertNoGraderVerdicts, type TripwireContext } from "../src/core/safety/tripwires.ts";
+import { BenchSpec, ChannelSpec, RunView } from "../src/core/seams/benchmark.ts";
+import type { Channel } from "../src/core/seams/channel.ts";
 import { OPENCODE_SURFACE } from "../src/substrate/opencode/surface.ts";
 import { load, median, min } from "./stats.ts";
 

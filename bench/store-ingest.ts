@@ -6,7 +6,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import type { HarnessEvent } from "../src/core/events.ts";
+import type { HarnessEvent } from "../src/core/events/registry.ts";
 import { openStore } from "../store/db.ts";
 import { newSweepId } from "../store/ids.ts";
 import { listSweeps, sweepDetail } from "../store/queries.ts";

@@ -3,7 +3,7 @@
 // never commits, buffers or validates by itself.
 
 import type { Database, Statement } from "bun:sqlite";
-import type { EventOf, HarnessEvent } from "../src/core/events.ts";
+import type { EventOf, HarnessEvent } from "../src/core/events/registry.ts";
 import { newTaskRecordId } from "./ids.ts";
 
 /** A task-level event arrived for a task the store has no record of and cannot place. */

@@ -3,10 +3,10 @@
 // that adds those facts to a selection. A fixed number of queries per call; never reads files.
 
 import type { Database } from "bun:sqlite";
-import type { ModeToken } from "../src/core/events.ts";
-import type { Experience } from "../src/core/library.ts";
-import type { ModeEntry, StageRecord } from "../src/core/recursion.ts";
-import type { BaseRecord, SelectionRecord, TaskSummary } from "../src/core/summary.ts";
+import type { ModeToken } from "../src/core/events/registry.ts";
+import type { Experience } from "../src/core/library/library.ts";
+import type { ModeEntry, StageRecord } from "../src/core/recursion/records.ts";
+import type { BaseRecord, SelectionRecord, TaskSummary } from "../src/core/resume/summary.ts";
 import type { NamespaceKey } from "./queries.ts";
 
 type Row = Record<string, unknown>;

@@ -4,7 +4,7 @@
 
 import type { Database } from "bun:sqlite";
 import { SQLiteError } from "bun:sqlite";
-import { type EventSink, HarnessEvent } from "../src/core/events.ts";
+import { type EventSink, HarnessEvent } from "../src/core/events/registry.ts";
 import { EventApplier } from "./apply-event.ts";
 import { openStore } from "./db.ts";
 

@@ -116,7 +116,7 @@ describe("the method cannot read a score (ARCHITECTURE §3)", () => {
     "src/cli/commands/run.ts",
     "src/cli/commands/demo.ts",
     "src/cli/sweep-session.ts",
-    "src/core/schedule.ts",
+    "src/core/schedule/index.ts",
   ];
 
   test("the run path's entry points exist", () => {

@@ -2,7 +2,7 @@
 // own variables, the setup error, and small text helpers for error tails. Never reads credentials
 // itself: a channel names the variables it passes through, and nothing else reaches the child.
 
-import { ChannelSetupError as CoreChannelSetupError } from "../core/channel.ts";
+import { ChannelSetupError as CoreChannelSetupError } from "../core/seams/channel.ts";
 
 /**
  * Variables any CLI session gets from the parent when set: executable search path, locale, time

@@ -5,8 +5,8 @@
 import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
-import type { Channel, ChannelRequest, ChannelResult } from "../core/channel.ts";
-import { pickEnv, runProcess, SpawnError, which } from "../core/process.ts";
+import { pickEnv, runProcess, SpawnError, which } from "../core/lib/process.ts";
+import type { Channel, ChannelRequest, ChannelResult } from "../core/seams/channel.ts";
 import { ChannelSetupError, exitLabel, lastChars, SESSION_BASE_ENV } from "./channel-env.ts";
 
 /** Above this many characters the system text goes into stdin instead of the argv. */

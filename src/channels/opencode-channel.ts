@@ -16,8 +16,8 @@ import {
 } from "node:fs";
 import { join, resolve } from "node:path";
 import { z } from "zod";
-import type { Channel, ChannelRequest, ChannelResult } from "../core/channel.ts";
-import { pickEnv, runProcess, SpawnError, which } from "../core/process.ts";
+import { pickEnv, runProcess, SpawnError, which } from "../core/lib/process.ts";
+import type { Channel, ChannelRequest, ChannelResult } from "../core/seams/channel.ts";
 import { ChannelSetupError, exitLabel, lastChars, SESSION_BASE_ENV } from "./channel-env.ts";
 
 const PROJECT_ROOT = resolve(import.meta.dir, "../..");

@@ -2,7 +2,7 @@
 // judge run ever loads scoring code) and the identity stored with every judgment. Only `harness2
 // judge` calls this; nothing in the method does.
 
-import type { Scorer } from "../core/spec.ts";
+import type { Scorer } from "../core/seams/benchmark.ts";
 import type { JudgeIdentity } from "../judge/judge-identity.ts";
 import { CliError } from "./errors.ts";
 import { EXIT } from "./exit-codes.ts";

@@ -3,8 +3,8 @@
 // must never hold a credential: keys, tokens and passwords are left out or redacted.
 
 import { readFileSync } from "node:fs";
-import type { RunConfig } from "../core/config.ts";
-import type { ChannelSpec } from "../core/spec.ts";
+import type { RunConfig } from "../core/run/config.ts";
+import type { ChannelSpec } from "../core/seams/benchmark.ts";
 
 type Env = Record<string, string | undefined>;
 type PlainObject = Record<string, unknown>;

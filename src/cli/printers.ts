@@ -2,7 +2,7 @@
 // per meaningful event, `--json` prints every event as one NDJSON line, exactly the event schema.
 // Printers only format; they never decide anything about the run.
 
-import type { EventSink, HarnessEvent } from "../core/events.ts";
+import type { EventSink, HarnessEvent } from "../core/events/registry.ts";
 
 export type Write = (text: string) => void;
 

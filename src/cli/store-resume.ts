@@ -7,16 +7,16 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import type { NamespaceKey } from "../../store/queries.ts";
 import { recordAdoption, storedTaskRecord } from "../../store/resume-queries.ts";
-import type { EventSink, HarnessEvent, ModeToken } from "../core/events.ts";
-import { describeError } from "../core/recursion.ts";
-import type { TaskRecordSource } from "../core/resume.ts";
+import type { EventSink, HarnessEvent, ModeToken } from "../core/events/registry.ts";
+import { describeError } from "../core/recursion/records.ts";
+import type { TaskRecordSource } from "../core/resume/resume.ts";
 import {
   computeStatus,
   readSummary,
   SUMMARY_FILE,
   TaskSummary,
   writeSummary,
-} from "../core/summary.ts";
+} from "../core/resume/summary.ts";
 
 /**
  * The store decides resume. A task the store has no finished mode of has no record, even when a

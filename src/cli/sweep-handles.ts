@@ -5,8 +5,8 @@
 import type { Database } from "bun:sqlite";
 import type { StoreLocation } from "../../store/db.ts";
 import { findSweeps, type SweepFilter, sweepRow } from "../../store/report-queries.ts";
-import type { ModeToken } from "../core/events.ts";
-import { MODE_NAMES, parseModes } from "../core/naming.ts";
+import type { ModeToken } from "../core/events/registry.ts";
+import { MODE_NAMES, parseModes } from "../core/run/naming.ts";
 import { type OptionSpec, type ParsedArgs, stringOpt, UsageError } from "./command.ts";
 import { CliError } from "./errors.ts";
 import { EXIT } from "./exit-codes.ts";

@@ -7,8 +7,7 @@ import { assertContinuesExperiment } from "../../store/identity.ts";
 import { newSweepId } from "../../store/ids.ts";
 import { acquireSweepLock } from "../../store/lock.ts";
 import { StoreWriter } from "../../store/writer.ts";
-import type { ProposerLike } from "../core/channel.ts";
-import type { Clock, ModeToken } from "../core/events.ts";
+import type { Clock, ModeToken } from "../core/events/registry.ts";
 import {
   type EventOf,
   type EventSink,
@@ -16,15 +15,16 @@ import {
   RecordingSink,
   SweepFinished,
   SYSTEM_CLOCK,
-} from "../core/events.ts";
-import { ns } from "../core/naming.ts";
-import { setSessionLimit } from "../core/proposer.ts";
+} from "../core/events/registry.ts";
+import { setSessionLimit } from "../core/proposer/proposer.ts";
+import { ns } from "../core/run/naming.ts";
 import {
   runSweep,
   type ScheduleInputs,
   type SweepOptions,
   type SweepResult,
-} from "../core/schedule.ts";
+} from "../core/schedule/index.ts";
+import type { ProposerLike } from "../core/seams/channel.ts";
 import { type CliIO, colorFor, type OptionSpec } from "./command.ts";
 import { EXIT } from "./exit-codes.ts";
 import { jsonPrinter, linePrinter } from "./printers.ts";
@@ -247,7 +247,7 @@ async function plannedStream(
   inputs: SweepSessionOptions["inputs"],
   opts: SweepOptions,
 ): Promise<{ domain: string; tasks: string[] }[]> {
-  const { taskStream } = await import("../core/stream.ts");
+  const { taskStream } = await import("../core/schedule/stream.ts");
   const stream = await taskStream(inputs.adapter, { ...opts, seed: inputs.seed ?? null });
   return [...stream.entries()].map(([domain, tasks]) => ({ domain, tasks }));
 }

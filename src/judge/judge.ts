@@ -4,10 +4,10 @@
 
 import { existsSync, statSync } from "node:fs";
 import { z } from "zod";
-import type { Clock, EventSink } from "../core/events.ts";
-import { JudgmentRecorded, ModeToken, SYSTEM_CLOCK } from "../core/events.ts";
-import { Limiter } from "../core/limiter.ts";
-import type { Scorer } from "../core/spec.ts";
+import type { Clock, EventSink } from "../core/events/registry.ts";
+import { JudgmentRecorded, ModeToken, SYSTEM_CLOCK } from "../core/events/registry.ts";
+import { Limiter } from "../core/lib/limiter.ts";
+import type { Scorer } from "../core/seams/benchmark.ts";
 
 /** Judgements at once unless configured (HARNESS2_JUDGE_PARALLEL / --parallel). */
 export const DEFAULT_JUDGE_PARALLEL = 8;

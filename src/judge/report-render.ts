@@ -2,7 +2,7 @@
 // Markdown. Every number printed is the Report's own number with a fixed number of decimals, so the
 // text, the Markdown and `--json` always agree. Formatting only: it never computes a figure.
 
-import type { ModeSummary, Report, Spread } from "../core/report-types.ts";
+import type { ModeSummary, Report, Spread } from "../core/report/types.ts";
 
 export type TextOptions = {
   /** ANSI colours (a TTY without NO_COLOR). */

@@ -3,8 +3,7 @@
 // provenance, fallbacks, similarity, spend, comparisons, notes and warnings. Pure: cells in, a Report
 // value out; it never prints or scores.
 
-import type { ModeToken } from "../core/events.ts";
-import { MODE_NAMES } from "../core/naming.ts";
+import type { ModeToken } from "../core/events/registry.ts";
 import {
   type BaseSummary,
   type Comparison,
@@ -12,11 +11,12 @@ import {
   Report,
   type Spread,
   type TaskDelta,
-} from "../core/report-types.ts";
+} from "../core/report/types.ts";
+import { MODE_NAMES } from "../core/run/naming.ts";
 import { meanInterval } from "./report-stats.ts";
 import type { BaseCell, PickCell } from "./sweep-data.ts";
 
-export type { Report } from "../core/report-types.ts";
+export type { Report } from "../core/report/types.ts";
 
 /** Scores and deltas are reported to 3 decimals; the table prints exactly these numbers. */
 export const round3 = (x: number): number => Math.round(x * 1000) / 1000 + 0;

@@ -2,8 +2,8 @@
 // report summarises (PickCell, BaseCell). Pure: no database, no scorer; the store's reads come in
 // as values (store/report-queries.ts) and nothing here decides a score.
 
-import { ModeToken } from "../core/events.ts";
-import { parseRunId } from "../core/naming.ts";
+import { ModeToken } from "../core/events/registry.ts";
+import { parseRunId } from "../core/run/naming.ts";
 import { type BaseSubject, judgmentSubject, type PickSubject, pickRefusal } from "./judge.ts";
 
 // The shapes this module reads. store/report-queries.ts returns values of exactly these shapes;

@@ -13,7 +13,7 @@ import { join } from "node:path";
 import { DemoAdapter, ledgerTotal } from "../../src/benchmarks/demo/demo-adapter.ts";
 import { DemoChannel } from "../../src/benchmarks/demo/demo-channel.ts";
 import { DemoScorer } from "../../src/benchmarks/demo/demo-scorer.ts";
-import { which } from "../../src/core/process.ts";
+import { which } from "../../src/core/lib/process.ts";
 
 let root: string;
 beforeEach(() => {

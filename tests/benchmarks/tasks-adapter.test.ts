@@ -10,10 +10,10 @@ import {
   TasksFormatError,
   UnknownTaskError,
 } from "../../src/benchmarks/tasks/tasks-adapter.ts";
-import { writeRunMark } from "../../src/core/runmark.ts";
-import { resolvePrompts } from "../../src/core/spec.ts";
-import { readTree } from "../../src/core/tree.ts";
-import { leakMatcher } from "../../src/core/tripwires.ts";
+import { readTree } from "../../src/core/harness/tree.ts";
+import { writeRunMark } from "../../src/core/rollout/runmark.ts";
+import { leakMatcher } from "../../src/core/safety/tripwires.ts";
+import { resolvePrompts } from "../../src/core/seams/benchmark.ts";
 import { SolverSetupError } from "../../src/substrate/opencode/execute.ts";
 import { rolloutFingerprint } from "../../src/substrate/opencode/materialise.ts";
 import { OPENCODE_BASELINE_TREE, OPENCODE_SURFACE } from "../../src/substrate/opencode/surface.ts";

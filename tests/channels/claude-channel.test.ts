@@ -13,8 +13,8 @@ import {
   parseClaudeJson,
   SYSTEM_ARG_MAX,
 } from "../../src/channels/claude-channel.ts";
-import type { ChannelRequest } from "../../src/core/channel.ts";
-import { which } from "../../src/core/process.ts";
+import { which } from "../../src/core/lib/process.ts";
+import type { ChannelRequest } from "../../src/core/seams/channel.ts";
 import { processesMentioning } from "../helpers/procs.ts";
 
 const FAKE = resolve(import.meta.dir, "../../fixtures/fake-claude/claude");

@@ -26,7 +26,7 @@ import {
   stripMigrationBanner,
   workspaceFence,
 } from "../../src/channels/opencode-channel.ts";
-import { runProcess } from "../../src/core/process.ts";
+import { runProcess } from "../../src/core/lib/process.ts";
 import {
   OPENCODE_BIN,
   SESSION_TEST_MS,

@@ -5,7 +5,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { resolvePython } from "../../src/core/python.ts";
+import { resolvePython } from "../../src/core/lib/python.ts";
 import { runCli } from "../helpers/cli.ts";
 
 const ROOT = mkdtempSync(join(tmpdir(), "h2-demo-cli-"));

@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import reportCommand from "../../src/cli/commands/report.ts";
-import type { Report } from "../../src/core/report-types.ts";
+import type { Report } from "../../src/core/report/types.ts";
 import { SCORE_COLUMNS } from "../../src/judge/report-render.ts";
 import { openStore } from "../../store/db.ts";
 import { StoreWriter } from "../../store/writer.ts";

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import type { HarnessEvent } from "../../src/core/events.ts";
+import type { HarnessEvent } from "../../src/core/events/registry.ts";
 import { newSweepId } from "../../store/ids.ts";
 import { StoreWriter } from "../../store/writer.ts";
 import { runCli } from "../helpers/cli.ts";

@@ -5,8 +5,8 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { runSweepSession, sweepLockNamespaces } from "../../src/cli/sweep-session.ts";
-import type { ModeToken } from "../../src/core/events.ts";
-import { ns } from "../../src/core/naming.ts";
+import type { ModeToken } from "../../src/core/events/registry.ts";
+import { ns } from "../../src/core/run/naming.ts";
 import { openStore } from "../../store/db.ts";
 import { readLocks, SweepLockedError } from "../../store/lock.ts";
 import {

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { jsonPrinter, linePrinter } from "../../src/cli/printers.ts";
-import { HarnessEvent } from "../../src/core/events.ts";
+import { HarnessEvent } from "../../src/core/events/registry.ts";
 
 const base = { ts: 1, sweep: "swp_1", domain: "accounting", task: "ledger-1" };
 const events: HarnessEvent[] = [

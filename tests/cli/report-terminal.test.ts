@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import reportCommand from "../../src/cli/commands/report.ts";
-import type { Report } from "../../src/core/report-types.ts";
+import type { Report } from "../../src/core/report/types.ts";
 import { runCli } from "../helpers/cli.ts";
 import { type DemoSweep, recordDemoSweep } from "../judge/demo-sweep.ts";
 

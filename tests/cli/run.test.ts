@@ -14,8 +14,8 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { experimentIdentity, publicUrl } from "../../src/cli/experiment-identity.ts";
-import { loadRunConfig } from "../../src/core/config.ts";
-import type { HarnessEvent } from "../../src/core/events.ts";
+import type { HarnessEvent } from "../../src/core/events/registry.ts";
+import { loadRunConfig } from "../../src/core/run/config.ts";
 import { newSweepId } from "../../store/ids.ts";
 import { StoreWriter } from "../../store/writer.ts";
 import { runCli } from "../helpers/cli.ts";

@@ -6,15 +6,15 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { AdoptionRecorder, durableSink, storeRecordSource } from "../../src/cli/store-resume.ts";
-import { fanOut, type HarnessEvent, type ModeToken } from "../../src/core/events.ts";
+import { fanOut, type HarnessEvent, type ModeToken } from "../../src/core/events/registry.ts";
+import { readSummary, SUMMARY_FILE } from "../../src/core/resume/summary.ts";
 import {
   type DomainResult,
   runSweep,
   type ScheduleInputs,
   type SweepResult,
   summaryDir,
-} from "../../src/core/schedule.ts";
-import { readSummary, SUMMARY_FILE } from "../../src/core/summary.ts";
+} from "../../src/core/schedule/index.ts";
 import { openStore } from "../../store/db.ts";
 import { StoreWriter } from "../../store/writer.ts";
 import {

@@ -6,7 +6,7 @@ import {
   assignIds,
   compareAnonIds,
   idOfLabel,
-} from "../../src/core/anon-ids.ts";
+} from "../../src/core/safety/anon-ids.ts";
 
 describe("anonId", () => {
   test("is bijective base-26 over A–Z", () => {

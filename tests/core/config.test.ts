@@ -8,7 +8,7 @@ import {
   parseDotEnv,
   validateModels,
   withDotEnv,
-} from "../../src/core/config.ts";
+} from "../../src/core/run/config.ts";
 
 const at = { cwd: "/work/proj", home: "/home/u" };
 

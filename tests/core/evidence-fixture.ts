@@ -2,14 +2,14 @@
 // symlinks, run folders whose grader output sits next to the trajectory, and hooks that can fail.
 import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
+import { SurfaceSpec, type Tree } from "../../src/core/harness/surface.ts";
+import { writeTree } from "../../src/core/harness/tree.ts";
 import {
   type BenchmarkAdapter,
   BenchSpec,
   type RunView,
   type SubstrateLike,
-} from "../../src/core/spec.ts";
-import { SurfaceSpec, type Tree } from "../../src/core/surface-spec.ts";
-import { writeTree } from "../../src/core/tree.ts";
+} from "../../src/core/seams/benchmark.ts";
 
 export const SURFACE = SurfaceSpec.parse({
   name: "testsurface",

@@ -5,20 +5,20 @@ import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { RecordingSink } from "../../src/core/events.ts";
-import { MissingBaselineError } from "../../src/core/evidence-pool.ts";
+import { RecordingSink } from "../../src/core/events/registry.ts";
+import { mission } from "../../src/core/evidence/mission.ts";
+import { MissingBaselineError } from "../../src/core/evidence/pool.ts";
 import {
   type BuildEvidenceOptions,
   buildEvidenceTree,
   EvidenceDestinationError,
   type PoolEntry,
-} from "../../src/core/evidence-tree.ts";
-import { mission } from "../../src/core/mission.ts";
-import { forbiddenWordsIn } from "../../src/core/spec.ts";
-import type { Tree } from "../../src/core/surface-spec.ts";
-import { readTree } from "../../src/core/tree.ts";
-import type { TripwireContext } from "../../src/core/tripwires.ts";
-import { treeDiff } from "../../src/core/unified-diff.ts";
+} from "../../src/core/evidence/tree.ts";
+import { treeDiff } from "../../src/core/harness/diff.ts";
+import type { Tree } from "../../src/core/harness/surface.ts";
+import { readTree } from "../../src/core/harness/tree.ts";
+import type { TripwireContext } from "../../src/core/safety/tripwires.ts";
+import { forbiddenWordsIn } from "../../src/core/seams/benchmark.ts";
 import { FakeAdapter, HARNESS, makeHarness, makeRun, SURFACE } from "./evidence-fixture.ts";
 
 let tmp: string;

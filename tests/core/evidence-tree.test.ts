@@ -4,7 +4,8 @@ import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { RecordingSink } from "../../src/core/events.ts";
+import { RecordingSink } from "../../src/core/events/registry.ts";
+import { mission, RENDER_TRUNCATION_MARKER } from "../../src/core/evidence/mission.ts";
 import {
   type BuildEvidenceOptions,
   buildEvidenceTree,
@@ -12,12 +13,11 @@ import {
   copySource,
   EvidenceDestinationError,
   NoTrajectoryError,
-} from "../../src/core/evidence-tree.ts";
-import { Library, type LibraryView } from "../../src/core/library.ts";
-import { mission, RENDER_TRUNCATION_MARKER } from "../../src/core/mission.ts";
-import { walkFiles } from "../../src/core/safe-fs.ts";
-import { forbiddenWordsIn, type RunView } from "../../src/core/spec.ts";
-import { type TripwireContext, TripwireError } from "../../src/core/tripwires.ts";
+} from "../../src/core/evidence/tree.ts";
+import { walkFiles } from "../../src/core/lib/safe-fs.ts";
+import { Library, type LibraryView } from "../../src/core/library/library.ts";
+import { type TripwireContext, TripwireError } from "../../src/core/safety/tripwires.ts";
+import { forbiddenWordsIn, type RunView } from "../../src/core/seams/benchmark.ts";
 import {
   FakeAdapter,
   HARNESS,

@@ -14,24 +14,24 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import {
-  type CallOptions,
-  ProposerError,
-  type ProposerLike,
-  type Reply,
-} from "../../src/core/channel.ts";
-import { type HarnessEvent, RecordingSink } from "../../src/core/events.ts";
-import { hashDirectory, treeFingerprint } from "../../src/core/fingerprint.ts";
-import { isOutputIntact, isRunComplete, writeRunMark } from "../../src/core/runmark.ts";
-import type { ScheduleLimits } from "../../src/core/schedule.ts";
+import { type HarnessEvent, RecordingSink } from "../../src/core/events/registry.ts";
+import { type Tree, writeTree } from "../../src/core/harness/tree.ts";
+import { hashDirectory, treeFingerprint } from "../../src/core/lib/fingerprint.ts";
+import { isOutputIntact, isRunComplete, writeRunMark } from "../../src/core/rollout/runmark.ts";
+import type { ScheduleLimits } from "../../src/core/schedule/index.ts";
 import {
   type BenchmarkAdapter,
   BenchPrompts,
   BenchSpec,
   ChannelSpec,
   type ExecuteOptions,
-} from "../../src/core/spec.ts";
-import { type Tree, writeTree } from "../../src/core/tree.ts";
+} from "../../src/core/seams/benchmark.ts";
+import {
+  type CallOptions,
+  ProposerError,
+  type ProposerLike,
+  type Reply,
+} from "../../src/core/seams/channel.ts";
 import { OPENCODE_BASELINE_TREE, OPENCODE_SURFACE } from "../../src/substrate/opencode/surface.ts";
 
 export const SURFACE = OPENCODE_SURFACE;

@@ -20,7 +20,7 @@ import {
   isFingerprintExcluded,
   RUN_MARK_FILE,
   treeFingerprint,
-} from "../../src/core/fingerprint.ts";
+} from "../../src/core/lib/fingerprint.ts";
 
 const made: string[] = [];
 afterAll(() => {

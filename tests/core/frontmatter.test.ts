@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { parseFrontmatter, scalarField } from "../../src/core/frontmatter.ts";
+import { parseFrontmatter, scalarField } from "../../src/core/harness/frontmatter.ts";
 
 describe("parseFrontmatter", () => {
   test("reads plain, quoted and block-scalar values", () => {

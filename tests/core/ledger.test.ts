@@ -7,7 +7,7 @@ import {
   expectedSessions,
   Ledger,
   LedgerIdentityError,
-} from "../../src/core/ledger.ts";
+} from "../../src/core/recursion/ledger.ts";
 
 function fill(ledger: Ledger, rollouts: string[], sessions: string[]): Ledger {
   for (const l of rollouts) ledger.rollout(l);

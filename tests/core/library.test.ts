@@ -3,7 +3,9 @@ import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { RecordingSink } from "../../src/core/events.ts";
+import { RecordingSink } from "../../src/core/events/registry.ts";
+import { SurfaceSpec, type Tree } from "../../src/core/harness/surface.ts";
+import { walkFiles } from "../../src/core/lib/safe-fs.ts";
 import {
   domainDir,
   hasExperience,
@@ -12,10 +14,8 @@ import {
   type LibraryView,
   libraryRootFor,
   whyWithLegend,
-} from "../../src/core/library.ts";
-import { walkFiles } from "../../src/core/safe-fs.ts";
-import { SurfaceSpec, type Tree } from "../../src/core/surface-spec.ts";
-import { TripwireError } from "../../src/core/tripwires.ts";
+} from "../../src/core/library/library.ts";
+import { TripwireError } from "../../src/core/safety/tripwires.ts";
 
 const SURFACE = SurfaceSpec.parse({
   name: "testsurface",

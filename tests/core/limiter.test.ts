@@ -1,6 +1,6 @@
 // Limiter and mapLimited: the bound holds, order is the caller's, failures wait for siblings.
 import { describe, expect, test } from "bun:test";
-import { LimitError, Limiter, mapLimited } from "../../src/core/limiter.ts";
+import { LimitError, Limiter, mapLimited } from "../../src/core/lib/limiter.ts";
 
 /** A promise the test resolves by hand: readiness is signalled, never slept for. */
 function gate(): { wait: Promise<void>; open: () => void } {

@@ -4,17 +4,17 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { ModeToken } from "../../src/core/events.ts";
-import { InterruptedError } from "../../src/core/interrupt.ts";
-import { expectedLabels } from "../../src/core/ledger.ts";
-import { runMode } from "../../src/core/modes.ts";
-import { runId as makeRunId, taskDir } from "../../src/core/naming.ts";
-import { type PythonChecker, PythonCheckKilledError } from "../../src/core/python-check.ts";
-import { type ModeInputs, modeRecord } from "../../src/core/recursion.ts";
-import { rollBases } from "../../src/core/rollouts.ts";
-import { rejectedBlock } from "../../src/core/stage.ts";
-import { readTree } from "../../src/core/tree.ts";
-import { treeDiff } from "../../src/core/unified-diff.ts";
+import type { ModeToken } from "../../src/core/events/registry.ts";
+import { treeDiff } from "../../src/core/harness/diff.ts";
+import { type PythonChecker, PythonCheckKilledError } from "../../src/core/harness/python-check.ts";
+import { readTree } from "../../src/core/harness/tree.ts";
+import { InterruptedError } from "../../src/core/lib/interrupt.ts";
+import { expectedLabels } from "../../src/core/recursion/ledger.ts";
+import { runMode } from "../../src/core/recursion/modes.ts";
+import { type ModeInputs, modeRecord } from "../../src/core/recursion/records.ts";
+import { rejectedBlock } from "../../src/core/recursion/stage.ts";
+import { rollBases } from "../../src/core/rollout/rollouts.ts";
+import { runId as makeRunId, taskDir } from "../../src/core/run/naming.ts";
 import {
   type Action,
   defaultAction,

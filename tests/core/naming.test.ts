@@ -17,7 +17,7 @@ import {
   taskSlug,
   validateTag,
   withMode,
-} from "../../src/core/naming.ts";
+} from "../../src/core/run/naming.ts";
 
 function thrown(fn: () => unknown): unknown {
   try {

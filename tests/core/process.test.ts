@@ -4,7 +4,7 @@ import { describe, expect, test } from "bun:test";
 import { chmodSync, mkdtempSync, readFileSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { pickEnv, runProcess, SpawnError, which } from "../../src/core/process.ts";
+import { pickEnv, runProcess, SpawnError, which } from "../../src/core/lib/process.ts";
 
 const ENV = { PATH: process.env.PATH ?? "/usr/bin:/bin" };
 
@@ -210,7 +210,7 @@ describe("runProcess", () => {
     const script = join(dir, "parent.ts");
     await Bun.write(
       script,
-      `import { runProcess } from ${JSON.stringify(join(import.meta.dir, "../../src/core/process.ts"))};
+      `import { runProcess } from ${JSON.stringify(join(import.meta.dir, "../../src/core/lib/process.ts"))};
 void runProcess({ argv: ["sh", "-c", "sleep 100 & echo $! > ${dir}/gc; wait"], env: { PATH: process.env.PATH ?? "" } });
 setInterval(() => {}, 1000);
 `,

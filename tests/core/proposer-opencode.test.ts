@@ -8,16 +8,16 @@ import { join } from "node:path";
 import { startChatServer } from "../../fixtures/servers/chat-server.ts";
 import type { RecordedRequest, ScriptedServer } from "../../fixtures/servers/script.ts";
 import { OpencodeChannel } from "../../src/channels/opencode-channel.ts";
+import { RecordingSink } from "../../src/core/events/registry.ts";
+import { Limiter } from "../../src/core/lib/limiter.ts";
+import { Proposer } from "../../src/core/proposer/proposer.ts";
+import { ChannelSpec } from "../../src/core/seams/benchmark.ts";
 import {
   type Channel,
   type ChannelRequest,
   type ChannelResult,
   ProposerError,
-} from "../../src/core/channel.ts";
-import { RecordingSink } from "../../src/core/events.ts";
-import { Limiter } from "../../src/core/limiter.ts";
-import { Proposer } from "../../src/core/proposer.ts";
-import { ChannelSpec } from "../../src/core/spec.ts";
+} from "../../src/core/seams/channel.ts";
 import { SESSION_TEST_MS, scriptedOpencodeEnv, stepCost } from "../helpers/opencode.ts";
 import { processesMentioning, zombieChildren } from "../helpers/procs.ts";
 

@@ -12,18 +12,18 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { RecordingSink } from "../../src/core/events/registry.ts";
+import { InterruptedError } from "../../src/core/lib/interrupt.ts";
+import { Limiter } from "../../src/core/lib/limiter.ts";
+import { auditStem, Proposer } from "../../src/core/proposer/proposer.ts";
+import { ChannelSpec } from "../../src/core/seams/benchmark.ts";
 import {
   type Channel,
   type ChannelRequest,
   type ChannelResult,
   ChannelSetupError,
   ProposerError,
-} from "../../src/core/channel.ts";
-import { RecordingSink } from "../../src/core/events.ts";
-import { InterruptedError } from "../../src/core/interrupt.ts";
-import { Limiter } from "../../src/core/limiter.ts";
-import { auditStem, Proposer } from "../../src/core/proposer.ts";
-import { ChannelSpec } from "../../src/core/spec.ts";
+} from "../../src/core/seams/channel.ts";
 
 /** A scripted channel: each run pops the next step; a step may edit the workspace. */
 class ScriptedChannel implements Channel {

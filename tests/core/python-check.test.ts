@@ -2,15 +2,15 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { InterruptedError } from "../../src/core/interrupt.ts";
-import { which } from "../../src/core/process.ts";
-import { resolvePython } from "../../src/core/python.ts";
 import {
   PythonCheckError,
   PythonCheckKilledError,
   PythonUnavailableError,
   pythonSyntaxChecker,
-} from "../../src/core/python-check.ts";
+} from "../../src/core/harness/python-check.ts";
+import { InterruptedError } from "../../src/core/lib/interrupt.ts";
+import { which } from "../../src/core/lib/process.ts";
+import { resolvePython } from "../../src/core/lib/python.ts";
 
 const made: string[] = [];
 function tmp(): string {

@@ -4,7 +4,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { pyenvDirect, resolvePython } from "../../src/core/python.ts";
+import { pyenvDirect, resolvePython } from "../../src/core/lib/python.ts";
 
 const ROOT = mkdtempSync(join(tmpdir(), "h2-python-"));
 afterAll(() => rmSync(ROOT, { recursive: true, force: true }));

@@ -4,23 +4,23 @@ import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { assignIds, idOfLabel } from "../../src/core/anon-ids.ts";
-import { ProposerError } from "../../src/core/channel.ts";
-import { RecordingSink } from "../../src/core/events.ts";
-import { InterruptedError } from "../../src/core/interrupt.ts";
-import { Library } from "../../src/core/library.ts";
-import { reflectAdoption, reflectionDir } from "../../src/core/reflection.ts";
-import { walkFiles } from "../../src/core/safe-fs.ts";
+import { reflectAdoption, reflectionDir } from "../../src/core/adoption/reflection.ts";
 import {
   readSelectionFile,
   runSelection,
   type Selection,
   selectionDir,
   selectionPool,
-} from "../../src/core/selection.ts";
-import type { RunView } from "../../src/core/spec.ts";
-import type { Tree } from "../../src/core/surface-spec.ts";
-import { writeTree } from "../../src/core/tree.ts";
+} from "../../src/core/adoption/selection.ts";
+import { RecordingSink } from "../../src/core/events/registry.ts";
+import type { Tree } from "../../src/core/harness/surface.ts";
+import { writeTree } from "../../src/core/harness/tree.ts";
+import { InterruptedError } from "../../src/core/lib/interrupt.ts";
+import { walkFiles } from "../../src/core/lib/safe-fs.ts";
+import { Library } from "../../src/core/library/library.ts";
+import { assignIds, idOfLabel } from "../../src/core/safety/anon-ids.ts";
+import type { RunView } from "../../src/core/seams/benchmark.ts";
+import { ProposerError } from "../../src/core/seams/channel.ts";
 import {
   FakeAdapter,
   type FakeRun,

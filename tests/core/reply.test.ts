@@ -12,7 +12,7 @@ import {
   parseSelection,
   saysKeepBase,
   WHY_MAX,
-} from "../../src/core/reply.ts";
+} from "../../src/core/proposer/reply.ts";
 
 describe("firstTagBlock", () => {
   test("finds a block among other text, trimmed", () => {

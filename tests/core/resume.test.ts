@@ -6,9 +6,9 @@ import {
   SUMMARY_FILE_SOURCE,
   shouldSkipTask,
   type TaskRecordSource,
-} from "../../src/core/resume.ts";
-import { modeTaskDir, runSweep, summaryDir } from "../../src/core/schedule.ts";
-import { readSummary } from "../../src/core/summary.ts";
+} from "../../src/core/resume/resume.ts";
+import { readSummary } from "../../src/core/resume/summary.ts";
+import { modeTaskDir, runSweep, summaryDir } from "../../src/core/schedule/index.ts";
 import {
   FakeAdapter,
   LIMITS,

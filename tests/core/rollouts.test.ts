@@ -4,8 +4,13 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { RecordingSink } from "../../src/core/events.ts";
-import { missingDir, type RolloutInputs, roll, rollBases } from "../../src/core/rollouts.ts";
+import { RecordingSink } from "../../src/core/events/registry.ts";
+import {
+  missingDir,
+  type RolloutInputs,
+  roll,
+  rollBases,
+} from "../../src/core/rollout/rollouts.ts";
 import {
   BatchFakeAdapter,
   labelsOf,

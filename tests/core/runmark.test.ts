@@ -4,7 +4,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { treeFingerprint } from "../../src/core/fingerprint.ts";
+import { treeFingerprint } from "../../src/core/lib/fingerprint.ts";
 import {
   clearRunMark,
   isOutputIntact,
@@ -14,7 +14,7 @@ import {
   readRunMark,
   runMarkStatus,
   writeRunMark,
-} from "../../src/core/runmark.ts";
+} from "../../src/core/rollout/runmark.ts";
 
 const made: string[] = [];
 afterAll(() => {

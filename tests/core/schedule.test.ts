@@ -3,10 +3,11 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { ModeToken } from "../../src/core/events.ts";
-import { InterruptedError } from "../../src/core/interrupt.ts";
-import { expectedLabels } from "../../src/core/ledger.ts";
-import { ModeRecord } from "../../src/core/recursion.ts";
+import type { ModeToken } from "../../src/core/events/registry.ts";
+import { InterruptedError } from "../../src/core/lib/interrupt.ts";
+import { expectedLabels } from "../../src/core/recursion/ledger.ts";
+import { ModeRecord } from "../../src/core/recursion/records.ts";
+import { readSummary } from "../../src/core/resume/summary.ts";
 import {
   domainLibraries,
   modeTaskDir,
@@ -15,8 +16,7 @@ import {
   runTask,
   type ScheduleInputs,
   summaryDir,
-} from "../../src/core/schedule.ts";
-import { readSummary } from "../../src/core/summary.ts";
+} from "../../src/core/schedule/index.ts";
 import {
   type Action,
   defaultAction,

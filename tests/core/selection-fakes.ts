@@ -3,17 +3,17 @@
 // call) and records what each call saw.
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { SurfaceSpec, type Tree } from "../../src/core/harness/surface.ts";
+import { writeTree } from "../../src/core/harness/tree.ts";
+import { InterruptedError } from "../../src/core/lib/interrupt.ts";
+import { walkFiles } from "../../src/core/lib/safe-fs.ts";
+import { type BenchmarkAdapter, BenchSpec, RunView } from "../../src/core/seams/benchmark.ts";
 import {
   type CallOptions,
   ProposerError,
   type ProposerLike,
   type Reply,
-} from "../../src/core/channel.ts";
-import { InterruptedError } from "../../src/core/interrupt.ts";
-import { walkFiles } from "../../src/core/safe-fs.ts";
-import { type BenchmarkAdapter, BenchSpec, RunView } from "../../src/core/spec.ts";
-import { SurfaceSpec, type Tree } from "../../src/core/surface-spec.ts";
-import { writeTree } from "../../src/core/tree.ts";
+} from "../../src/core/seams/channel.ts";
 
 export const SURFACE = SurfaceSpec.parse({
   name: "opencode",

@@ -4,10 +4,6 @@ import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ProposerError } from "../../src/core/channel.ts";
-import { RecordingSink } from "../../src/core/events.ts";
-import { InterruptedError } from "../../src/core/interrupt.ts";
-import { walkFiles } from "../../src/core/safe-fs.ts";
 import {
   compareLabels,
   finalLabels,
@@ -18,10 +14,14 @@ import {
   selectionDir,
   selectionPool,
   trivialSelection,
-} from "../../src/core/selection.ts";
-import { renderPool } from "../../src/core/selection-render.ts";
-import type { RunView } from "../../src/core/spec.ts";
-import { TripwireError } from "../../src/core/tripwires.ts";
+} from "../../src/core/adoption/selection.ts";
+import { renderPool } from "../../src/core/adoption/selection-render.ts";
+import { RecordingSink } from "../../src/core/events/registry.ts";
+import { InterruptedError } from "../../src/core/lib/interrupt.ts";
+import { walkFiles } from "../../src/core/lib/safe-fs.ts";
+import { TripwireError } from "../../src/core/safety/tripwires.ts";
+import type { RunView } from "../../src/core/seams/benchmark.ts";
+import { ProposerError } from "../../src/core/seams/channel.ts";
 import { FakeAdapter, type FakeRun, fixedClock, ScriptedProposer } from "./selection-fakes.ts";
 
 let root: string;

@@ -16,7 +16,7 @@ import {
   resolvePrompts,
   SCANNED_PROMPT_FIELDS,
   type Scorer,
-} from "../../src/core/spec.ts";
+} from "../../src/core/seams/benchmark.ts";
 
 function issues(result: {
   success: boolean;

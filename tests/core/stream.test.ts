@@ -7,7 +7,7 @@ import {
   StreamError,
   streamOrder,
   taskStream,
-} from "../../src/core/stream.ts";
+} from "../../src/core/schedule/stream.ts";
 
 const range = (n: number) => [...Array(n).keys()];
 

@@ -12,7 +12,7 @@ import {
   type TaskSummary,
   withFileLock,
   writeSummary,
-} from "../../src/core/summary.ts";
+} from "../../src/core/resume/summary.ts";
 import { gate, removeTempDirs, tempDir } from "./fakes.ts";
 
 afterAll(removeTempDirs);

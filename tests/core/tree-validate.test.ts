@@ -1,6 +1,9 @@
 import { describe, expect, test } from "bun:test";
-import { PythonUnavailableError, pythonSyntaxChecker } from "../../src/core/python-check.ts";
-import type { SurfaceSpec } from "../../src/core/tree.ts";
+import {
+  PythonUnavailableError,
+  pythonSyntaxChecker,
+} from "../../src/core/harness/python-check.ts";
+import type { SurfaceSpec } from "../../src/core/harness/tree.ts";
 import {
   type Census,
   checkHooks,
@@ -9,7 +12,7 @@ import {
   TreeValidationError,
   type ValidateOptions,
   validate,
-} from "../../src/core/tree.ts";
+} from "../../src/core/harness/tree.ts";
 import { CODEX_SURFACE } from "../../src/substrate/codex/surface.ts";
 import { OPENCODE_SURFACE } from "../../src/substrate/opencode/surface.ts";
 

@@ -11,7 +11,6 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
-import { PathEscapeError, walkFiles } from "../../src/core/safe-fs.ts";
 import {
   alwaysOnText,
   autotrigger,
@@ -28,7 +27,8 @@ import {
   TreeKeyError,
   TreeSymlinkError,
   writeTree,
-} from "../../src/core/tree.ts";
+} from "../../src/core/harness/tree.ts";
+import { PathEscapeError, walkFiles } from "../../src/core/lib/safe-fs.ts";
 import { CODEX_SURFACE } from "../../src/substrate/codex/surface.ts";
 import { OPENCODE_SURFACE } from "../../src/substrate/opencode/surface.ts";
 

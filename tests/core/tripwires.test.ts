@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { RecordingSink } from "../../src/core/events.ts";
+import { RecordingSink } from "../../src/core/events/registry.ts";
 import {
   assertContextClean,
   assertNoGraderVerdicts,
@@ -18,7 +18,7 @@ import {
   scanSuffix,
   type TripwireContext,
   TripwireError,
-} from "../../src/core/tripwires.ts";
+} from "../../src/core/safety/tripwires.ts";
 
 let dir: string;
 let sink: RecordingSink;

@@ -2,7 +2,7 @@
 // candidate exactly (checked against an independent applier and an LCS oracle).
 import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
-import { splitLines, treeDiff, unifiedDiff } from "../../src/core/unified-diff.ts";
+import { splitLines, treeDiff, unifiedDiff } from "../../src/core/harness/diff.ts";
 
 /** Applies a unified diff produced for one file to `before` (independent of the diff's code). */
 function applyPatch(before: string, patch: string): string {

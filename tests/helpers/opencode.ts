@@ -6,7 +6,7 @@ import { mkdirSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { opencodeProviderConfig } from "../../fixtures/servers/opencode-config.ts";
-import type { ChannelRequest } from "../../src/core/channel.ts";
+import type { ChannelRequest } from "../../src/core/seams/channel.ts";
 
 /** The pinned opencode-ai binary the channel finds first (node_modules/.bin/opencode). */
 export const OPENCODE_BIN = join(import.meta.dir, "../../node_modules/.bin/opencode");

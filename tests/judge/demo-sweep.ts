@@ -5,8 +5,8 @@
 import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { DEMO_DOMAIN, DEMO_TASKS, DemoAdapter } from "../../src/benchmarks/demo/demo-adapter.ts";
-import type { HarnessEvent, ModeToken } from "../../src/core/events.ts";
-import { runId } from "../../src/core/naming.ts";
+import type { HarnessEvent, ModeToken } from "../../src/core/events/registry.ts";
+import { runId } from "../../src/core/run/naming.ts";
 import { newSweepId } from "../../store/ids.ts";
 import { StoreWriter } from "../../store/writer.ts";
 

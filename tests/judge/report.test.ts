@@ -1,7 +1,7 @@
 // The report maths (paired delta, ungraded out of the mean, comparisons, k=1 note, warnings) and
 // its text and Markdown renderers, which must print exactly the JSON's numbers.
 import { describe, expect, test } from "bun:test";
-import { Report } from "../../src/core/report-types.ts";
+import { Report } from "../../src/core/report/types.ts";
 import { pickKind, summarise } from "../../src/judge/report.ts";
 import {
   deltaBar,

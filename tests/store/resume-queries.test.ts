@@ -3,7 +3,7 @@
 import type { Database } from "bun:sqlite";
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { join } from "node:path";
-import type { HarnessEvent } from "../../src/core/events.ts";
+import type { HarnessEvent } from "../../src/core/events/registry.ts";
 import { openStore } from "../../store/db.ts";
 import { newSweepId } from "../../store/ids.ts";
 import { recordAdoption, storedTaskRecord } from "../../store/resume-queries.ts";

@@ -4,7 +4,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { EventOf, EventType } from "../../src/core/events.ts";
+import type { EventOf, EventType } from "../../src/core/events/registry.ts";
 
 export const SWEEP = "swp_0000000000sample00";
 const at = (n: number) => Date.UTC(2026, 10, 30, 10, 0, n);

@@ -1,7 +1,7 @@
 // Synthetic but method-shaped event streams (spec/03 labels, ledger counts, selections) for the
 // store's tests and bench/store-ingest.ts. Deterministic for given options; never used at run time.
 
-import type { HarnessEvent, ModeToken, StageDim } from "../../src/core/events.ts";
+import type { HarnessEvent, ModeToken, StageDim } from "../../src/core/events/registry.ts";
 
 export type SyntheticSweep = {
   sweep: string;

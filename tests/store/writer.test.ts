@@ -7,7 +7,7 @@ import {
   type EventOf,
   type EventType,
   type HarnessEvent,
-} from "../../src/core/events.ts";
+} from "../../src/core/events/registry.ts";
 import { openStore } from "../../store/db.ts";
 import { InvalidEventError, StoreWriteError, StoreWriter } from "../../store/writer.ts";
 import { SAMPLES, SWEEP, tempDir } from "./samples.ts";

@@ -9,7 +9,7 @@ import { startChatServer } from "../../fixtures/servers/chat-server.ts";
 import { opencodeProviderConfig } from "../../fixtures/servers/opencode-config.ts";
 import type { ScriptedServer } from "../../fixtures/servers/script.ts";
 import { createTasksAdapter } from "../../src/benchmarks/tasks/tasks-adapter.ts";
-import { readRunMark } from "../../src/core/runmark.ts";
+import { readRunMark } from "../../src/core/rollout/runmark.ts";
 import { RolloutError } from "../../src/substrate/opencode/execute.ts";
 import { processesMentioning, zombieChildren } from "../helpers/procs.ts";
 

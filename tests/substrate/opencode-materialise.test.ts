@@ -3,9 +3,9 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { treeFingerprint } from "../../src/core/fingerprint.ts";
-import { isRunComplete, writeRunMark } from "../../src/core/runmark.ts";
-import { writeTree } from "../../src/core/tree.ts";
+import { writeTree } from "../../src/core/harness/tree.ts";
+import { treeFingerprint } from "../../src/core/lib/fingerprint.ts";
+import { isRunComplete, writeRunMark } from "../../src/core/rollout/runmark.ts";
 import {
   composeAgentsMd,
   docstringSummary,

@@ -4,8 +4,8 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { forbiddenWordsIn } from "../../src/core/spec.ts";
-import { GRADER_VERDICT_MARKERS } from "../../src/core/tripwires.ts";
+import { GRADER_VERDICT_MARKERS } from "../../src/core/safety/tripwires.ts";
+import { forbiddenWordsIn } from "../../src/core/seams/benchmark.ts";
 import {
   capTrajectory,
   clipText,

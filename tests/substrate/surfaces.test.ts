@@ -9,7 +9,7 @@ import {
   SurfaceSpec,
   validate,
   writeTree,
-} from "../../src/core/tree.ts";
+} from "../../src/core/harness/tree.ts";
 import { CODEX_SURFACE } from "../../src/substrate/codex/surface.ts";
 import { OPENCODE_BASELINE_TREE, OPENCODE_SURFACE } from "../../src/substrate/opencode/surface.ts";
 

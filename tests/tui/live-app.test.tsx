@@ -4,7 +4,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import { PassThrough } from "node:stream";
 import chalk from "chalk";
-import type { HarnessEvent } from "../../src/core/events.ts";
+import type { HarnessEvent } from "../../src/core/events/registry.ts";
 import { FrameBatcher } from "../../tui/live/batcher.ts";
 import { LiveApp } from "../../tui/live/live-app.tsx";
 import { reduceAll } from "../../tui/live/reducer.ts";

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { HarnessEvent } from "../../src/core/events.ts";
+import { HarnessEvent } from "../../src/core/events/registry.ts";
 import { FrameBatcher } from "../../tui/live/batcher.ts";
 import { LiveApp } from "../../tui/live/live-app.tsx";
 import { reduceAll } from "../../tui/live/reducer.ts";

@@ -2,7 +2,7 @@
 // purity (frozen inputs), and memory that stays flat over a 1,000-task sweep.
 
 import { describe, expect, test } from "bun:test";
-import { HarnessEvent } from "../../src/core/events.ts";
+import { HarnessEvent } from "../../src/core/events/registry.ts";
 import { focusedTask, progress } from "../../tui/live/derive.ts";
 import { type LiveAction, reduce, reduceAll } from "../../tui/live/reducer.ts";
 import { initialState, LIMITS, type LiveState, taskKey } from "../../tui/live/view-model.ts";

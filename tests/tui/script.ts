@@ -2,7 +2,7 @@
 // (bases → proposals → probes → compositions → selection → reflection, R = 4k and P = 3k per
 // mode), with knobs for the states the view must show. Deterministic; never used at run time.
 
-import type { HarnessEvent, ModeToken, StageDim } from "../../src/core/events.ts";
+import type { HarnessEvent, ModeToken, StageDim } from "../../src/core/events/registry.ts";
 
 export type TaskOptions = {
   k?: number;
@@ -284,7 +284,7 @@ export class Script {
     const keptBase = o.keptBase?.includes(label) ?? false;
     const cached = o.cached?.includes(label) ?? false;
     this.stageStarted(inMode.domain, inMode.task, inMode.mode, inMode.k, label, dim);
-    // Real labels: one call per stage attempt, `<stage>.a<N>` (src/core/stage.ts). A stage that
+    // Real labels: one call per stage attempt, `<stage>.a<N>` (src/core/recursion/stage.ts). A stage that
     // falls back here spent two attempts whose proposals did not validate.
     const attempts = fellBack ? 2 : 1;
     for (let a = 1; a <= attempts; a++) {

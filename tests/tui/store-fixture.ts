@@ -4,7 +4,7 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import type { HarnessEvent } from "../../src/core/events.ts";
+import type { HarnessEvent } from "../../src/core/events/registry.ts";
 import { StoreWriter } from "../../store/writer.ts";
 import { Script, T0 } from "./script.ts";
 

@@ -59,7 +59,7 @@ export function formatUsd(usd: number): string {
 
 /**
  * The stage a proposer call belongs to, or null. A stage's calls are labelled `<stage>.a<N>`, one
- * per stage attempt (src/core/stage.ts); selection (`select.<mode><k>[.repairN]`) and reflection
+ * per stage attempt (src/core/recursion/stage.ts); selection (`select.<mode><k>[.repairN]`) and reflection
  * (`experience.<mode><k>[.repairN]`) calls belong to no stage, and neither does any other purpose.
  */
 export function stageOfCall(call: { label: string; purpose: string }): string | null {

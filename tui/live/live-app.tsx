@@ -4,7 +4,7 @@
 
 import { Box, Static, Text, useInput, useStdin, useWindowSize } from "ink";
 import { useEffect, useRef, useState, useSyncExternalStore } from "react";
-import type { ModeToken } from "../../src/core/events.ts";
+import type { ModeToken } from "../../src/core/events/registry.ts";
 import { EventLog } from "../components/EventLog.tsx";
 import { FinishedTaskRow } from "../components/FinishedTaskRow.tsx";
 import { Footer } from "../components/Footer.tsx";

@@ -1,7 +1,7 @@
 // One short, plain line per meaningful event for the live view's event log (toggled with `l`).
 // Pure formatting: no colour codes (components colour by level), never more than one line.
 
-import type { HarnessEvent } from "../../src/core/events.ts";
+import type { HarnessEvent } from "../../src/core/events/registry.ts";
 import { LIMITS } from "./view-model.ts";
 
 export const MODE_NAME = { agg: "parallel", seq: "sequential" } as const;

@@ -2,7 +2,7 @@
 // every collection bounded (finished tasks become summary rows in a ring, the log is a ring) and
 // never throws on an event it does not expect: it records what it can and moves on.
 
-import type { HarnessEvent, ModeToken } from "../../src/core/events.ts";
+import type { HarnessEvent, ModeToken } from "../../src/core/events/registry.ts";
 import { stageOfCall } from "./derive.ts";
 import { firstLine, type LogEntry, logEntry } from "./log-line.ts";
 import {
@@ -171,7 +171,7 @@ function applyEvent(state: LiveState, e: HarnessEvent): LiveState {
       return withMode(spent, where, (m) => {
         const row = m.stages.find((s) => s.label === label);
         if (row?.state !== "running") return m;
-        // Counted as the stage counts them on finishing (src/core/stage.ts): each uncached call
+        // Counted as the stage counts them on finishing (src/core/recursion/stage.ts): each uncached call
         // adds its session attempts (at least one), a cached one adds none; cached only if all were.
         const first = row.usd === null;
         return upsertStage(m, label, () => ({

@@ -2,7 +2,7 @@
 // actions. Every collection here is bounded (see LIMITS) so memory stays flat over any sweep length.
 // Plain data only: no functions, no Dates, nothing that cannot be compared with deep equality.
 
-import type { ModeToken, Phase, StageDim, TripwireKind } from "../../src/core/events.ts";
+import type { ModeToken, Phase, StageDim, TripwireKind } from "../../src/core/events/registry.ts";
 
 export const LIMITS = {
   /** Lines kept in the event log ring buffer. */

@@ -5,7 +5,7 @@
 // report` in a terminal and by the browser's report tab); it computes no figure.
 
 import { Box, renderToString, Text } from "ink";
-import type { ModeSummary, Report, Spread } from "../../src/core/report-types.ts";
+import type { ModeSummary, Report, Spread } from "../../src/core/report/types.ts";
 import { type Column, Table } from "../components/Table.tsx";
 import { toneProps } from "../components/theme.ts";
 

@@ -4,19 +4,19 @@
 
 import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { treeFingerprint } from "../../core/fingerprint.ts";
-import { runProcess } from "../../core/process.ts";
-import { pythonCandidate, pythonEnv, resolvePython } from "../../core/python.ts";
-import { isOutputIntact, isRunComplete, writeRunMark } from "../../core/runmark.ts";
-import { dirExists } from "../../core/safe-fs.ts";
+import type { Tree } from "../../core/harness/tree.ts";
+import { treeFingerprint } from "../../core/lib/fingerprint.ts";
+import { runProcess } from "../../core/lib/process.ts";
+import { pythonCandidate, pythonEnv, resolvePython } from "../../core/lib/python.ts";
+import { dirExists } from "../../core/lib/safe-fs.ts";
+import { isOutputIntact, isRunComplete, writeRunMark } from "../../core/rollout/runmark.ts";
 import {
   type BenchmarkAdapter,
   BenchPrompts,
   BenchSpec,
   ChannelSpec,
   type SubstrateLike,
-} from "../../core/spec.ts";
-import type { Tree } from "../../core/tree.ts";
+} from "../../core/seams/benchmark.ts";
 import { clipText } from "../../substrate/opencode/render.ts";
 import { OPENCODE_SURFACE } from "../../substrate/opencode/surface.ts";
 

@@ -4,7 +4,7 @@
 
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { Channel, ChannelRequest, ChannelResult } from "../../core/channel.ts";
+import type { Channel, ChannelRequest, ChannelResult } from "../../core/seams/channel.ts";
 import { ledgerTotal } from "./demo-adapter.ts";
 
 const SCRIPT = "harness/scripts/summarize.py";

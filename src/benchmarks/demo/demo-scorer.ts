@@ -3,7 +3,7 @@
 
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import type { Scorer } from "../../core/spec.ts";
+import type { Scorer } from "../../core/seams/benchmark.ts";
 import { DEMO_DOMAIN, DEMO_FIXTURES, ledgerTotal } from "./demo-adapter.ts";
 
 export class DemoScorer implements Scorer {

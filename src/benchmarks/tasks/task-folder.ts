@@ -12,14 +12,14 @@
 import { accessSync, constants, type Dirent, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
+import { isTree } from "../../core/harness/tree.ts";
 import {
   compareCodePoints,
   dirExists,
   lstatOrNull,
   relSegments,
   walkFiles,
-} from "../../core/safe-fs.ts";
-import { isTree } from "../../core/tree.ts";
+} from "../../core/lib/safe-fs.ts";
 import { OPENCODE_SURFACE } from "../../substrate/opencode/surface.ts";
 import { type PromptsFile, parsePromptsToml } from "./tasks-prompts.ts";
 

@@ -4,18 +4,18 @@
 
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { loadRunConfig, type RunConfig } from "../../core/config.ts";
-import { parseRunId, taskSlug } from "../../core/naming.ts";
-import { isOutputIntact, isRunComplete, readRunMark } from "../../core/runmark.ts";
-import { isRegularFile, walkFiles } from "../../core/safe-fs.ts";
+import { isTree, type Tree, writeTree } from "../../core/harness/tree.ts";
+import { isRegularFile, walkFiles } from "../../core/lib/safe-fs.ts";
+import { isOutputIntact, isRunComplete, readRunMark } from "../../core/rollout/runmark.ts";
+import { loadRunConfig, type RunConfig } from "../../core/run/config.ts";
+import { parseRunId, taskSlug } from "../../core/run/naming.ts";
 import {
   type BenchmarkAdapter,
   type BenchPrompts,
   BenchSpec,
   type ExecuteOptions,
   resolveChannelModel,
-} from "../../core/spec.ts";
-import { isTree, type Tree, writeTree } from "../../core/tree.ts";
+} from "../../core/seams/benchmark.ts";
 import {
   DEFAULT_SOLVER_STEPS,
   hasDeliverable,

@@ -4,7 +4,7 @@
 
 import type { Database } from "bun:sqlite";
 import { resolve } from "node:path";
-import type { Tree } from "../../core/surface-spec.ts";
+import type { Tree } from "../../core/harness/surface.ts";
 import { type CliIO, type Command, colorFor, UsageError } from "../command.ts";
 import { CliError } from "../errors.ts";
 import { EXIT } from "../exit-codes.ts";
@@ -74,8 +74,8 @@ const browseCommand: Command = {
 /** The store's read queries plus the two things only the CLI may compute: diffs and the report. */
 async function browseSource(db: Database, location: string, io: CliIO) {
   const { storeSource } = await import("../../../tui/browse/source.ts");
-  const { walkFiles, readFileBytes, dirExists } = await import("../../core/safe-fs.ts");
-  const { treeDiff } = await import("../../core/unified-diff.ts");
+  const { walkFiles, readFileBytes, dirExists } = await import("../../core/lib/safe-fs.ts");
+  const { treeDiff } = await import("../../core/harness/diff.ts");
   const { judgmentsFor, sweepRecords } = await import("../../../store/report-queries.ts");
   const { summarise } = await import("../../judge/report.ts");
   const { judgmentKeys, reportCells } = await import("../../judge/sweep-data.ts");

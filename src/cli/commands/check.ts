@@ -14,11 +14,11 @@ import {
   storeLocation,
   writable,
 } from "../../../store/db.ts";
-import type { Channel } from "../../core/channel.ts";
-import { ConfigError, loadRunConfig, type RunConfig } from "../../core/config.ts";
-import { runProcess, which } from "../../core/process.ts";
-import { pythonEnv, resolvePython } from "../../core/python.ts";
-import { dirExists } from "../../core/safe-fs.ts";
+import { runProcess, which } from "../../core/lib/process.ts";
+import { pythonEnv, resolvePython } from "../../core/lib/python.ts";
+import { dirExists } from "../../core/lib/safe-fs.ts";
+import { ConfigError, loadRunConfig, type RunConfig } from "../../core/run/config.ts";
+import type { Channel } from "../../core/seams/channel.ts";
 import {
   boolOpt,
   type CliIO,
@@ -399,8 +399,8 @@ async function checkTasks(report: Report, dir: string | undefined, cwd: string):
 }
 
 async function checkBaseHarness(report: Report, dir: string): Promise<void> {
-  const tree = await import("../../core/tree.ts");
-  const { PythonUnavailableError } = await import("../../core/python-check.ts");
+  const tree = await import("../../core/harness/tree.ts");
+  const { PythonUnavailableError } = await import("../../core/harness/python-check.ts");
   const { OPENCODE_SURFACE } = await import("../../substrate/opencode/surface.ts");
   const rejected: string[] = [];
   try {
@@ -551,7 +551,7 @@ async function liveSolver(
   const { OPENCODE_BASELINE_TREE, OPENCODE_SURFACE } = await import(
     "../../substrate/opencode/surface.ts"
   );
-  const { writeTree } = await import("../../core/tree.ts");
+  const { writeTree } = await import("../../core/harness/tree.ts");
   const root = mkdtempSync(join(scratch, "solver-"));
   const harness = writeTree(OPENCODE_SURFACE, { ...OPENCODE_BASELINE_TREE }, join(root, "harness"));
   const workspace = join(root, "workspace");

@@ -7,10 +7,10 @@ import { join, resolve } from "node:path";
 import { directoryProblem, openStore } from "../../../store/db.ts";
 import { DemoAdapter } from "../../benchmarks/demo/demo-adapter.ts";
 import { DemoChannel } from "../../benchmarks/demo/demo-channel.ts";
-import { loadRunConfig } from "../../core/config.ts";
-import { MODE_NAMES, parseModes, taskDir } from "../../core/naming.ts";
-import { Proposer } from "../../core/proposer.ts";
-import { readSummary } from "../../core/summary.ts";
+import { Proposer } from "../../core/proposer/proposer.ts";
+import { readSummary } from "../../core/resume/summary.ts";
+import { loadRunConfig } from "../../core/run/config.ts";
+import { MODE_NAMES, parseModes, taskDir } from "../../core/run/naming.ts";
 import {
   boolOpt,
   type CliIO,

@@ -6,8 +6,8 @@ import { statSync } from "node:fs";
 import { resolve } from "node:path";
 import { experimentJudges, judgmentsFor, sweepRecords } from "../../../store/report-queries.ts";
 import { StoreWriter } from "../../../store/writer.ts";
-import { loadRunConfig } from "../../core/config.ts";
-import { MODE_NAMES } from "../../core/naming.ts";
+import { loadRunConfig } from "../../core/run/config.ts";
+import { MODE_NAMES } from "../../core/run/naming.ts";
 import { judgeSweep, type PreviousJudgment, type Scored } from "../../judge/judge.ts";
 import {
   JudgeChangedError,

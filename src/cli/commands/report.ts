@@ -4,8 +4,8 @@
 
 import type { Database } from "bun:sqlite";
 import { judgmentsFor, type SweepRecords, sweepRecords } from "../../../store/report-queries.ts";
-import type { ModeToken } from "../../core/events.ts";
-import { parseModes } from "../../core/naming.ts";
+import type { ModeToken } from "../../core/events/registry.ts";
+import { parseModes } from "../../core/run/naming.ts";
 import { summarise } from "../../judge/report.ts";
 import { renderMarkdown, renderText } from "../../judge/report-render.ts";
 import { type BaseCell, judgmentKeys, type PickCell, reportCells } from "../../judge/sweep-data.ts";

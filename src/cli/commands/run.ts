@@ -3,14 +3,18 @@
 // lock, identity, front end). `--dry-run` prints the stream and budgets and touches nothing.
 
 import { join, resolve } from "node:path";
-import type { Channel } from "../../core/channel.ts";
-import { loadRunConfig, type RunConfig } from "../../core/config.ts";
-import type { ModeToken } from "../../core/events.ts";
-import { expectedRollouts, expectedSessions } from "../../core/ledger.ts";
-import { MODE_NAMES, ns, parseModes, validateTag } from "../../core/naming.ts";
-import { Proposer } from "../../core/proposer.ts";
-import { type BenchmarkAdapter, type ChannelSpec, resolveChannelModel } from "../../core/spec.ts";
-import { StreamError, taskStream } from "../../core/stream.ts";
+import type { ModeToken } from "../../core/events/registry.ts";
+import { Proposer } from "../../core/proposer/proposer.ts";
+import { expectedRollouts, expectedSessions } from "../../core/recursion/ledger.ts";
+import { loadRunConfig, type RunConfig } from "../../core/run/config.ts";
+import { MODE_NAMES, ns, parseModes, validateTag } from "../../core/run/naming.ts";
+import { StreamError, taskStream } from "../../core/schedule/stream.ts";
+import {
+  type BenchmarkAdapter,
+  type ChannelSpec,
+  resolveChannelModel,
+} from "../../core/seams/benchmark.ts";
+import type { Channel } from "../../core/seams/channel.ts";
 import {
   boolOpt,
   type CliIO,

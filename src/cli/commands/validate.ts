@@ -3,7 +3,7 @@
 // DIR: autotrigger runs on an in-memory copy and is only reported.
 
 import { resolve } from "node:path";
-import type { Census, SurfaceSpec, Tree } from "../../core/tree.ts";
+import type { Census, SurfaceSpec, Tree } from "../../core/harness/tree.ts";
 import { boolOpt, type CliIO, type Command, stringOpt, UsageError } from "../command.ts";
 import { CliError } from "../errors.ts";
 import { EXIT } from "../exit-codes.ts";
@@ -58,7 +58,7 @@ const validateCommand: Command = {
       );
     }
     const dir = resolve(io.cwd, args.positionals[0] as string);
-    const { dirExists } = await import("../../core/safe-fs.ts");
+    const { dirExists } = await import("../../core/lib/safe-fs.ts");
     if (!dirExists(dir)) throw new UsageError(`no harness directory at '${dir}'`, "validate");
 
     const surface = await load();
@@ -70,8 +70,8 @@ const validateCommand: Command = {
 };
 
 async function check(surface: SurfaceSpec, dir: string, allowSubagents: boolean): Promise<Report> {
-  const tree = await import("../../core/tree.ts");
-  const { PythonUnavailableError } = await import("../../core/python-check.ts");
+  const tree = await import("../../core/harness/tree.ts");
+  const { PythonUnavailableError } = await import("../../core/harness/python-check.ts");
   const report: Report = {
     surface: surface.name,
     dir,

@@ -1,7 +1,7 @@
 // The Codex editable surface (spec/01 §2.2), as data. A pure value: nothing here touches the disk
 // or knows how a tree is installed for Codex.
 
-import { SurfaceSpec } from "../../core/tree.ts";
+import { SurfaceSpec } from "../../core/harness/tree.ts";
 
 export const CODEX_SURFACE: SurfaceSpec = SurfaceSpec.parse({
   name: "codex",

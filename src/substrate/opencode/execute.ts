@@ -7,9 +7,9 @@ import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSyn
 import { join } from "node:path";
 import { ChannelSetupError } from "../../channels/channel-env.ts";
 import { OpencodeChannel, parseOpencodeEvents } from "../../channels/opencode-channel.ts";
-import { type ExitRecord, pickEnv, runProcess, SpawnError } from "../../core/process.ts";
-import { writeRunMark } from "../../core/runmark.ts";
-import { lstatOrNull, walkFiles } from "../../core/safe-fs.ts";
+import { type ExitRecord, pickEnv, runProcess, SpawnError } from "../../core/lib/process.ts";
+import { lstatOrNull, walkFiles } from "../../core/lib/safe-fs.ts";
+import { writeRunMark } from "../../core/rollout/runmark.ts";
 import { materialise, type TemplateContext } from "./materialise.ts";
 import { OUTPUT_TOKEN_MAX } from "./surface.ts";
 

@@ -16,9 +16,9 @@
 import { mkdirSync, readdirSync } from "node:fs";
 import { posix } from "node:path";
 import { mergeConfig, workspaceFence } from "../../channels/opencode-channel.ts";
-import { treeFingerprint } from "../../core/fingerprint.ts";
-import { dirExists, writeFileSafe } from "../../core/safe-fs.ts";
-import { isTree, readTree, type Tree, type TreeValue, textOf } from "../../core/tree.ts";
+import { isTree, readTree, type Tree, type TreeValue, textOf } from "../../core/harness/tree.ts";
+import { treeFingerprint } from "../../core/lib/fingerprint.ts";
+import { dirExists, writeFileSafe } from "../../core/lib/safe-fs.ts";
 import { OPENCODE_SURFACE } from "./surface.ts";
 
 /**

@@ -3,9 +3,9 @@
 // tasks or scoring; the opencode binary is only looked up when a rollout or preflight needs it.
 
 import { join } from "node:path";
-import { which } from "../../core/process.ts";
-import type { SubstrateLike } from "../../core/spec.ts";
-import type { SurfaceSpec } from "../../core/tree.ts";
+import type { SurfaceSpec } from "../../core/harness/tree.ts";
+import { which } from "../../core/lib/process.ts";
+import type { SubstrateLike } from "../../core/seams/benchmark.ts";
 import {
   executeRollout,
   OpencodeSolver,

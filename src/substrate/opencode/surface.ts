@@ -1,7 +1,7 @@
 // The OpenCode editable surface (spec/01 §2.1) and the starting OpenCode harness (§9), as data.
 // Pure values: nothing here touches the disk or knows how a tree is rendered for OpenCode.
 
-import { SurfaceSpec, type Tree } from "../../core/tree.ts";
+import { SurfaceSpec, type Tree } from "../../core/harness/tree.ts";
 
 /** OpenCode's output-token ceiling used when it runs a rollout. */
 export const OUTPUT_TOKEN_MAX = 64_000;

@@ -2,8 +2,8 @@
 // prompt and leaning for each of the k parallel composers, "merging does not launder", and a
 // notes example that the decision-line parser reads back.
 import { describe, expect, test } from "bun:test";
-import { aggregate, COMPOSER_LEANINGS, HEADING } from "../../../src/core/prompts/index.ts";
-import { KEEP_BASE, parseDecisionLines } from "../../../src/core/reply.ts";
+import { aggregate, COMPOSER_LEANINGS, HEADING } from "../../../src/core/proposer/prompts/index.ts";
+import { KEEP_BASE, parseDecisionLines } from "../../../src/core/proposer/reply.ts";
 import { CODEX_SURFACE } from "../../../src/substrate/codex/surface.ts";
 import { OPENCODE_SURFACE } from "../../../src/substrate/opencode/surface.ts";
 import { bareBench, bench, headings, PACKS, SLOTS, SURFACES, sectionBody } from "./variants.ts";

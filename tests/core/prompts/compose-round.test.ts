@@ -1,8 +1,8 @@
 // composeRound(): checkpoint t of k; round 1 talks of no earlier round, the last round composes
 // THE FINAL harness, KEEP_BASE means the current checkpoint, and both packs are served.
 import { describe, expect, test } from "bun:test";
-import { composeRound, HEADING } from "../../../src/core/prompts/index.ts";
-import { parseDecisionLines } from "../../../src/core/reply.ts";
+import { composeRound, HEADING } from "../../../src/core/proposer/prompts/index.ts";
+import { parseDecisionLines } from "../../../src/core/proposer/reply.ts";
 import { CODEX_SURFACE } from "../../../src/substrate/codex/surface.ts";
 import { OPENCODE_SURFACE } from "../../../src/substrate/opencode/surface.ts";
 import { bareBench, bench, headings, PACKS, SLOTS, sectionBody } from "./variants.ts";

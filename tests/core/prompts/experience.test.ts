@@ -1,7 +1,7 @@
 // experience(): the reflection's sections, every protocol token its parser needs, one text for
 // both packs, and a format template that the parsers never mistake for a lesson.
 import { describe, expect, test } from "bun:test";
-import { experience, experienceRepair, HEADING } from "../../../src/core/prompts/index.ts";
+import { experience, experienceRepair, HEADING } from "../../../src/core/proposer/prompts/index.ts";
 import {
   EDIT_KEYS,
   EDIT_VERDICTS,
@@ -9,8 +9,8 @@ import {
   NO_ENTRY,
   parseEdits,
   parseExperience,
-} from "../../../src/core/reply.ts";
-import { forbiddenWordsIn } from "../../../src/core/spec.ts";
+} from "../../../src/core/proposer/reply.ts";
+import { forbiddenWordsIn } from "../../../src/core/seams/benchmark.ts";
 import { bareBench, bench, headings, SLOTS, sectionBody } from "./variants.ts";
 
 describe("experience", () => {

@@ -3,8 +3,8 @@
 // or blank) is scanned with word-boundary patterns, plus the seam's own scan and the tripwire's
 // grader-verdict markers.
 import { describe, expect, test } from "bun:test";
-import { forbiddenWordsIn } from "../../../src/core/spec.ts";
-import { GRADER_VERDICT_MARKERS } from "../../../src/core/tripwires.ts";
+import { GRADER_VERDICT_MARKERS } from "../../../src/core/safety/tripwires.ts";
+import { forbiddenWordsIn } from "../../../src/core/seams/benchmark.ts";
 import { allVariants } from "./variants.ts";
 
 const FORBIDDEN: readonly RegExp[] = [

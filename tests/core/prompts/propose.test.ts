@@ -1,8 +1,8 @@
 // propose(): section structure per pack, BenchPrompts slots, surface paths and phrases, the
 // protocol tokens, the parallel "candidate i of k" sentence and the sequential round paragraph.
 import { describe, expect, test } from "bun:test";
-import { HEADING, PromptInputError, propose } from "../../../src/core/prompts/index.ts";
-import { KEEP_BASE } from "../../../src/core/reply.ts";
+import { HEADING, PromptInputError, propose } from "../../../src/core/proposer/prompts/index.ts";
+import { KEEP_BASE } from "../../../src/core/proposer/reply.ts";
 import { CODEX_SURFACE } from "../../../src/substrate/codex/surface.ts";
 import { OPENCODE_SURFACE } from "../../../src/substrate/opencode/surface.ts";
 import { bareBench, bench, headings, SLOTS, sectionBody } from "./variants.ts";

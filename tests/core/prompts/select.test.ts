@@ -1,8 +1,8 @@
 // select(): both packs complete (lens, lead, checks, conformance honoured), criteria numbered
 // without gaps, the value rule stated once, the <why> + ```choice protocol, substrate-free.
 import { describe, expect, test } from "bun:test";
-import { HEADING, PromptInputError, select } from "../../../src/core/prompts/index.ts";
-import { parseSelection } from "../../../src/core/reply.ts";
+import { HEADING, PromptInputError, select } from "../../../src/core/proposer/prompts/index.ts";
+import { parseSelection } from "../../../src/core/proposer/reply.ts";
 import { bareBench, bench, CONFORMANCES, headings, PACKS, SLOTS, sectionBody } from "./variants.ts";
 
 const VALUE_RULE = "A requested value must be present as a value";

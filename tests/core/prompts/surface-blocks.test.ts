@@ -1,12 +1,12 @@
 // The per-surface "what you can change" texts: the surface enters only by name, the cap comes
 // from the surface value, tts texts are complete, and every text ends with the edit protocol.
 import { describe, expect, test } from "bun:test";
-import { HEADING } from "../../../src/core/prompts/index.ts";
+import { HEADING } from "../../../src/core/proposer/prompts/index.ts";
 import {
   loopLever,
   surfaceBlock,
   triggerSentence,
-} from "../../../src/core/prompts/surface-blocks.ts";
+} from "../../../src/core/proposer/prompts/surface-blocks.ts";
 import { CODEX_SURFACE } from "../../../src/substrate/codex/surface.ts";
 import { OPENCODE_SURFACE } from "../../../src/substrate/opencode/surface.ts";
 import { headings, PACKS, SURFACES } from "./variants.ts";

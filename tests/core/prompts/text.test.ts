@@ -10,7 +10,7 @@ import {
   surfaceName,
   thousands,
   tidy,
-} from "../../../src/core/prompts/text.ts";
+} from "../../../src/core/proposer/prompts/text.ts";
 
 describe("section and tidy", () => {
   test("a section is a level-1 heading, a blank line and the trimmed body", () => {

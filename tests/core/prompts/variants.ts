@@ -7,8 +7,8 @@ import {
   experience,
   propose,
   select,
-} from "../../../src/core/prompts/index.ts";
-import { BenchPrompts } from "../../../src/core/spec.ts";
+} from "../../../src/core/proposer/prompts/index.ts";
+import { BenchPrompts } from "../../../src/core/seams/benchmark.ts";
 import { CODEX_SURFACE } from "../../../src/substrate/codex/surface.ts";
 import { OPENCODE_SURFACE } from "../../../src/substrate/opencode/surface.ts";
 

@@ -1,0 +1,176 @@
+// The candidate pool of an evidence tree: pool/<label>/{harness/, harness.diff, rollout.md,
+// produced.md}. Harnesses are read and written as trees (on-surface files only); runs are read
+// only through adapter hooks. A candidate folder holding a leak or a symlink trips before any copy.
+
+import { resolve } from "node:path";
+import { treeDiff } from "../harness/diff.ts";
+import type { SurfaceSpec, Tree } from "../harness/surface.ts";
+import { readTree, writeTree } from "../harness/tree.ts";
+import { dirExists, writeFileSafe } from "../lib/safe-fs.ts";
+import { assertNoLeakPaths, assertNoSymlinks, type TripwireContext } from "../safety/tripwires.ts";
+import type { RunView } from "../seams/benchmark.ts";
+import type { EvidenceAdapter } from "./rollout.ts";
+import {
+  type DeliverablesMode,
+  deliverableAsText,
+  fileSafeName,
+  listingDocument,
+  NameAllocator,
+  trajectoryText,
+} from "./rollout.ts";
+
+/**
+ * The harness a candidate was edited from: `label` names it in the diff header, `harnessDir`
+ * holds it. In sequential mode that is the base for round 1 and checkpoint c(j−1) for round j.
+ */
+export type PoolBaseline = { label: string; harnessDir: string };
+
+/** The label of the harness a task starts from, as a baseline and as `harnesses/base`. */
+export const BASE_BASELINE = "base";
+
+/** One candidate: its harness folder (null when it has none) and its rollout (null when none ran). */
+export type PoolEntry = {
+  label: string;
+  harnessDir: string | null;
+  rollout: RunView | null;
+  /**
+   * Fix of spec/03 §6.25: the tree this candidate was proposed from, which its harness.diff is
+   * against. Absent, or the same folder as the harness under edit: the diff is against
+   * `context/harness/` and its header says `current` (reflection relies on that, then rewrites
+   * the diffs against the base itself).
+   */
+  baseline?: PoolBaseline;
+};
+
+/**
+ * Refuses a folder about to be copied into model context when it holds a symlink or a leak-glob
+ * path — before anything is written (fix of spec/02 §4.18), so a leaked file never lands.
+ */
+export function assertCopyable(
+  dir: string,
+  leakGlobs: readonly string[],
+  ctx: TripwireContext,
+): void {
+  assertNoLeakPaths(dir, leakGlobs, ctx, assertNoSymlinks(dir, ctx));
+}
+
+/** Reads a harness folder as a tree after the pre-copy tripwires; a missing folder gives null. */
+export function readCheckedTree(
+  surface: SurfaceSpec,
+  dir: string | null,
+  leakGlobs: readonly string[],
+  ctx: TripwireContext,
+): Tree | null {
+  if (dir === null || !dirExists(dir)) return null;
+  assertCopyable(dir, leakGlobs, ctx);
+  return readTree(surface, dir);
+}
+
+const EMPTY_BASELINE_NOTE =
+  "# No harness was being edited at this point, so this diff is against an EMPTY harness:\n" +
+  "# every file of the candidate shows as added.\n";
+
+export type PoolOptions = {
+  surface: SurfaceSpec;
+  /** The tree under context/harness/, or null when no harness is being edited. */
+  current: Tree | null;
+  /** The folder `current` was read from (null when none): a baseline in it is `current`. */
+  currentDir: string | null;
+  leakGlobs: readonly string[];
+  obsTrunc: number;
+  mode: DeliverablesMode;
+  ctx: TripwireContext;
+};
+
+/** A candidate's baseline was named but its folder is gone: its diff would be against nothing. */
+export class MissingBaselineError extends Error {
+  constructor(
+    readonly label: string,
+    readonly baseline: PoolBaseline,
+  ) {
+    super(
+      `the pool candidate ${label} was edited from ${baseline.label}, but ${baseline.harnessDir} ` +
+        "does not exist; its harness must stay on disk while later stages read the pool",
+    );
+    this.name = "MissingBaselineError";
+  }
+}
+
+/** What writePool wrote: folder names in pool order, and the baselines named other than `current`. */
+export type WrittenPool = { names: string[]; baselines: string[] };
+
+/** Reads each named baseline once (checked like any tree copied into context). */
+class Baselines {
+  readonly #trees = new Map<string, Tree>();
+  readonly named: string[] = [];
+
+  constructor(private readonly opts: PoolOptions) {}
+
+  /** The tree an entry is diffed against and its header name; null tree = no harness at all. */
+  of(entry: PoolEntry): { tree: Tree | null; name: string } {
+    const b = entry.baseline;
+    const cur = this.opts.currentDir;
+    if (b === undefined || (cur !== null && resolve(b.harnessDir) === resolve(cur))) {
+      return { tree: this.opts.current, name: "current" };
+    }
+    const key = resolve(b.harnessDir);
+    let tree = this.#trees.get(key);
+    if (tree === undefined) {
+      const read = readCheckedTree(
+        this.opts.surface,
+        b.harnessDir,
+        this.opts.leakGlobs,
+        this.opts.ctx,
+      );
+      if (read === null) throw new MissingBaselineError(entry.label, b);
+      tree = read;
+      this.#trees.set(key, tree);
+    }
+    if (!this.named.includes(b.label)) this.named.push(b.label);
+    return { tree, name: b.label };
+  }
+}
+
+/** Writes pool/ under `root`; returns the folder names written, in pool order. */
+export async function writePool(
+  root: string,
+  pool: readonly PoolEntry[],
+  adapter: EvidenceAdapter,
+  opts: PoolOptions,
+): Promise<WrittenPool> {
+  const names = new NameAllocator();
+  const baselines = new Baselines(opts);
+  const written: string[] = [];
+  for (const entry of pool) {
+    const name = names.claim(fileSafeName(entry.label));
+    const dir = `pool/${name}`;
+    const tree = readCheckedTree(opts.surface, entry.harnessDir, opts.leakGlobs, opts.ctx);
+    if (tree !== null) {
+      writeTree(opts.surface, tree, `${root}/${dir}/harness`);
+      const from = baselines.of(entry);
+      // Fix of spec/02 §4.22: without a harness under edit the baseline is empty, and it says so.
+      const diff =
+        from.tree === null
+          ? `${EMPTY_BASELINE_NOTE}${treeDiff({}, tree, "empty", name)}`
+          : treeDiff(from.tree, tree, from.name, name);
+      writeFileSafe(root, `${dir}/harness.diff`, diff);
+    }
+    if (entry.rollout !== null) {
+      const run = entry.rollout;
+      // Fix of spec/02 §4.13: each file carries its own failure; a deliverable failure never
+      // overwrites a good rollout.md.
+      const traj = await trajectoryText(adapter, run.runDir, opts.obsTrunc);
+      writeFileSafe(root, `${dir}/rollout.md`, traj.text);
+      const produced =
+        opts.mode === "names"
+          ? await listingDocument(entry.label, run.runDir, adapter)
+          : await deliverableAsText(adapter, run.runDir, "(nothing produced)");
+      writeFileSafe(root, `${dir}/produced.md`, produced);
+    }
+    if (tree === null && entry.rollout === null) {
+      writeFileSafe(root, `${dir}/README.md`, "(this candidate has neither a harness nor a run)\n");
+    }
+    written.push(name);
+  }
+  return { names: written, baselines: baselines.named };
+}

@@ -1,0 +1,444 @@
+// Builds the evidence tree an improver session reads — the only way evidence reaches a model
+// (spec/02 §2). Every byte comes from a named adapter hook or a method-owned folder, never from a
+// scan of a run folder; nothing leaked is ever written, and a failed build leaves nothing behind.
+
+import { lstatSync, mkdirSync, rmSync } from "node:fs";
+import { isAbsolute, join, relative, resolve, sep } from "node:path";
+import { z } from "zod";
+import type { SurfaceSpec, Tree } from "../harness/surface.ts";
+import { writeTree } from "../harness/tree.ts";
+import {
+  copyTreeSafe,
+  dirExists,
+  isRegularFile,
+  walkFiles,
+  writeFileSafe,
+} from "../lib/safe-fs.ts";
+import type { LibraryView } from "../library/library.ts";
+import {
+  assertContextClean,
+  assertNoLeakPaths,
+  assertNoSymlinks,
+  fireTripwire,
+  leakFilter,
+  type TripwireContext,
+} from "../safety/tripwires.ts";
+import type { RunView } from "../seams/benchmark.ts";
+import {
+  assertCopyable,
+  BASE_BASELINE,
+  type PoolEntry,
+  readCheckedTree,
+  writePool,
+} from "./pool.ts";
+import {
+  type DeliverablesMode,
+  type EvidenceAdapter,
+  fileSafeName,
+  NameAllocator,
+  type RolloutEvidence,
+  writeRollout,
+} from "./rollout.ts";
+
+export { BASE_BASELINE, type PoolBaseline, type PoolEntry } from "./pool.ts";
+export type { EvidenceAdapter } from "./rollout.ts";
+
+const SKIP_DIRS: ReadonlySet<string> = new Set(["__pycache__"]);
+
+/** A built evidence tree and what actually landed in it; `layout` names only what exists. */
+export const ContextTree = z
+  .object({
+    root: z.string().min(1),
+    taskId: z.string().min(1),
+    sourceFiles: z.number().int().nonnegative(),
+    /** Symlinks in the task's source folder, skipped and never followed. */
+    skippedSymlinks: z.array(z.string()),
+    decisions: z.number().int().nonnegative(),
+    /** rollouts/<name>.md files whose trajectory rendered. */
+    rollouts: z.array(z.string()),
+    /** "<label>: Type: message" for each trajectory that could not be rendered. */
+    failed: z.array(z.string()),
+    deliverablesMode: z.enum(["contents", "names"]),
+    /** Rollouts whose deliverable is a folder deliverables/<name>/ with INDEX.md. */
+    deliverableDirs: z.array(z.string()),
+    /** Rollouts whose deliverable is one text, deliverables/<name>.md (contents mode only). */
+    deliverableTexts: z.array(z.string()),
+    /** On-surface files under harness/ (0 when no harness is being edited). */
+    harnessFiles: z.number().int().nonnegative(),
+    pool: z.array(z.string()),
+    /**
+     * Trees other than context/harness/ that pool diffs are against, as their headers name them
+     * (fix of spec/03 §6.25: in sequential mode each candidate is diffed against what it edited).
+     */
+    poolBaselines: z.array(z.string()),
+    library: z.boolean(),
+    /** library/INDEX.md exists. */
+    libraryIndex: z.boolean(),
+    layout: z.string(),
+  })
+  .readonly();
+export type ContextTree = z.infer<typeof ContextTree>;
+
+/** Rollouts were given but not one trajectory could be rendered: the improver would adapt on nothing. */
+export class NoTrajectoryError extends Error {
+  constructor(readonly failures: readonly string[]) {
+    super(
+      `no trajectory could be rendered for ANY rollout; the improver would be adapting on nothing` +
+        (failures.length > 0 ? `: ${failures.slice(0, 4).join("; ")}` : ""),
+    );
+    this.name = "NoTrajectoryError";
+  }
+}
+
+/** The destination would delete an input when wiped. */
+export class EvidenceDestinationError extends Error {
+  constructor(
+    readonly dest: string,
+    readonly input: string,
+  ) {
+    super(`evidence destination ${dest} contains the input ${input}; wiping it would delete it`);
+    this.name = "EvidenceDestinationError";
+  }
+}
+
+export type BuildEvidenceOptions = TripwireContext & {
+  /** The harness being edited; null or missing = none. */
+  harnessDir?: string | null;
+  /** The domain library's servable folder, served whole; null, missing or empty = none. */
+  libraryDir?: string | null;
+  /** A view of the domain library (Library.servedView), instead of `libraryDir`; null = none. */
+  library?: LibraryView | null;
+  pool?: readonly PoolEntry[];
+  /** Stage label → its notes (or error), written to decisions/<label>.md. */
+  decisions?: Readonly<Record<string, string>>;
+  /** Per-observation clip; defaults to the adapter's spec. The whole trajectory is never clipped. */
+  obsTrunc?: number;
+  surface: SurfaceSpec;
+  /** Answer-key globs; default the adapter's spec. */
+  leakGlobs?: readonly string[];
+  /** Default the adapter's spec. */
+  proposerDeliverables?: DeliverablesMode;
+};
+
+/**
+ * Copies the task's source folder (adapter `taskFiles`) to `root/source/`, dropping every file a
+ * leak glob matches WHILE copying, so an answer key is never written; symlinks are skipped, never
+ * followed. Then checks the copy (belt and braces). Returns what it copied and skipped.
+ */
+export async function copySource(
+  adapter: Pick<EvidenceAdapter, "taskFiles">,
+  taskId: string,
+  root: string,
+  leakGlobs: readonly string[],
+  ctx: TripwireContext,
+): Promise<{ files: number; skippedSymlinks: string[] }> {
+  const src = adapter.taskFiles ? await adapter.taskFiles(taskId) : null;
+  return copySourceDir(src, root, leakGlobs, ctx);
+}
+
+function copySourceDir(
+  src: string | null,
+  root: string,
+  leakGlobs: readonly string[],
+  ctx: TripwireContext,
+): { files: number; skippedSymlinks: string[] } {
+  if (src === null || !dirExists(src)) return { files: 0, skippedSymlinks: [] };
+  const dst = join(root, "source");
+  const copied = copyTreeSafe(src, dst, { filter: leakFilter(leakGlobs), skipDirs: SKIP_DIRS });
+  if (copied.files > 0) assertNoLeakPaths(dst, leakGlobs, ctx);
+  return { files: copied.files, skippedSymlinks: copied.skippedSymlinks };
+}
+
+function refuseWipingInputs(dest: string, inputs: readonly (string | null | undefined)[]): void {
+  const d = resolve(dest);
+  for (const input of inputs) {
+    if (!input) continue;
+    const rel = relative(d, resolve(input));
+    const outside = isAbsolute(rel) || rel === ".." || rel.startsWith(`..${sep}`);
+    if (!outside) {
+      throw new EvidenceDestinationError(dest, input);
+    }
+  }
+}
+
+/**
+ * Builds the evidence tree at `dest` in the documented order (spec/02 §2.3): wipe; task.md;
+ * source/; decisions/; rollouts/ + deliverables/; harness/; pool/; library/; the whole-tree
+ * tripwires; the no-trajectory check. Any failure removes `dest` entirely and rethrows.
+ */
+export async function buildEvidenceTree(
+  dest: string,
+  adapter: EvidenceAdapter,
+  taskId: string,
+  rollouts: readonly RunView[],
+  opts: BuildEvidenceOptions,
+): Promise<ContextTree> {
+  const leakGlobs = opts.leakGlobs ?? adapter.spec.leakGlobs;
+  const obsTrunc = opts.obsTrunc ?? adapter.spec.obsTrunc;
+  const mode = opts.proposerDeliverables ?? adapter.spec.proposerDeliverables;
+  const pool = opts.pool ?? [];
+  const library = libraryOf(opts);
+  const sourceDir = adapter.taskFiles ? await adapter.taskFiles(taskId) : null;
+  refuseWipingInputs(dest, [
+    sourceDir,
+    opts.harnessDir,
+    library?.dir,
+    ...pool.map((p) => p.harnessDir),
+    ...pool.map((p) => p.baseline?.harnessDir),
+    ...rollouts.map((r) => r.runDir),
+    ...pool.map((p) => p.rollout?.runDir),
+  ]);
+  rmSync(dest, { recursive: true, force: true });
+  mkdirSync(dest, { recursive: true });
+  try {
+    writeFileSafe(dest, "task.md", await adapter.taskPrompt(taskId));
+    const source = copySourceDir(sourceDir, dest, leakGlobs, opts);
+
+    const decisionNames = new NameAllocator();
+    let decisions = 0;
+    for (const [label, notes] of Object.entries(opts.decisions ?? {})) {
+      const name = decisionNames.claim(fileSafeName(label));
+      const body = notes.trim() === "" ? "No decision notes were returned.\n" : notes;
+      writeFileSafe(dest, `decisions/${name}.md`, body);
+      decisions++;
+    }
+
+    const rolloutNames = new NameAllocator();
+    const written: RolloutEvidence[] = [];
+    for (const run of rollouts) {
+      const name = rolloutNames.claim(fileSafeName(run.label));
+      written.push(await writeRollout(dest, name, run, adapter, { obsTrunc, mode }));
+    }
+
+    const current = readCheckedTree(opts.surface, opts.harnessDir ?? null, leakGlobs, opts);
+    let harnessFiles = 0;
+    if (current !== null) {
+      // Unlike the original's whole-folder copy, only on-surface files (plus the README stubs)
+      // are served: anything else could not be harvested back from the session anyway.
+      writeTree(opts.surface, current, join(dest, "harness"));
+      harnessFiles = new Set([...Object.keys(current), ...opts.surface.alwaysOn]).size;
+    }
+
+    const writtenPool = await writePool(dest, pool, adapter, {
+      surface: opts.surface,
+      current,
+      currentDir: opts.harnessDir ?? null,
+      leakGlobs,
+      obsTrunc,
+      mode,
+      ctx: opts,
+    });
+
+    const served = copyLibrary(library, dest, leakGlobs, opts);
+
+    assertContextClean(dest, leakGlobs, opts);
+
+    const failed = written.filter((r) => !r.rendered).map((r) => r.failure);
+    if (rollouts.length > 0 && failed.length === rollouts.length)
+      throw new NoTrajectoryError(failed);
+
+    const fields = {
+      root: dest,
+      taskId,
+      sourceFiles: source.files,
+      skippedSymlinks: source.skippedSymlinks,
+      decisions,
+      rollouts: written.filter((r) => r.rendered).map((r) => r.name),
+      failed,
+      deliverablesMode: mode,
+      deliverableDirs: written.filter((r) => r.deliverable === "dir").map((r) => r.name),
+      deliverableTexts: written.filter((r) => r.deliverable === "file").map((r) => r.name),
+      harnessFiles,
+      pool: writtenPool.names,
+      poolBaselines: writtenPool.baselines,
+      library: served.files > 0,
+      libraryIndex: served.index,
+    };
+    return ContextTree.parse({ ...fields, layout: contextLayout({ ...fields, current }) });
+  } catch (err) {
+    // Fix of spec/02 §4.18: a tree that failed (a tripwire above all) never stays on disk.
+    rmSync(dest, { recursive: true, force: true });
+    throw err;
+  }
+}
+
+/** The library to serve: a view as given, or `libraryDir` as a view of the whole folder. */
+function libraryOf(opts: BuildEvidenceOptions): LibraryView | null {
+  const dir = opts.libraryDir ?? null;
+  const view = opts.library ?? null;
+  if (dir !== null && view !== null) {
+    throw new TypeError("buildEvidenceTree takes libraryDir or library, not both");
+  }
+  return view ?? (dir === null ? null : { dir, entries: null, index: null, omitted: 0 });
+}
+
+/**
+ * Copies the library to `dest/library/`: the whole folder, or (for a capped view) only the served
+ * entries' folders plus the view's INDEX.md. Only what is copied is checked and walked.
+ */
+function copyLibrary(
+  view: LibraryView | null,
+  dest: string,
+  leakGlobs: readonly string[],
+  ctx: TripwireContext,
+): { files: number; index: boolean } {
+  const none = { files: 0, index: false };
+  if (view === null || !dirExists(view.dir)) return none;
+  const target = join(dest, "library");
+  if (view.entries === null || view.index === null) {
+    if (walkFiles(view.dir, { skipDirs: SKIP_DIRS }).length === 0) return none;
+    assertCopyable(view.dir, leakGlobs, ctx);
+    const copied = copyTreeSafe(view.dir, target, { skipDirs: SKIP_DIRS });
+    return { files: copied.files, index: isRegularFile(join(target, "INDEX.md")) };
+  }
+  const entries = servedEntries(view.dir, view.entries, leakGlobs, ctx);
+  let files = 0;
+  for (const rel of entries) {
+    files += copyTreeSafe(join(view.dir, rel), join(target, rel), { skipDirs: SKIP_DIRS }).files;
+  }
+  if (files === 0) {
+    rmSync(target, { recursive: true, force: true });
+    return none;
+  }
+  writeFileSafe(target, "INDEX.md", view.index);
+  return { files: files + 1, index: true };
+}
+
+/**
+ * The served entries' folders (`harnesses/<name>`) that exist, after the pre-copy tripwires run
+ * over them with paths relative to the library folder, as for a whole-folder copy. Entries left
+ * out are neither walked nor checked.
+ */
+function servedEntries(
+  dir: string,
+  names: readonly string[],
+  leakGlobs: readonly string[],
+  ctx: TripwireContext,
+): string[] {
+  const entries: string[] = [];
+  const files: string[] = [];
+  for (const name of names) {
+    const rel = `harnesses/${name}`;
+    const st = lstatSync(join(dir, rel), { throwIfNoEntry: false });
+    if (st?.isSymbolicLink()) {
+      throw fireTripwire(
+        ctx,
+        { kind: "symlink", path: rel, marker: "" },
+        `the library entry ${rel} in ${dir} is a symlink; a link can lead a session outside its evidence`,
+      );
+    }
+    if (!st?.isDirectory()) continue; // removed since the view was made
+    entries.push(rel);
+    for (const f of assertNoSymlinks(join(dir, rel), ctx)) files.push(`${rel}/${f}`);
+  }
+  assertNoLeakPaths(dir, leakGlobs, ctx, files);
+  return entries;
+}
+
+const COLUMN = 33;
+
+function line(path: string, what: string): string {
+  return `${path.padEnd(COLUMN - 1)} ${what}`;
+}
+
+function indented(text: string): string {
+  return `${" ".repeat(COLUMN)}${text}`;
+}
+
+/**
+ * Which tree each harness.diff is against, when not all are against context/harness/ (fix of
+ * spec/03 §6.25). A baseline that is itself a pool candidate points at that candidate's harness.
+ */
+function baselinesNote(t: {
+  pool: readonly string[];
+  poolBaselines: readonly string[];
+  current: Tree | null;
+}): string {
+  const named = t.poolBaselines.map((b) => {
+    if (t.pool.includes(b)) return `\`${b}\` is pool/${b}/harness/`;
+    if (b === BASE_BASELINE) return `\`${b}\` is the harness this task started from`;
+    return `\`${b}\` is not in this context`;
+  });
+  const current =
+    t.current === null ? "`empty` is no harness at all" : "`current` is context/harness/";
+  return (
+    "each harness.diff is against the harness that candidate was edited from, named on its " +
+    `\`---\` lines: ${[current, ...named].join(", ")}`
+  );
+}
+
+function firstSix(names: readonly string[], suffix: string): string {
+  const shown = names
+    .slice(0, 6)
+    .map((n) => `${n}${suffix}`)
+    .join(", ");
+  return names.length > 6 ? `${shown} (+${names.length - 6} more)` : shown;
+}
+
+/**
+ * The layout section of the mission: one line per folder that exists, nothing else (fix of
+ * spec/02 §4.11: the deliverable lines say which form each rollout's deliverable took).
+ */
+export function contextLayout(
+  t: Omit<ContextTree, "layout" | "root" | "taskId" | "skippedSymlinks"> & {
+    current: Tree | null;
+  },
+): string {
+  const lines = [line("context/task.md", "the task as the agent received it")];
+  if (t.sourceFiles > 0) {
+    lines.push(line("context/source/", `the task's source material (${t.sourceFiles} files)`));
+  }
+  if (t.decisions > 0) {
+    lines.push(line("context/decisions/", "notes of earlier edits and composition decisions"));
+  }
+  if (t.rollouts.length > 0) {
+    lines.push(line("context/rollouts/", `FULL trajectories: ${firstSix(t.rollouts, ".md")}`));
+  }
+  const mixed = t.deliverableDirs.length > 0 && t.deliverableTexts.length > 0;
+  if (t.deliverableDirs.length > 0) {
+    const which = mixed ? ` (for ${firstSix(t.deliverableDirs, "")})` : "";
+    if (t.deliverablesMode === "names") {
+      lines.push(
+        line(
+          "context/deliverables/<label>/",
+          `INDEX.md lists WHICH files each rollout produced, names only${which}`,
+        ),
+        `${" ".repeat(COLUMN)}contents are deliberately not provided: work from the trajectories and the file set`,
+      );
+    } else {
+      lines.push(
+        line(
+          "context/deliverables/<label>/",
+          `the files each rollout produced, one text per artifact; start with INDEX.md${which}`,
+        ),
+      );
+    }
+  }
+  if (t.deliverableTexts.length > 0) {
+    const which = mixed ? ` (for ${firstSix(t.deliverableTexts, "")})` : "";
+    lines.push(
+      line("context/deliverables/<label>.md", `what each rollout produced, as one text${which}`),
+    );
+  }
+  if (t.current !== null) {
+    lines.push(line("context/harness/", `the harness you are editing (${t.harnessFiles} files)`));
+  }
+  if (t.pool.length > 0) {
+    const baseline =
+      t.current === null && t.poolBaselines.length === 0
+        ? "; with no harness under edit, each harness.diff is against an empty one"
+        : "";
+    lines.push(
+      line(
+        "context/pool/",
+        `${t.pool.length} candidates, each with its harness, harness.diff and (where it ran) its rollout${baseline}`,
+      ),
+    );
+    if (t.poolBaselines.length > 0) lines.push(indented(baselinesNote(t)));
+  }
+  if (t.library) {
+    const how = t.libraryIndex ? "browse INDEX.md first, then open" : "browse it and open";
+    lines.push(line("context/library/", `earlier tasks in this area; ${how} what looks relevant`));
+  }
+  return lines.join("\n");
+}

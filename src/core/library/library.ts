@@ -1,0 +1,490 @@
+// The per-domain library (spec/04 §2): adopted harness trees of earlier tasks, each with the
+// evidence-backed lesson that justified storing it, served to later tasks of the same domain.
+// It must never store an entry without a lesson, a grader verdict, a score, or a later task's entry.
+
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { z } from "zod";
+import { type Clock, type EventSink, LibraryAdded, type ModeToken } from "../events/registry.ts";
+import {
+  codePointLength,
+  type SurfaceSpec,
+  skillNames,
+  subagentNames,
+  surfacePatterns,
+  type Tree,
+  textOf,
+} from "../harness/surface.ts";
+import { readTree, writeTree } from "../harness/tree.ts";
+import {
+  compareCodePoints,
+  dirExists,
+  isRegularFile,
+  lstatOrNull,
+  walkFiles,
+} from "../lib/safe-fs.ts";
+import { thousands } from "../proposer/prompts/text.ts";
+import { ExperienceEntry } from "../proposer/reply.ts";
+import { taskSlug, validateTag } from "../run/naming.ts";
+import { compareAnonIds } from "../safety/anon-ids.ts";
+import {
+  assertTreeHasNoGraderVerdicts,
+  assertTreeHasNoLeakPaths,
+  type TripwireContext,
+} from "../safety/tripwires.ts";
+
+/** The lesson a reflection distilled: cue, lesson and evidence (all non-blank), plus extras. */
+export const Experience = ExperienceEntry.extend({
+  cue: z.string().trim().min(1, "cue is blank"),
+  lesson: z.string().trim().min(1, "lesson is blank"),
+  evidence: z.string().trim().min(1, "evidence is blank"),
+  confidence: z.string().default(""),
+  /** The reflection's `<edits>` rows, verbatim ("" when it wrote none). */
+  edits: z.string().default(""),
+});
+export type Experience = z.infer<typeof Experience>;
+
+/** True iff `x` carries a non-blank cue, lesson and evidence (spec/04 §2.1). */
+export function hasExperience(x: unknown): x is Experience {
+  return Experience.safeParse(x).success;
+}
+
+/**
+ * One directory name for a domain: every `/` or `\` with the whitespace around it becomes `__`,
+ * the result is trimmed, and an empty (or dots-only, which would name a parent) result becomes
+ * `unknown`. Inner spaces are kept: "Business / Financial Ops" → `Business__Financial Ops`.
+ */
+export function domainDir(domain: string): string {
+  const d = domain
+    .replace(/[\u0000-\u001f\u007f]/g, "")
+    .replace(/\s*[/\\]\s*/g, "__")
+    .trim();
+  return d === "" || /^\.+$/.test(d) ? "unknown" : d;
+}
+
+/**
+ * The library root of one sweep configuration (spec/03 §4.11), before `/<mode>/<domain dir>`:
+ * `<runsRoot>/library/<bench>/k<k>-<substrate>[-s<seed>][-<tag>]`.
+ */
+export function libraryRootFor(cell: {
+  runsRoot: string;
+  bench: string;
+  substrate: string;
+  k: number;
+  seed?: number | null;
+  tag?: string;
+}): string {
+  const seed = cell.seed === undefined || cell.seed === null ? "" : `-s${cell.seed}`;
+  const tag = cell.tag ? `-${validateTag(cell.tag)}` : "";
+  return join(cell.runsRoot, "library", cell.bench, `k${cell.k}-${cell.substrate}${seed}${tag}`);
+}
+
+/**
+ * What a stored tree holds, e.g. "2 skills, 1 sub_agents, 3 scripts; 1,234 always-on chars".
+ * Fixes of spec/04 §6.9: sub-agents are counted as agents (not files), skill-local scripts count
+ * as scripts, and the always-on count is the files' own characters, without the separators.
+ */
+export function inventory(surface: SurfaceSpec, tree: Tree): string {
+  const pats = surfacePatterns(surface);
+  const keys = Object.keys(tree);
+  const counts: [string, number][] = [
+    ["skills", skillNames(surface, tree).length],
+    ["sub_agents", subagentNames(surface, tree).length],
+    ["scripts", keys.filter((k) => pats.script.test(k) || pats.skillScript.test(k)).length],
+  ];
+  if (pats.plugin !== null) {
+    const plugin = pats.plugin;
+    counts.push(["plugins", keys.filter((k) => plugin.test(k)).length]);
+  }
+  if (surface.hooksFile !== null) counts.push(["hooks", surface.hooksFile in tree ? 1 : 0]);
+  const shown = counts.filter(([, n]) => n > 0).map(([key, n]) => `${n} ${key}`);
+  const alwaysOn = surface.alwaysOn.reduce((sum, p) => sum + codePointLength(textOf(tree[p])), 0);
+  const head = shown.length > 0 ? shown.join(", ") : "always-on edits only";
+  return `${head}; ${thousands(alwaysOn)} always-on chars`;
+}
+
+/**
+ * The selector's reasoning for a later reader. Fix of spec/04 §6.7: a non-trivial `why` names
+ * anonymous ids (A, B, …) that mean nothing without the id map, so a legend decoding every id to
+ * its label is appended. Ids are not rewritten inside the text, where "A" may be an article.
+ */
+export function whyWithLegend(why: string, idMap: Readonly<Record<string, string>>): string {
+  const text = why.trim();
+  const ids = Object.keys(idMap).sort(compareAnonIds);
+  if (text === "" || ids.length < 2) return text;
+  const legend = ids.map((id) => `${id} = \`${idMap[id]}\``).join(", ");
+  return `${text}\n\n(The selector saw anonymous ids: ${legend}.)`;
+}
+
+/** One entry's directory name: a single path segment (a task slug), never `.` or `..`. */
+const EntryName = z
+  .string()
+  .regex(/^[^/\\]+$/, {
+    error: (iss) => `entry name must be one path segment, got ${JSON.stringify(iss.input)}`,
+  })
+  .refine((n) => n !== "." && n !== "..", { error: "entry name must not be . or .." });
+
+/**
+ * What later tasks are shown of a library. With `entries` null the folder is served whole (no
+ * cap, as the original). Otherwise only `harnesses/<entry>/` of the listed entries is served,
+ * with `index` as INDEX.md; `omitted` older entries stay on disk but are not shown.
+ */
+export const LibraryView = z
+  .object({
+    dir: z.string().min(1),
+    entries: z.array(EntryName).readonly().nullable(),
+    index: z.string().nullable(),
+    omitted: z.number().int().nonnegative(),
+  })
+  .refine((v) => (v.entries === null) === (v.index === null), {
+    error: "a library view lists its entries and their INDEX.md together, or neither",
+  })
+  .readonly();
+export type LibraryView = z.infer<typeof LibraryView>;
+
+/** The bookkeeping file of one entry: its raw task id and when, in stream order, it was added. */
+const EntryMeta = z.object({ taskId: z.string().min(1), seq: z.number().int().nonnegative() });
+type EntryMeta = z.infer<typeof EntryMeta>;
+const META_FILE = "entry.json";
+const EXPERIENCE_FILE = "EXPERIENCE.md";
+const CUE_PREFIX = "- **cue**:";
+
+export type LibraryOptions = {
+  /** `<library root>/<mode>`; the domain directory is made under it. */
+  root: string;
+  domain: string;
+  surface: SurfaceSpec;
+  mode: ModeToken;
+  k: number;
+  sweep: string;
+  sink: EventSink;
+  clock: Clock;
+  /** Answer-key globs: a tree holding such a path is refused (default: none). */
+  leakGlobs?: readonly string[];
+};
+
+export type AddOptions = {
+  /** Why this harness was picked (the selector's reasoning). */
+  why?: string;
+  /** The selection's anonymous id → label map, so the stored `why` can be decoded. */
+  idMap?: Readonly<Record<string, string>>;
+  label?: string;
+  runId?: string;
+  experience: unknown;
+  /** Putting back a resumed task's entry from its earlier run (said so in `library.added`). */
+  restored?: boolean;
+};
+
+/** One (run root, mode, domain) library on disk. */
+export class Library {
+  readonly dir: string;
+  readonly index: string;
+  private readonly harnessesDir: string;
+
+  constructor(private readonly opts: LibraryOptions) {
+    this.dir = join(opts.root, domainDir(opts.domain));
+    this.index = join(this.dir, "INDEX.md");
+    this.harnessesDir = join(this.dir, "harnesses");
+  }
+
+  get domain(): string {
+    return this.opts.domain;
+  }
+
+  entryDir(taskId: string): string {
+    return join(this.harnessesDir, taskSlug(taskId));
+  }
+
+  exists(): boolean {
+    return isRegularFile(this.index);
+  }
+
+  /** Entry directory names (task slugs) in stream order; staging directories are not entries. */
+  entries(): string[] {
+    if (!dirExists(this.harnessesDir)) return [];
+    const names = readdirSync(this.harnessesDir, { withFileTypes: true })
+      .filter((e) => e.isDirectory() && !e.name.startsWith("."))
+      .map((e) => e.name);
+    const seq = new Map(names.map((n) => [n, this.meta(n)?.seq ?? Number.POSITIVE_INFINITY]));
+    return names.sort(
+      (a, b) => (seq.get(a) as number) - (seq.get(b) as number) || compareCodePoints(a, b),
+    );
+  }
+
+  /** Raw task ids of the stored entries, in stream order (entries without bookkeeping are left out). */
+  taskIds(): string[] {
+    return this.entries()
+      .map((n) => this.meta(n)?.taskId)
+      .filter((t): t is string => t !== undefined);
+  }
+
+  /** The stored tree of one task's entry (on-surface files only); {} when there is none. */
+  treeOf(taskId: string): Tree {
+    return readTree(this.opts.surface, join(this.entryDir(taskId), "harness"));
+  }
+
+  /**
+   * The directory later tasks are shown, or null when the library holds no lesson yet. Fix of
+   * spec/04 §6.8: entries whose INDEX.md went missing are no longer hidden; the index is rebuilt.
+   */
+  contextDir(): string | null {
+    const withLesson = this.entries().some((n) =>
+      isRegularFile(join(this.harnessesDir, n, EXPERIENCE_FILE)),
+    );
+    if (!withLesson) return null;
+    if (!this.exists()) this.rebuildIndex();
+    return this.dir;
+  }
+
+  /**
+   * What a later task is shown; null when the library holds no lesson yet (as contextDir). Fix
+   * of spec/04 §6.8 (entry count and size unbounded): with `maxEntries` N > 0, only the N most
+   * recent entries in stream order are served; with `maxBytes` B > 0, only the most recent
+   * entries whose files add up to at most B bytes (the newest entry is always served, never cut).
+   * A capped view comes with an INDEX.md listing just its entries and saying how many older ones
+   * are left out. 0 for both, or caps the whole library fits in, serve the whole folder. Nothing
+   * is deleted: the library on disk and its own INDEX.md stay complete.
+   */
+  servedView(maxEntries: number, maxBytes = 0): LibraryView | null {
+    if (!Number.isInteger(maxEntries) || maxEntries < 0) {
+      throw new RangeError(`maxEntries must be an integer ≥ 0 (0 = no cap), got ${maxEntries}`);
+    }
+    if (!Number.isInteger(maxBytes) || maxBytes < 0) {
+      throw new RangeError(`maxBytes must be an integer ≥ 0 (0 = no cap), got ${maxBytes}`);
+    }
+    const dir = this.contextDir();
+    if (dir === null) return null;
+    const names = this.entries();
+    // Entries without bookkeeping sort last in entries(), so they count as the most recent.
+    let count = maxEntries === 0 ? names.length : Math.min(maxEntries, names.length);
+    if (maxBytes > 0) {
+      let bytes = 0;
+      let fit = 0;
+      for (const name of names.slice(-count).reverse()) {
+        bytes += this.entryBytes(name);
+        if (fit > 0 && bytes > maxBytes) break;
+        fit++;
+      }
+      count = fit;
+    }
+    if (count >= names.length) {
+      return LibraryView.parse({ dir, entries: null, index: null, omitted: 0 });
+    }
+    const served = names.slice(-count);
+    const omitted = names.length - served.length;
+    return LibraryView.parse({
+      dir,
+      entries: served,
+      index: this.indexText(served, omitted),
+      omitted,
+    });
+  }
+
+  /** Deletes the entries of `taskIds` (unknown ids are ignored); returns the slugs removed. */
+  forget(taskIds: Iterable<string>): string[] {
+    const removed: string[] = [];
+    for (const id of taskIds) {
+      const slug = taskSlug(id);
+      const dir = join(this.harnessesDir, slug);
+      if (!dirExists(dir)) continue;
+      rmSync(dir, { recursive: true, force: true });
+      removed.push(slug);
+    }
+    if (removed.length > 0) this.rebuildIndex();
+    return removed;
+  }
+
+  /**
+   * Keeps only the entries of `taskIdsBefore` (the tasks earlier in the domain's stream), so a
+   * task never sees its own or a later task's lesson, even one left by an interrupted sweep.
+   */
+  retain(taskIdsBefore: Iterable<string>): string[] {
+    const keep = new Set([...taskIdsBefore].map(taskSlug));
+    const doomed = this.entries().filter((n) => !keep.has(n));
+    const removed: string[] = [];
+    for (const slug of doomed) {
+      rmSync(join(this.harnessesDir, slug), { recursive: true, force: true });
+      removed.push(slug);
+    }
+    if (removed.length > 0) this.rebuildIndex();
+    return removed;
+  }
+
+  /**
+   * Stores `tree` as `taskId`'s entry with its lesson, replacing an earlier entry of that task.
+   * Returns the entry directory, or null (nothing written) when the experience lacks a non-blank
+   * cue, lesson or evidence: entries without a lesson are never stored. A tree or EXPERIENCE.md
+   * carrying a grader verdict (or an answer-key path) throws TripwireError before anything is
+   * written, and `tripwire.fired` is emitted. The entry is staged and renamed into place, so a
+   * crash never leaves half an entry.
+   */
+  add(taskId: string, tree: Tree, options: AddOptions): string | null {
+    const parsed = Experience.safeParse(options.experience);
+    if (!parsed.success) return null;
+    const experience = parsed.data;
+    const text = this.experienceText(taskId, tree, options, experience);
+
+    const ctx: TripwireContext = {
+      sink: this.opts.sink,
+      clock: this.opts.clock,
+      sweep: this.opts.sweep,
+      task: taskId,
+      domain: this.opts.domain,
+      mode: this.opts.mode,
+      stage: "library",
+    };
+    assertTreeHasNoLeakPaths(tree, this.opts.leakGlobs ?? [], ctx);
+    assertTreeHasNoGraderVerdicts(tree, ctx);
+    assertTreeHasNoGraderVerdicts({ [EXPERIENCE_FILE]: text }, ctx);
+
+    const slug = taskSlug(taskId);
+    const final = join(this.harnessesDir, slug);
+    const meta: EntryMeta = { taskId, seq: this.meta(slug)?.seq ?? this.nextSeq() };
+    const staging = join(this.harnessesDir, `.staging-${slug}-${process.pid}-${Date.now()}`);
+    rmSync(staging, { recursive: true, force: true });
+    try {
+      writeTree(this.opts.surface, tree, join(staging, "harness"), { stubs: false });
+      writeFileSync(join(staging, EXPERIENCE_FILE), text);
+      writeFileSync(join(staging, META_FILE), `${JSON.stringify(meta, null, 2)}\n`);
+      rmSync(final, { recursive: true, force: true });
+      renameSync(staging, final);
+    } finally {
+      rmSync(staging, { recursive: true, force: true });
+    }
+    this.rebuildIndex();
+
+    this.opts.sink.emit(
+      LibraryAdded.parse({
+        type: "library.added",
+        ts: this.opts.clock.now(),
+        sweep: this.opts.sweep,
+        domain: this.opts.domain,
+        task: taskId,
+        mode: this.opts.mode,
+        k: this.opts.k,
+        entry: slug,
+        cue: experience.cue,
+        lesson: experience.lesson,
+        confidence: experience.confidence,
+        path: final,
+        ...(options.restored === true ? { restored: true } : {}),
+      }),
+    );
+    return final;
+  }
+
+  /** Regenerates INDEX.md from what is on disk (spec/04 §2.5, entries in stream order). */
+  rebuildIndex(): string {
+    mkdirSync(this.dir, { recursive: true });
+    writeFileSync(this.index, this.indexText(this.entries(), 0));
+    return this.index;
+  }
+
+  /** INDEX.md listing `names` (in the order given), noting `omitted` older entries not listed. */
+  private indexText(names: readonly string[], omitted: number): string {
+    const lines = [
+      `# Library — ${this.opts.domain}`,
+      "",
+      "Each entry below is an earlier task in this domain whose harness was adopted. It is stored " +
+        "with its full component tree, why it was picked, what each edit did, and the lesson " +
+        "drawn from it. Browse this index first, then open the entries that look relevant.",
+      "",
+    ];
+    if (omitted > 0) {
+      const what = omitted === 1 ? "older entry is" : "older entries are";
+      lines.push(`_${omitted} ${what} not shown._`, "");
+    }
+    if (names.length === 0) {
+      lines.push("_The library is empty: this is the first task in the domain._");
+      return lines.join("\n");
+    }
+    for (const name of names) {
+      const tree = readTree(this.opts.surface, join(this.harnessesDir, name, "harness"));
+      lines.push(
+        `## \`harnesses/${name}/\``,
+        `- harness: \`harnesses/${name}/harness/\` — ${inventory(this.opts.surface, tree)}`,
+        `- why: \`harnesses/${name}/${EXPERIENCE_FILE}\``,
+      );
+      const cue = this.cueOf(name);
+      if (cue !== null) lines.push(`- cue: ${cue}`);
+      lines.push("");
+    }
+    return `${lines.join("\n")}\n`;
+  }
+
+  /** EXPERIENCE.md (spec/04 §2.4), with the why's anonymous ids decoded. */
+  private experienceText(
+    taskId: string,
+    tree: Tree,
+    options: AddOptions,
+    experience: Experience,
+  ): string {
+    const label = options.label ?? "";
+    const run = options.runId ? `  (run \`${options.runId}\`)` : "";
+    const lines = [
+      `# ${taskId}`,
+      "",
+      `- adopted: \`${label}\`${run}`,
+      `- components: ${inventory(this.opts.surface, tree)}`,
+      "",
+    ];
+    const why = whyWithLegend(options.why ?? "", options.idMap ?? {});
+    if (why !== "") lines.push("## Why this was chosen", why, "");
+    if (experience.edits.trim() !== "") {
+      lines.push("## What each edit did", experience.edits.trim(), "");
+    }
+    lines.push("## Transferable lesson");
+    for (const key of ["cue", "lesson", "evidence", "confidence"] as const) {
+      const value = experience[key].trim();
+      // Continuation lines are indented so a multi-line value stays inside its bullet.
+      if (value !== "") lines.push(`- **${key}**: ${value.split(/\r?\n/).join("\n  ")}`);
+    }
+    lines.push("");
+    return lines.join("\n");
+  }
+
+  /** The cue bullet of an entry's EXPERIENCE.md (with its continuation lines), or null. */
+  private cueOf(name: string): string | null {
+    let text: string;
+    try {
+      text = readFileSync(join(this.harnessesDir, name, EXPERIENCE_FILE), "utf8");
+    } catch {
+      return null;
+    }
+    const lines = text.split("\n");
+    const at = lines.findIndex((l) => l.startsWith(CUE_PREFIX));
+    if (at < 0) return null;
+    const parts = [(lines[at] as string).slice(CUE_PREFIX.length).trim()];
+    for (let i = at + 1; i < lines.length && (lines[i] as string).startsWith("  "); i++) {
+      parts.push((lines[i] as string).trim());
+    }
+    return parts.join(" ");
+  }
+
+  /** The bytes of an entry's regular files (its harness, EXPERIENCE.md and bookkeeping). */
+  private entryBytes(name: string): number {
+    const root = join(this.harnessesDir, name);
+    return walkFiles(root).reduce(
+      (sum, rel) => sum + Number(lstatOrNull(join(root, rel))?.size ?? 0),
+      0,
+    );
+  }
+
+  private meta(name: string): EntryMeta | null {
+    try {
+      const raw: unknown = JSON.parse(
+        readFileSync(join(this.harnessesDir, name, META_FILE), "utf8"),
+      );
+      const parsed = EntryMeta.safeParse(raw);
+      return parsed.success ? parsed.data : null;
+    } catch {
+      return null;
+    }
+  }
+
+  private nextSeq(): number {
+    let max = -1;
+    for (const name of this.entries()) max = Math.max(max, this.meta(name)?.seq ?? -1);
+    return max + 1;
+  }
+}

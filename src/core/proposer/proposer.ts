@@ -1,0 +1,488 @@
+// The proposer loop (spec/02 §3): one improver call = cache lookup, then up to N transport
+// attempts, each in a fresh workspace holding a copy of the evidence as `context/`, through the
+// process-wide session limiter; harvest, audit, Reply. It never returns an empty text: every
+// failure ends in a ProposerError carrying attempts and spent USD (an interrupt in an
+// InterruptedError); it never starts another session once one has answered, and it never copies
+// anything out of a session through a symlink.
+
+import { createHash } from "node:crypto";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { isAbsolute, join, relative, resolve } from "node:path";
+import { type Clock, type EventSink, NULL_SINK, SYSTEM_CLOCK } from "../events/registry.ts";
+import { hashDirectory } from "../lib/fingerprint.ts";
+import { InterruptedError, throwIfInterrupted } from "../lib/interrupt.ts";
+import { Limiter } from "../lib/limiter.ts";
+import { copyTreeSafe, dirExists, lstatOrNull, removeTreeSoon } from "../lib/safe-fs.ts";
+import type { ChannelSpec } from "../seams/benchmark.ts";
+import {
+  type CallOptions,
+  type Channel,
+  ChannelSetupError,
+  ProposerError,
+  type ProposerLike,
+  type Reply,
+} from "../seams/channel.ts";
+
+/** Reply files of one call in the audit directory share this stem: `<safe label>.<cache key>`. */
+export function auditStem(label: string, key: string): string {
+  return `${label.replace(/[^A-Za-z0-9_.-]+/g, "_")}.${key}`;
+}
+
+/** Improver sessions running at once across the whole process (all proposers share it). */
+let processSessions = new Limiter(2);
+
+/** Sets the process-wide session limit (`HARNESS2_SESSION_LIMIT`; ≤ 0 = unlimited). */
+export function setSessionLimit(limit: number): void {
+  processSessions = new Limiter(limit);
+}
+
+export function sessionLimiter(): Limiter {
+  return processSessions;
+}
+
+export type ProposerConfig = {
+  channel: Channel;
+  spec: ChannelSpec;
+  /** Flat folder of mission/system/response/meta files and harvested workspaces; null = no audit, no cache. */
+  auditDir: string | null;
+  /**
+   * The evidence folder enters the cache key relative to this root, so moving a runs directory
+   * keeps its cache (the original keyed on the absolute path).
+   */
+  runsRoot: string;
+  /** Transport attempts per call (default 2). */
+  attempts?: number;
+  /** Back-off before attempt a (a ≥ 2) is backoffS × (a − 1) seconds, ±20 % jitter. */
+  backoffS?: number;
+  sink?: EventSink;
+  clock?: Clock;
+  sweep?: string;
+  /** Where temporary session workspaces are made (default: the OS temp dir). */
+  tmpRoot?: string;
+  /** Override of the process-wide limiter (tests). */
+  limiter?: Limiter;
+  sleep?: (ms: number) => Promise<void>;
+};
+
+type AttemptOutcome = { text: string; usd: number; error: string };
+
+/** A session's non-blank reply, with what its harvest brought back (or why it could not). */
+type Answer = { text: string; attempts: number; workspace: string | null; harvestError: string };
+
+export class Proposer implements ProposerLike {
+  readonly channelKind: string;
+  readonly model: string;
+  readonly #cfg: ProposerConfig;
+  /** Every reply this proposer produced or served, in order (cached, fresh). */
+  readonly calls: Reply[] = [];
+
+  constructor(cfg: ProposerConfig) {
+    if (cfg.spec.model.trim() === "") {
+      throw new ChannelSetupError(
+        "no improver model is set: set HARNESS2_IMPROVER_MODEL (provider/model for opencode, a bare id for claude_cli)",
+        cfg.spec.kind,
+      );
+    }
+    this.#cfg = cfg;
+    this.channelKind = cfg.channel.kind;
+    this.model = cfg.spec.model;
+  }
+
+  async call(
+    mission: string,
+    contextDir: string | null,
+    label: string,
+    opts: CallOptions = {},
+  ): Promise<Reply> {
+    const cfg = this.#cfg;
+    const clock = cfg.clock ?? SYSTEM_CLOCK;
+    const signal = opts.signal;
+    throwIfInterrupted(signal, `improver call ${label}`);
+    const system = opts.system ?? "";
+    const harvest = opts.harvest ? normaliseHarvest(opts.harvest) : null;
+    const key = await this.cacheKey(label, mission, system, contextDir);
+    const stem = auditStem(label, key);
+
+    const cached = this.#cached(label, stem, harvest !== null);
+    if (cached) {
+      this.#record(cached, opts, "");
+      return cached;
+    }
+
+    const tries = Math.max(1, opts.maxAttempts ?? cfg.attempts ?? 2);
+    const wallLimit = opts.timeoutS ?? cfg.spec.timeout;
+    let spent = 0;
+    let last = "";
+    let launched = 0;
+    let busyMs = 0;
+    let interrupted = false;
+    let answer: Answer | null = null;
+    for (let a = 1; a <= tries; a++) {
+      if (a > 1) await this.#backoff(a, signal);
+      // An interrupted call is never retried.
+      if (signal?.aborted) {
+        interrupted = true;
+        break;
+      }
+      const started = clock.now();
+      const tmp = mkdtempSync(join(cfg.tmpRoot ?? tmpdir(), "harness2-prop-"));
+      try {
+        const workspace = join(tmp, "work");
+        const sessionDir = join(tmp, "session");
+        mkdirSync(workspace, { recursive: true });
+        mkdirSync(sessionDir, { recursive: true });
+        if (contextDir !== null && dirExists(contextDir)) {
+          copyTreeSafe(contextDir, join(workspace, "context"));
+        }
+        const outcome = await this.#attempt(
+          { workspace, sessionDir, mission, system, timeoutS: wallLimit },
+          signal,
+          () => {
+            launched = a;
+          },
+        );
+        spent += outcome.usd; // fix: a timed-out or failed attempt's reported spend still counts
+        // A session killed by the interrupt is no reply, whatever text it left: never cached.
+        if (signal?.aborted) {
+          interrupted = true;
+          break;
+        }
+        if (outcome.text.trim() === "") {
+          last = outcome.error || "empty reply";
+          continue;
+        }
+        // The session answered: whatever fails from here on is local and starts no other session
+        // (fix of spec/02 §4.31: the original re-ran the model when a copy or a write failed).
+        answer = { text: outcome.text, attempts: a, workspace: null, harvestError: "" };
+        if (harvest) {
+          try {
+            answer.workspace = this.#harvest(workspace, harvest, stem);
+          } catch (err) {
+            answer.harvestError = describeError(err);
+            this.#dropWorkspace(stem); // a half copy must never be served as a cache hit
+          }
+        }
+        break;
+      } catch (err) {
+        if (err instanceof InterruptedError || signal?.aborted) {
+          interrupted = true;
+          break;
+        }
+        if (err instanceof ChannelSetupError) {
+          // Permanent: retrying a missing binary with back-off only wastes minutes.
+          last = err.message;
+          break;
+        }
+        last = describeError(err);
+      } finally {
+        busyMs += clock.now() - started;
+        void removeTreeSoon(tmp);
+      }
+    }
+    // Unlike the original, wall time excludes back-off sleeps: it is time spent in sessions.
+    const wallS = Math.round(busyMs / 100) / 10;
+    if (answer !== null && answer.harvestError === "") {
+      const reply: Reply = {
+        label,
+        text: answer.text,
+        usd: round6(spent),
+        wallS,
+        attempts: answer.attempts,
+        cached: false,
+        channel: this.channelKind,
+        model: this.model,
+        audit: "",
+        workspace: answer.workspace,
+      };
+      // A reply whose audit could not be written is still the reply; the event carries a note.
+      const audit = this.#tryWriteAudit(stem, mission, system, reply, "");
+      reply.audit = audit.path;
+      this.#record(reply, opts, audit.note);
+      return reply;
+    }
+    if (answer !== null) {
+      // The harness did not come back because of a local failure, not the model's doing: the
+      // stage falls back with this error rather than asking the model again (and paying again).
+      last = `the session answered but its harness could not be copied out: ${answer.harvestError}; no new session was started`;
+      launched = answer.attempts;
+    }
+
+    const failed: Reply = {
+      label,
+      text: "",
+      usd: round6(spent),
+      wallS,
+      attempts: launched,
+      cached: false,
+      channel: this.channelKind,
+      model: this.model,
+      audit: "",
+      workspace: null,
+    };
+    if (interrupted) last = "interrupted";
+    const audit = this.#tryWriteAudit(stem, mission, system, failed, last);
+    failed.audit = audit.path;
+    this.#record(failed, opts, audit.note === "" ? last : `${last}; ${audit.note}`);
+    if (interrupted) {
+      throw new InterruptedError(
+        `[${label}] ${this.channelKind}/${this.model}: interrupted`,
+        round6(spent),
+      );
+    }
+    throw new ProposerError(
+      `[${label}] ${this.channelKind}/${this.model}: ${last}`,
+      launched,
+      round6(spent),
+      label,
+    );
+  }
+
+  /**
+   * Content address of a call: label, mission, system, channel kind, model, effort and steps (fix
+   * of spec/02 §4.25: the original left them out, so switching the model, HARNESS2_PROPOSER_EFFORT
+   * or HARNESS2_PROPOSER_STEPS served stale replies), the evidence folder's path relative to the
+   * runs root, and every file's path and bytes (streamed by hashDirectory).
+   */
+  async cacheKey(
+    label: string,
+    mission: string,
+    system: string,
+    contextDir: string | null,
+  ): Promise<string> {
+    const h = createHash("sha256");
+    const { effort, steps } = this.#cfg.spec;
+    for (const part of [label, mission, system, this.channelKind, this.model, effort, `${steps}`]) {
+      h.update(part, "utf8");
+      h.update("\0");
+    }
+    if (contextDir !== null) {
+      const abs = resolve(contextDir);
+      const rel = relative(resolve(this.#cfg.runsRoot), abs);
+      h.update(rel.startsWith("..") || isAbsolute(rel) ? abs : rel, "utf8");
+      h.update("\0");
+      if (dirExists(abs)) h.update(await hashDirectory(abs, { algorithm: "sha256" }));
+    }
+    return h.digest("hex").slice(0, 16);
+  }
+
+  /** One session through the limiter; `onLaunch` runs only when the session really starts. */
+  async #attempt(
+    req: {
+      workspace: string;
+      sessionDir: string;
+      mission: string;
+      system: string;
+      timeoutS: number;
+    },
+    signal: AbortSignal | undefined,
+    onLaunch: () => void,
+  ): Promise<AttemptOutcome> {
+    const cfg = this.#cfg;
+    const limiter = cfg.limiter ?? processSessions;
+    const result = await limiter.run(() => {
+      // Interrupted while waiting for a session slot: no session starts.
+      throwIfInterrupted(signal, "an improver session");
+      onLaunch();
+      return cfg.channel.run({
+        ...req,
+        model: cfg.spec.model,
+        effort: cfg.spec.effort,
+        steps: cfg.spec.steps,
+        ...(signal ? { signal } : {}),
+      });
+    });
+    const timeoutS = req.timeoutS;
+    const error = result.timedOut ? `timeout after ${timeoutS}s` : result.error;
+    return { text: result.timedOut ? "" : result.text, usd: result.usd, error };
+  }
+
+  #cached(label: string, stem: string, needWorkspace: boolean): Reply | null {
+    const dir = this.#cfg.auditDir;
+    if (dir === null) return null;
+    const responsePath = join(dir, `${stem}.response.md`);
+    const metaPath = join(dir, `${stem}.meta.json`);
+    if (!existsSync(responsePath) || !existsSync(metaPath)) return null;
+    let meta: { ok?: unknown };
+    try {
+      meta = JSON.parse(readFileSync(metaPath, "utf8"));
+    } catch {
+      return null;
+    }
+    if (meta.ok !== true) return null; // a failed call is never served from cache
+    const text = readFileSync(responsePath, "utf8");
+    if (text.trim() === "") return null;
+    const ws = join(dir, `${stem}.workspace`);
+    const hasWorkspace = dirExists(ws);
+    if (needWorkspace && !hasWorkspace) return null;
+    return {
+      label,
+      text,
+      usd: 0,
+      wallS: 0,
+      attempts: 0,
+      cached: true,
+      channel: this.channelKind,
+      model: this.model,
+      audit: responsePath,
+      workspace: hasWorkspace ? ws : null,
+    };
+  }
+
+  /**
+   * Copies `workspace/<sub>` out before the session folder is deleted; null when it did not come
+   * back. The stale workspace of an earlier call is removed first, so no cache hit can serve it.
+   */
+  #harvest(workspace: string, sub: string, stem: string): string | null {
+    const auditDir = this.#cfg.auditDir;
+    if (auditDir !== null)
+      rmSync(join(auditDir, `${stem}.workspace`), { recursive: true, force: true });
+    const src = realDirInside(workspace, sub);
+    if (src === null) return null;
+    const base = auditDir ?? mkdtempSync(join(this.#cfg.tmpRoot ?? tmpdir(), "harness2-harvest-"));
+    const dest = join(base, `${stem}.workspace`);
+    // Symlinks inside the folder are skipped, never followed out of the workspace.
+    copyTreeSafe(src, dest, { skipDirs: new Set(["__pycache__"]) });
+    return dest;
+  }
+
+  /**
+   * Writes the audit, or, when that fails (a full disk, a read-only folder), removes the call's
+   * meta file so no half-written entry is ever served from the cache, and returns a note instead.
+   */
+  #tryWriteAudit(
+    stem: string,
+    mission: string,
+    system: string,
+    reply: Reply,
+    error: string,
+  ): { path: string; note: string } {
+    try {
+      return { path: this.#writeAudit(stem, mission, system, reply, error), note: "" };
+    } catch (err) {
+      const dir = this.#cfg.auditDir;
+      if (dir !== null) {
+        try {
+          rmSync(join(dir, `${stem}.meta.json`), { force: true });
+        } catch {
+          // The folder is unusable: there is no entry to serve either.
+        }
+      }
+      return { path: "", note: `audit not written: ${describeError(err)}` };
+    }
+  }
+
+  #dropWorkspace(stem: string): void {
+    const dir = this.#cfg.auditDir;
+    if (dir === null) return;
+    try {
+      rmSync(join(dir, `${stem}.workspace`), { recursive: true, force: true });
+    } catch {
+      // Nothing can be served from a folder that cannot be read either.
+    }
+  }
+
+  #writeAudit(stem: string, mission: string, system: string, reply: Reply, error: string): string {
+    const dir = this.#cfg.auditDir;
+    if (dir === null) return "";
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, `${stem}.mission.md`), mission);
+    if (system !== "") writeFileSync(join(dir, `${stem}.system.md`), system);
+    const responsePath = join(dir, `${stem}.response.md`);
+    // Fix: a failure never writes an empty response over an earlier good one.
+    if (reply.text !== "") writeFileSync(responsePath, reply.text);
+    const meta = {
+      label: reply.label,
+      ok: reply.text !== "",
+      channel: reply.channel,
+      model: reply.model,
+      effort: this.#cfg.spec.effort,
+      attempts: reply.attempts,
+      wall_s: reply.wallS,
+      cost_usd: reply.usd,
+      error,
+    };
+    writeFileSync(join(dir, `${stem}.meta.json`), `${JSON.stringify(meta, null, 2)}\n`);
+    return responsePath;
+  }
+
+  #record(reply: Reply, opts: CallOptions, error: string): void {
+    this.calls.push(reply);
+    const cfg = this.#cfg;
+    const sink = cfg.sink ?? NULL_SINK;
+    sink.emit({
+      type: "proposer.call",
+      ts: (cfg.clock ?? SYSTEM_CLOCK).now(),
+      sweep: cfg.sweep ?? "adhoc",
+      domain: opts.where?.domain,
+      task: opts.where?.task,
+      mode: opts.where?.mode,
+      label: reply.label,
+      purpose: opts.purpose ?? "stage",
+      attempts: reply.attempts,
+      channel: reply.channel,
+      model: reply.model,
+      cached: reply.cached,
+      wallS: reply.wallS,
+      usd: reply.usd,
+      error,
+      auditPath: reply.audit,
+    });
+  }
+
+  /** Sleeps before attempt `attempt`; an interrupt ends the sleep at once. */
+  async #backoff(attempt: number, signal: AbortSignal | undefined): Promise<void> {
+    const base = (this.#cfg.backoffS ?? 10) * (attempt - 1) * 1000;
+    if (base <= 0 || signal?.aborted) return;
+    const ms = Math.max(0, base + base * 0.2 * (Math.random() * 2 - 1));
+    const sleep = this.#cfg.sleep;
+    await new Promise<void>((resolve) => {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const done = () => {
+        if (timer !== undefined) clearTimeout(timer);
+        signal?.removeEventListener("abort", done);
+        resolve();
+      };
+      signal?.addEventListener("abort", done, { once: true });
+      if (sleep) sleep(ms).then(done, done);
+      else timer = setTimeout(done, ms);
+    });
+  }
+}
+
+/**
+ * `<workspace>/<sub>` when it and every folder on the way to it are real directories, else null.
+ * Not in the original: a session could replace the harvested folder (or a parent of it) with a
+ * symlink to a folder outside its workspace, and a copy that trusts its root would then carry
+ * outside files into the audit folder. A symlink anywhere on the path counts as "did not come back".
+ */
+function realDirInside(workspace: string, sub: string): string | null {
+  let path = workspace;
+  for (const part of ["", ...sub.split("/")]) {
+    path = part === "" ? path : join(path, part);
+    const st = lstatOrNull(path);
+    if (!st || st.isSymbolicLink() || !st.isDirectory()) return null;
+  }
+  return path;
+}
+
+function normaliseHarvest(sub: string): string {
+  const parts = sub.split("/").filter((p) => p !== "" && p !== ".");
+  if (parts.length === 0 || parts.includes("..") || sub.startsWith("/")) {
+    throw new ProposerError(
+      `harvest path '${sub}' must be a relative sub-path of the workspace`,
+      0,
+      0,
+      "",
+    );
+  }
+  return parts.join("/");
+}
+
+function describeError(err: unknown): string {
+  return `${err instanceof Error ? err.name : "Error"}: ${err instanceof Error ? err.message : String(err)}`;
+}
+
+function round6(x: number): number {
+  return Math.round(x * 1e6) / 1e6;
+}

@@ -1,0 +1,479 @@
+// Run configuration from environment variables (spec/03 §1): paths, models, endpoints and every
+// limit the original hard-coded, each overridable with the original's default. Reads only the env
+// object it is given (plus an optional .env text) and never writes back into any environment.
+
+import { homedir } from "node:os";
+import { isAbsolute, resolve } from "node:path";
+import { z } from "zod";
+import { CHANNEL_KINDS, type ChannelKind } from "../seams/benchmark.ts";
+
+export type Env = Readonly<Record<string, string | undefined>>;
+
+/** A configuration value that is missing or malformed; names the variable and what is allowed. */
+export class ConfigError extends Error {
+  constructor(
+    readonly variable: string,
+    readonly value: string | undefined,
+    readonly allowed: string,
+  ) {
+    super(
+      value === undefined
+        ? `${variable} is not set: ${allowed}. Set it in .env or the shell.`
+        : `${variable}=${JSON.stringify(value)} is not allowed: ${allowed}`,
+    );
+    this.name = "ConfigError";
+  }
+}
+
+/** The method version recorded in a run's identity (the original's METHOD_VERSION). */
+export const METHOD_VERSION = 2;
+
+const posInt = (field: string) =>
+  z
+    .number()
+    .int()
+    .min(1, { error: (iss) => `${field} must be an integer ≥ 1, got ${String(iss.input)}` });
+
+export const RunConfig = z
+  .object({
+    /** Absolute root of all run state; each benchmark writes under `<runsDir>/<bench>`. */
+    runsDir: z.string().refine(isAbsolute, {
+      error: (iss) => `runsDir must be absolute, got ${JSON.stringify(iss.input)}`,
+    }),
+    /** The SQLite store. */
+    dbPath: z.string().refine(isAbsolute, {
+      error: (iss) => `dbPath must be absolute, got ${JSON.stringify(iss.input)}`,
+    }),
+    /** Executor model for the OpenCode substrate, `provider/model`; "" until validateModels. */
+    solverModel: z.string(),
+    /** Executor model for Codex (bare id). */
+    codexModel: z.string(),
+    /** Model of proposer, selector and reflection sessions. */
+    improverModel: z.string(),
+    /** Channel kind improver sessions use unless a benchmark's spec says otherwise. */
+    improverChannel: z.enum(CHANNEL_KINDS),
+    judgeModel: z.string(),
+    judgeBaseUrl: z.string(),
+    judgeApiKey: z.string(),
+    codexBaseUrl: z.string(),
+    codexContainerUrl: z.string(),
+    codexApiKey: z.string(),
+    /** Vertex project ("" when none). */
+    project: z.string(),
+    location: z.string().min(1, { error: "location must be non-empty (default: global)" }),
+    /** An OpenCode source checkout to run instead of the pinned npm package; null = the package. */
+    opencodeDir: z.string().nullable(),
+    /** Proposals or rollouts running at once inside one phase. */
+    phaseWidth: posInt("phaseWidth"),
+    /** Improver/selector sessions running at once, process-wide; 0 = unlimited. */
+    sessionLimit: z
+      .number()
+      .int()
+      .min(0, {
+        error: (iss) =>
+          `sessionLimit must be an integer ≥ 0 (0 = unlimited), got ${String(iss.input)}`,
+      }),
+    /** Proposals per stage: one plus validation retries. */
+    stageAttempts: posInt("stageAttempts"),
+    /** Transport attempts of one proposer call. */
+    transportAttempts: posInt("transportAttempts"),
+    /** Wall-clock limit of one improver session, in seconds. */
+    proposerTimeoutS: posInt("proposerTimeoutS"),
+    proposerSteps: posInt("proposerSteps"),
+    proposerEffort: z
+      .string()
+      .min(1, { error: "proposerEffort must be non-empty (default: high)" }),
+    /** Executor rollout limit in seconds; null = each benchmark's own default. */
+    rolloutTimeoutS: posInt("rolloutTimeoutS").nullable(),
+    /** Domains processed at once (tasks inside a domain are always sequential). */
+    domainWorkers: posInt("domainWorkers"),
+    judgeParallel: posInt("judgeParallel"),
+    /**
+     * Library entries an improvement stage is shown: the most recent N of the domain's library,
+     * in stream order; 0 = all of them (the original). Stored entries are never deleted by it.
+     */
+    libraryMaxEntries: z
+      .number()
+      .int()
+      .min(0, {
+        error: (iss) =>
+          `libraryMaxEntries must be an integer ≥ 0 (0 = no cap), got ${String(iss.input)}`,
+      }),
+    /**
+     * Bytes of library entries an improvement stage is shown: the most recent entries whose files
+     * fit in this many bytes (the newest is always shown); 0 = no limit (the original).
+     */
+    libraryMaxBytes: z
+      .number()
+      .int()
+      .min(0, {
+        error: (iss) =>
+          `libraryMaxBytes must be an integer ≥ 0 (0 = no cap), got ${String(iss.input)}`,
+      }),
+    /** Sleep between transport attempts: backoffS × (attempt − 1) seconds. */
+    backoffS: z
+      .number()
+      .min(0, { error: (iss) => `backoffS must be ≥ 0 seconds, got ${String(iss.input)}` }),
+  })
+  .readonly();
+export type RunConfig = z.infer<typeof RunConfig>;
+
+type Parse = (raw: string, variable: string) => string | number;
+
+const asText: Parse = (raw) => raw;
+
+const asInt =
+  (min: number, what: string): Parse =>
+  (raw, variable) => {
+    const v = raw.trim();
+    if (!/^\d+$/.test(v) || Number(v) < min || !Number.isSafeInteger(Number(v))) {
+      throw new ConfigError(variable, raw, what);
+    }
+    return Number(v);
+  };
+
+const asSeconds: Parse = (raw, variable) => {
+  const v = raw.trim();
+  if (!/^\d+(?:\.\d+)?$/.test(v)) throw new ConfigError(variable, raw, "a number of seconds ≥ 0");
+  return Number(v);
+};
+
+const asChannel: Parse = (raw, variable) => {
+  const v = raw.trim();
+  if (!(CHANNEL_KINDS as readonly string[]).includes(v)) {
+    throw new ConfigError(variable, raw, `one of ${CHANNEL_KINDS.join(", ")}`);
+  }
+  return v as ChannelKind;
+};
+
+/** One environment variable: the RunConfig field it sets, its parser and what it means. */
+export type EnvVar = {
+  name: string;
+  field: keyof RunConfig;
+  parse: Parse;
+  help: string;
+};
+
+const ONE_OR_MORE = "an integer ≥ 1";
+
+/** Every variable loadRunConfig reads (defaults that depend on other values are in loadRunConfig). */
+export const ENV_VARS: readonly EnvVar[] = [
+  {
+    name: "HARNESS2_RUNS_DIR",
+    field: "runsDir",
+    parse: asText,
+    help: "root of all run state (default: ./runs)",
+  },
+  {
+    name: "HARNESS2_DB",
+    field: "dbPath",
+    parse: asText,
+    help: "SQLite store (default: <runs>/harness2.db)",
+  },
+  {
+    name: "HARNESS2_SOLVER_MODEL",
+    field: "solverModel",
+    parse: asText,
+    help: "executor model, provider/model",
+  },
+  {
+    name: "HARNESS2_CODEX_MODEL",
+    field: "codexModel",
+    parse: asText,
+    help: "Codex executor model (default: solver model without its provider/)",
+  },
+  {
+    name: "HARNESS2_IMPROVER_MODEL",
+    field: "improverModel",
+    parse: asText,
+    help: "proposer/selector model (default: the solver model)",
+  },
+  {
+    name: "HARNESS2_IMPROVER_CHANNEL",
+    field: "improverChannel",
+    parse: asChannel,
+    help: "opencode (default) or claude_cli",
+  },
+  { name: "HARNESS2_JUDGE_MODEL", field: "judgeModel", parse: asText, help: "judge model" },
+  {
+    name: "HARNESS2_JUDGE_BASE_URL",
+    field: "judgeBaseUrl",
+    parse: asText,
+    help: "OpenAI-compatible judge endpoint (default: Vertex when a project is set)",
+  },
+  { name: "HARNESS2_JUDGE_API_KEY", field: "judgeApiKey", parse: asText, help: "judge API key" },
+  {
+    name: "HARNESS2_CODEX_BASE_URL",
+    field: "codexBaseUrl",
+    parse: asText,
+    help: "Codex model endpoint",
+  },
+  {
+    name: "HARNESS2_CODEX_CONTAINER_URL",
+    field: "codexContainerUrl",
+    parse: asText,
+    help: "Codex endpoint as seen from a container (default: the base URL)",
+  },
+  {
+    name: "HARNESS2_CODEX_API_KEY",
+    field: "codexApiKey",
+    parse: asText,
+    help: "Codex endpoint key",
+  },
+  {
+    name: "HARNESS2_VERTEX_PROJECT",
+    field: "project",
+    parse: asText,
+    help: "Vertex project (GOOGLE_CLOUD_PROJECT wins)",
+  },
+  {
+    name: "GOOGLE_CLOUD_LOCATION",
+    field: "location",
+    parse: asText,
+    help: "Vertex region (default: global)",
+  },
+  {
+    name: "HARNESS2_OPENCODE_DIR",
+    field: "opencodeDir",
+    parse: asText,
+    help: "OpenCode source checkout to run instead of the npm package",
+  },
+  {
+    name: "HARNESS2_PHASE_WIDTH",
+    field: "phaseWidth",
+    parse: asInt(1, ONE_OR_MORE),
+    help: "proposals/rollouts at once in a phase (default 2)",
+  },
+  {
+    name: "HARNESS2_SESSION_LIMIT",
+    field: "sessionLimit",
+    parse: asInt(0, "an integer ≥ 0 (0 = unlimited)"),
+    help: "improver sessions at once, process-wide (default 2)",
+  },
+  {
+    name: "HARNESS2_STAGE_ATTEMPTS",
+    field: "stageAttempts",
+    parse: asInt(1, ONE_OR_MORE),
+    help: "proposals per stage incl. validation retries (default 2)",
+  },
+  {
+    name: "HARNESS2_TRANSPORT_ATTEMPTS",
+    field: "transportAttempts",
+    parse: asInt(1, ONE_OR_MORE),
+    help: "transport attempts per improver call (default 2)",
+  },
+  {
+    name: "HARNESS2_PROPOSER_TIMEOUT",
+    field: "proposerTimeoutS",
+    parse: asInt(1, "a whole number of seconds ≥ 1"),
+    help: "improver session wall clock, s (default 3600)",
+  },
+  {
+    name: "HARNESS2_PROPOSER_STEPS",
+    field: "proposerSteps",
+    parse: asInt(1, ONE_OR_MORE),
+    help: "improver agent steps (default 120)",
+  },
+  {
+    name: "HARNESS2_PROPOSER_EFFORT",
+    field: "proposerEffort",
+    parse: asText,
+    help: "improver effort/variant (default high)",
+  },
+  {
+    name: "HARNESS2_ROLLOUT_TIMEOUT",
+    field: "rolloutTimeoutS",
+    parse: asInt(1, "a whole number of seconds ≥ 1"),
+    help: "executor rollout limit, s (default: the benchmark's own)",
+  },
+  {
+    name: "HARNESS2_DOMAIN_WORKERS",
+    field: "domainWorkers",
+    parse: asInt(1, ONE_OR_MORE),
+    help: "domains at once (default 1)",
+  },
+  {
+    name: "HARNESS2_JUDGE_PARALLEL",
+    field: "judgeParallel",
+    parse: asInt(1, ONE_OR_MORE),
+    help: "judgements at once (default 8)",
+  },
+  {
+    name: "HARNESS2_LIBRARY_MAX_ENTRIES",
+    field: "libraryMaxEntries",
+    parse: asInt(0, "an integer ≥ 0 (0 = no cap)"),
+    help: "library entries a stage is shown, the most recent ones (default 0 = all)",
+  },
+  {
+    name: "HARNESS2_LIBRARY_MAX_BYTES",
+    field: "libraryMaxBytes",
+    parse: asInt(0, "an integer ≥ 0 (0 = no cap)"),
+    help: "bytes of library entries a stage is shown, the most recent ones (default 0 = all)",
+  },
+  {
+    name: "HARNESS2_BACKOFF_S",
+    field: "backoffS",
+    parse: asSeconds,
+    help: "backoff between transport attempts, s × (attempt − 1) (default 10)",
+  },
+];
+
+/** The original's hard-coded values. */
+const DEFAULTS = {
+  improverChannel: "opencode",
+  location: "global",
+  phaseWidth: 2,
+  sessionLimit: 2,
+  stageAttempts: 2,
+  transportAttempts: 2,
+  proposerTimeoutS: 3600,
+  proposerSteps: 120,
+  proposerEffort: "high",
+  domainWorkers: 1,
+  judgeParallel: 8,
+  libraryMaxEntries: 0,
+  libraryMaxBytes: 0,
+  backoffS: 10,
+} as const;
+
+/** A variable that is set but blank counts as unset (as the original's `env`). */
+function setValue(env: Env, name: string): string | undefined {
+  const v = env[name];
+  return v === undefined || v.trim() === "" ? undefined : v;
+}
+
+function expandPath(raw: string, cwd: string, home: string): string {
+  const p = raw.trim();
+  const tilde = p === "~" ? home : p.startsWith("~/") ? `${home}${p.slice(1)}` : p;
+  return resolve(cwd, tilde);
+}
+
+function vertexOpenAiUrl(project: string, location: string): string {
+  const host =
+    location === "global" ? "aiplatform.googleapis.com" : `${location}-aiplatform.googleapis.com`;
+  return `https://${host}/v1/projects/${project}/locations/${location}/endpoints/openapi`;
+}
+
+export type LoadOptions = {
+  /** Relative paths resolve against this (default: process.cwd()). */
+  cwd?: string;
+  /** `~` expands to this (default: os.homedir()). */
+  home?: string;
+};
+
+/**
+ * Builds the RunConfig from `env`. Every variable of ENV_VARS is optional; a malformed one throws
+ * ConfigError naming it. Models may be blank here — validateModels decides what a command needs.
+ */
+export function loadRunConfig(env: Env, opts: LoadOptions = {}): RunConfig {
+  const cwd = opts.cwd ?? process.cwd();
+  const home = opts.home ?? homedir();
+  const raw: Partial<Record<keyof RunConfig, string | number>> = {};
+  for (const v of ENV_VARS) {
+    const value = setValue(env, v.name);
+    if (value !== undefined) raw[v.field] = v.parse(value, v.name);
+  }
+  const text = (field: keyof RunConfig) => (raw[field] as string | undefined)?.trim();
+  const runsDir = expandPath(text("runsDir") ?? "runs", cwd, home);
+  const solverModel = text("solverModel") ?? "";
+  const project = setValue(env, "GOOGLE_CLOUD_PROJECT")?.trim() ?? text("project") ?? "";
+  const location = text("location") ?? DEFAULTS.location;
+  const codexBaseUrl = text("codexBaseUrl") ?? "";
+  const opencodeDir = text("opencodeDir");
+  return RunConfig.parse({
+    ...DEFAULTS,
+    ...raw,
+    runsDir,
+    dbPath: expandPath(text("dbPath") ?? `${runsDir}/harness2.db`, cwd, home),
+    solverModel,
+    codexModel: text("codexModel") ?? solverModel.replace(/^[^/]*\//, ""),
+    improverModel: text("improverModel") ?? solverModel,
+    judgeModel: text("judgeModel") ?? "",
+    judgeBaseUrl:
+      text("judgeBaseUrl") ?? (project === "" ? "" : vertexOpenAiUrl(project, location)),
+    judgeApiKey: text("judgeApiKey") ?? "",
+    codexBaseUrl,
+    codexContainerUrl: text("codexContainerUrl") ?? codexBaseUrl,
+    codexApiKey: text("codexApiKey") ?? "",
+    project,
+    location,
+    opencodeDir: opencodeDir === undefined ? null : expandPath(opencodeDir, cwd, home),
+    proposerEffort: text("proposerEffort") ?? DEFAULTS.proposerEffort,
+    rolloutTimeoutS: raw.rolloutTimeoutS ?? null,
+  });
+}
+
+/**
+ * What a command that spends money needs (spec/03 §1.2 validate_models): a solver model; solver
+ * and improver in `provider/model` form when they run on OpenCode; a project for Vertex models;
+ * and a judge model when `judge` is set.
+ */
+export function validateModels(config: RunConfig, opts: { judge?: boolean } = {}): void {
+  if (config.solverModel === "") {
+    throw new ConfigError(
+      "HARNESS2_SOLVER_MODEL",
+      undefined,
+      "the executor model, as provider/model",
+    );
+  }
+  if (!config.solverModel.includes("/")) {
+    throw new ConfigError(
+      "HARNESS2_SOLVER_MODEL",
+      config.solverModel,
+      "a provider-prefixed id (provider/model)",
+    );
+  }
+  if (config.improverChannel === "opencode" && !config.improverModel.includes("/")) {
+    throw new ConfigError(
+      "HARNESS2_IMPROVER_MODEL",
+      config.improverModel,
+      "a provider-prefixed id (provider/model) for the opencode channel",
+    );
+  }
+  for (const [variable, model] of [
+    ["HARNESS2_SOLVER_MODEL", config.solverModel],
+    ["HARNESS2_IMPROVER_MODEL", config.improverModel],
+  ] as const) {
+    if (model.startsWith("google-vertex") && config.project === "") {
+      throw new ConfigError(
+        "GOOGLE_CLOUD_PROJECT",
+        undefined,
+        `${variable}=${model} runs on Vertex and needs a project (GOOGLE_CLOUD_PROJECT or HARNESS2_VERTEX_PROJECT)`,
+      );
+    }
+  }
+  if (opts.judge && config.judgeModel === "") {
+    throw new ConfigError("HARNESS2_JUDGE_MODEL", undefined, "the judge model, needed to judge");
+  }
+}
+
+/**
+ * Parses `.env` text: `KEY=value` lines, optional `export `, `#` comments and blank lines skipped,
+ * keys of letters, digits and `_` only (others skipped), matching quotes removed, an unquoted
+ * value's ` #` comment and trailing space dropped.
+ */
+export function parseDotEnv(text: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const rawLine of text.split(/\r?\n/)) {
+    const line = rawLine.trim().replace(/^export\s+/, "");
+    if (line === "" || line.startsWith("#")) continue;
+    const eq = line.indexOf("=");
+    if (eq < 0) continue;
+    const key = line.slice(0, eq).trim();
+    if (!/^\w+$/.test(key)) continue;
+    let value = line.slice(eq + 1).trim();
+    const q = value[0];
+    if ((q === '"' || q === "'") && value.length >= 2 && value.endsWith(q))
+      value = value.slice(1, -1);
+    else value = value.replace(/\s#.*$/, "").trimEnd();
+    out[key] = value;
+  }
+  return out;
+}
+
+/** `env` with `.env` values added where the environment has none: the shell always wins. */
+export function withDotEnv(env: Env, dotenvText: string): Env {
+  const merged: Record<string, string | undefined> = { ...parseDotEnv(dotenvText) };
+  for (const [k, v] of Object.entries(env)) if (v !== undefined) merged[k] = v;
+  return merged;
+}

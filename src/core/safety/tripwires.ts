@@ -1,0 +1,483 @@
+// Tripwires on the read boundary: answer-key paths (leak globs), grader verdicts (by name and by
+// content), verdict strings in authored trees, and symlinks inside model context. Each trip throws
+// a TripwireError AND emits `tripwire.fired`. Never widen a marker list or a glob to make one pass.
+
+import { closeSync, openSync, readSync } from "node:fs";
+import { join } from "node:path";
+import {
+  type Clock,
+  type EventSink,
+  type ModeToken,
+  TripwireFired,
+  type TripwireKind,
+} from "../events/registry.ts";
+import type { Tree } from "../harness/surface.ts";
+import { sortPaths, walkFiles } from "../lib/safe-fs.ts";
+
+/** Strings that only a grader's own output carries (the last three with their JSON quotes). */
+export const GRADER_VERDICT_MARKERS: readonly string[] = [
+  "deterministic_eval_summary",
+  "deterministic_eval_result",
+  "judge_scope_and_deterministic_status",
+  "Judge findings on the rendered result",
+  '"passed_count"',
+  '"pass_rate"',
+  '"test_pass_rate"',
+];
+
+/**
+ * Lower-cased suffixes whose contents are scanned for markers ("" = no suffix, which includes
+ * dotfiles such as `.env`). Fix of spec/02 §4.17: `.ts`, `.tsx`, `.jsx` and `.css` are scanned
+ * too, so a plugin body cannot carry a marker past the wire.
+ */
+export const MARKER_SCAN_SUFFIXES: ReadonlySet<string> = new Set([
+  "",
+  ".md",
+  ".txt",
+  ".json",
+  ".csv",
+  ".tsv",
+  ".yaml",
+  ".yml",
+  ".html",
+  ".htm",
+  ".log",
+  ".py",
+  ".js",
+  ".ts",
+  ".tsx",
+  ".jsx",
+  ".css",
+  ".sh",
+  ".xml",
+  ".ini",
+  ".toml",
+  ".patch",
+  ".diff",
+]);
+
+/** Where a tripwire runs and whom its event is about. */
+export type TripwireContext = {
+  sink: EventSink;
+  sweep: string;
+  task?: string;
+  domain?: string;
+  mode?: ModeToken;
+  /** Where it tripped: a stage label, "selection", "reflection", "library", … */
+  stage: string;
+  clock: Clock;
+};
+
+export type TripwireHit = {
+  kind: TripwireKind;
+  /** Relative path (under the checked root or tree) of the first offending file. */
+  path: string;
+  /** The glob or marker that matched; "" for a symlink. */
+  marker: string;
+  /**
+   * Byte offset in a file on disk (the original reported characters; bytes let the scan stream
+   * without decoding), character offset in in-memory text.
+   */
+  offset?: number;
+  /** About 180 characters around the hit (60 before, 120 from it), JSON-quoted. */
+  context?: string;
+};
+
+/** A tripwire fired. Not a false positive to widen around: find the read path that produced it. */
+export class TripwireError extends Error {
+  readonly kind: TripwireKind;
+  readonly path: string;
+  readonly marker: string;
+  readonly offset?: number;
+  readonly context?: string;
+  readonly stage: string;
+
+  constructor(hit: TripwireHit, stage: string, message: string) {
+    super(message);
+    this.name = "TripwireError";
+    this.kind = hit.kind;
+    this.path = hit.path;
+    this.marker = hit.marker;
+    this.offset = hit.offset;
+    this.context = hit.context;
+    this.stage = stage;
+  }
+}
+
+/** Emits `tripwire.fired` for `hit` and returns the error for the caller to throw. */
+export function fireTripwire(
+  ctx: TripwireContext,
+  hit: TripwireHit,
+  message: string,
+): TripwireError {
+  ctx.sink.emit(
+    TripwireFired.parse({
+      type: "tripwire.fired",
+      ts: ctx.clock.now(),
+      sweep: ctx.sweep,
+      domain: ctx.domain,
+      task: ctx.task,
+      mode: ctx.mode,
+      kind: hit.kind,
+      path: hit.path,
+      marker: hit.marker,
+      stage: ctx.stage,
+      message,
+    }),
+  );
+  return new TripwireError(hit, ctx.stage, message);
+}
+
+// ── leak globs ───────────────────────────────────────────────────────────────────────────────
+
+/**
+ * Normalises one leak glob: `\` becomes `/`, then leading `./` and `/` are removed as PREFIXES.
+ * Deliberate difference from the original, which stripped `.` and `/` as a character set and so
+ * turned `.env` into `env` (spec/02 §4.15): here `.env` and `.secrets/**` keep their dot.
+ */
+export function normalizeLeakGlob(glob: string): string {
+  let g = glob.replaceAll("\\", "/");
+  for (;;) {
+    if (g.startsWith("./")) g = g.slice(2);
+    else if (g.startsWith("/")) g = g.slice(1);
+    else return g;
+  }
+}
+
+/**
+ * Translates a glob to a regular-expression body with Python fnmatch semantics: `*` matches any
+ * run of characters INCLUDING `/`, `?` one character, `[seq]` / `[!seq]` a class; case-sensitive.
+ */
+export function fnmatchSource(glob: string): string {
+  const chars = [...glob]; // code points, so `?` matches one character as in Python
+  let out = "";
+  let i = 0;
+  let star = false;
+  const n = chars.length;
+  while (i < n) {
+    const c = chars[i] as string;
+    i++;
+    const wasStar = star;
+    star = c === "*";
+    if (c === "*") {
+      if (!wasStar) out += ".*";
+    } else if (c === "?") {
+      out += ".";
+    } else if (c === "[") {
+      let j = i;
+      if (chars[j] === "!") j++;
+      if (chars[j] === "]") j++;
+      while (j < n && chars[j] !== "]") j++;
+      if (j >= n) {
+        out += "\\[";
+        continue;
+      }
+      let stuff = chars.slice(i, j).join("").replaceAll("\\", "\\\\").replaceAll("]", "\\]");
+      i = j + 1;
+      if (stuff.startsWith("!")) stuff = `^${stuff.slice(1)}`;
+      else if (stuff.startsWith("^") || stuff.startsWith("[")) stuff = `\\${stuff}`;
+      out += stuff === "" ? "(?!)" : `[${stuff}]`;
+    } else {
+      out += c.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
+    }
+  }
+  return out;
+}
+
+/** Returns the first glob a relative path matches (at the top level or at any depth), or null. */
+export type LeakMatcher = (rel: string) => string | null;
+
+/** A glob no regular expression can express (e.g. a reversed range `[z-a]`). */
+export class InvalidLeakGlobError extends Error {
+  constructor(
+    readonly glob: string,
+    readonly reason: string,
+  ) {
+    super(`leak glob '${glob}' cannot be used: ${reason}`);
+    this.name = "InvalidLeakGlobError";
+  }
+}
+
+function compileGlob(glob: string, norm: string): RegExp {
+  try {
+    return new RegExp(`^(?:.*/)?(?:${fnmatchSource(norm)})$`, "su");
+  } catch (err) {
+    throw new InvalidLeakGlobError(glob, (err as Error).message);
+  }
+}
+
+/** One matcher for a glob list: `pat` or `*​/pat` against the whole `/`-separated path. */
+export function leakMatcher(globs: readonly string[]): LeakMatcher {
+  const compiled = globs
+    .map((g) => ({ glob: g, norm: normalizeLeakGlob(g) }))
+    .filter((g) => g.norm !== "")
+    .map((g) => ({ glob: g.glob, re: compileGlob(g.glob, g.norm) }));
+  if (compiled.length === 0) return () => null;
+  return (rel) => {
+    for (const { glob, re } of compiled) if (re.test(rel)) return glob;
+    return null;
+  };
+}
+
+/** A copy filter (for copyTreeSafe) that keeps only files no leak glob matches. */
+export function leakFilter(globs: readonly string[]): (rel: string) => boolean {
+  const match = leakMatcher(globs);
+  return (rel) => match(rel) === null;
+}
+
+function leakMessage(hits: { rel: string; glob: string }[], where: string): string {
+  const shown = hits
+    .slice(0, 8)
+    .map((h) => h.rel)
+    .join(", ");
+  const more = hits.length > 8 ? ` (+${hits.length - 8} more)` : "";
+  return (
+    `answer-key path(s) would enter model context from ${where}: ${shown}${more} ` +
+    `(matched leak glob '${hits[0]?.glob}'). This tripwire found a read-path bug; find the path ` +
+    "that produced the file rather than widening around it."
+  );
+}
+
+/** Refuses any file under `root` matching a leak glob. A missing root or no globs is a no-op. */
+export function assertNoLeakPaths(
+  root: string,
+  globs: readonly string[],
+  ctx: TripwireContext,
+  files: readonly string[] = walkFiles(root),
+): void {
+  const match = leakMatcher(globs);
+  const hits: { rel: string; glob: string }[] = [];
+  for (const rel of files) {
+    const glob = match(rel);
+    if (glob !== null) hits.push({ rel, glob });
+  }
+  const first = hits[0];
+  if (first === undefined) return;
+  throw fireTripwire(
+    ctx,
+    { kind: "leak_path", path: first.rel, marker: first.glob },
+    leakMessage(hits, root),
+  );
+}
+
+/** Same leak-glob rule over an in-memory tree's paths. */
+export function assertTreeHasNoLeakPaths(
+  tree: Tree,
+  globs: readonly string[],
+  ctx: TripwireContext,
+): void {
+  const match = leakMatcher(globs);
+  const hits: { rel: string; glob: string }[] = [];
+  for (const rel of sortPaths(Object.keys(tree))) {
+    const glob = match(rel);
+    if (glob !== null) hits.push({ rel, glob });
+  }
+  const first = hits[0];
+  if (first === undefined) return;
+  throw fireTripwire(
+    ctx,
+    { kind: "leak_path", path: first.rel, marker: first.glob },
+    // Addressed to the author (retry feedback): it names the paths, not what they are reserved for.
+    `the harness holds path(s) that may never be served as evidence: ` +
+      `${hits.map((h) => h.rel).join(", ")}; remove or rename them.`,
+  );
+}
+
+// ── symlinks ─────────────────────────────────────────────────────────────────────────────────
+
+/** Refuses any symlink under `root`: model context must hold only regular files. */
+export function assertNoSymlinks(root: string, ctx: TripwireContext): string[] {
+  const links: string[] = [];
+  const files = walkFiles(root, { onSymlink: (rel) => links.push(rel) });
+  const first = links[0];
+  if (first !== undefined) {
+    throw fireTripwire(
+      ctx,
+      { kind: "symlink", path: first, marker: "" },
+      `symlink(s) would enter model context from ${root}: ${links.slice(0, 8).join(", ")}. ` +
+        "A link can lead a session outside its evidence; find what created it.",
+    );
+  }
+  return files;
+}
+
+// ── grader verdicts ──────────────────────────────────────────────────────────────────────────
+
+/** Python's `Path(rel).suffix.lower()`: a leading-dot name such as `.env` has no suffix. */
+export function scanSuffix(rel: string): string {
+  const name = rel.slice(rel.lastIndexOf("/") + 1);
+  const dot = name.lastIndexOf(".");
+  if (dot <= 0 || dot === name.length - 1) return "";
+  return name.slice(dot).toLowerCase();
+}
+
+const CHUNK = 1 << 22;
+const BEFORE = 60;
+const AFTER = 120;
+const decoder = new TextDecoder("utf-8");
+
+type ContentHit = { marker: string; offset: number; context: string };
+
+/** The first marker in a file, streamed in chunks that overlap by the longest marker. */
+function scanFile(path: string, needles: readonly Buffer[], buf: Buffer): ContentHit | null {
+  const overlap = Math.max(0, ...needles.map((m) => m.length - 1));
+  const fd = openSync(path, "r");
+  try {
+    let carry = 0;
+    let base = 0; // file offset of buf[0]
+    for (;;) {
+      const got = readSync(fd, buf, carry, buf.length - carry, base + carry);
+      if (got <= 0) return null;
+      const view = buf.subarray(0, carry + got);
+      let best = -1;
+      let which = -1;
+      for (let k = 0; k < needles.length; k++) {
+        const at = view.indexOf(needles[k] as Buffer);
+        if (at >= 0 && (best < 0 || at < best)) {
+          best = at;
+          which = k;
+        }
+      }
+      if (best >= 0) {
+        const offset = base + best;
+        const marker = (needles[which] as Buffer).toString("utf8");
+        return { marker, offset, context: contextAt(fd, offset) };
+      }
+      const keep = Math.min(view.length, overlap);
+      buf.copy(buf, 0, view.length - keep, view.length);
+      base += view.length - keep;
+      carry = keep;
+    }
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** 60 characters before a byte offset and 120 from it, JSON-quoted like a Python repr. */
+function contextAt(fd: number, offset: number): string {
+  const from = Math.max(0, offset - BEFORE * 4);
+  const win = Buffer.alloc(offset - from + AFTER * 4);
+  const got = readSync(fd, win, 0, win.length, from);
+  const before = decoder.decode(win.subarray(0, offset - from)).slice(-BEFORE);
+  const after = decoder.decode(win.subarray(offset - from, got)).slice(0, AFTER);
+  return JSON.stringify(before + after);
+}
+
+function textContext(text: string, at: number): string {
+  return JSON.stringify(text.slice(Math.max(0, at - BEFORE), at + AFTER));
+}
+
+function verdictMessage(where: string, rel: string, marker: string, hit?: ContentHit): string {
+  const lead = `a grader verdict would enter model context from ${where}: ${rel}`;
+  const tail =
+    "This is a leak, not a false positive to widen around; find the read path that produced it.";
+  if (!hit) return `${lead} matched ${JSON.stringify(marker)} in its NAME. ${tail}`;
+  return `${lead} contains ${JSON.stringify(marker)} at byte ${hit.offset}: ${hit.context}. ${tail}`;
+}
+
+/**
+ * Refuses any file under `root` whose relative path contains a marker, or whose content does
+ * when its suffix is one of MARKER_SCAN_SUFFIXES (binary files are checked by name only).
+ * Files are read synchronously in 4 MiB chunks: the scan is disk-bound and the sync path is
+ * about twice as fast as the async one here, with flat memory.
+ */
+export function assertNoGraderVerdicts(
+  root: string,
+  ctx: TripwireContext,
+  markers: readonly string[] = GRADER_VERDICT_MARKERS,
+  files: readonly string[] = walkFiles(root),
+): void {
+  if (markers.length === 0) return;
+  const needles = markers.map((m) => Buffer.from(m, "utf8"));
+  let buf: Buffer | null = null;
+  for (const rel of files) {
+    const named = markers.find((m) => rel.includes(m));
+    if (named !== undefined) {
+      throw fireTripwire(
+        ctx,
+        { kind: "grader_verdict", path: rel, marker: named },
+        verdictMessage(root, rel, named),
+      );
+    }
+    if (!MARKER_SCAN_SUFFIXES.has(scanSuffix(rel))) continue;
+    buf ??= Buffer.allocUnsafe(CHUNK);
+    let hit: ContentHit | null;
+    try {
+      hit = scanFile(join(root, rel), needles, buf);
+    } catch (err) {
+      // An unreadable file cannot carry a marker into a session that cannot read it either.
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === "ENOENT" || code === "EACCES") continue;
+      throw err;
+    }
+    if (hit) {
+      throw fireTripwire(
+        ctx,
+        { kind: "grader_verdict", path: rel, ...hit },
+        verdictMessage(root, rel, hit.marker, hit),
+      );
+    }
+  }
+}
+
+/**
+ * The same checks on an agent-authored tree before it is rolled or stored: a tree carrying a
+ * marker could never afterwards be served as evidence. Messages are retry feedback addressed to
+ * the author, so they say "reserved string" rather than naming what the string belongs to
+ * (a deliberate difference from the original's wording).
+ */
+export function assertTreeHasNoGraderVerdicts(
+  tree: Tree,
+  ctx: TripwireContext,
+  markers: readonly string[] = GRADER_VERDICT_MARKERS,
+): void {
+  if (markers.length === 0) return;
+  for (const rel of sortPaths(Object.keys(tree))) {
+    const named = markers.find((m) => rel.includes(m));
+    if (named !== undefined) {
+      throw fireTripwire(
+        ctx,
+        { kind: "authored_tree", path: rel, marker: named },
+        `harness file ${rel} carries the reserved string ${JSON.stringify(named)} in its NAME; ` +
+          "rename it: files carrying reserved strings cannot be served as evidence to later tasks.",
+      );
+    }
+    if (!MARKER_SCAN_SUFFIXES.has(scanSuffix(rel))) continue;
+    const body = tree[rel] as string | Uint8Array;
+    const text = typeof body === "string" ? body : decoder.decode(body);
+    let at = -1;
+    let marker = "";
+    for (const m of markers) {
+      const i = text.indexOf(m);
+      if (i >= 0 && (at < 0 || i < at)) {
+        at = i;
+        marker = m;
+      }
+    }
+    if (at >= 0) {
+      const context = textContext(text, at);
+      throw fireTripwire(
+        ctx,
+        { kind: "authored_tree", path: rel, marker, offset: at, context },
+        `harness file ${rel} contains the reserved string ${JSON.stringify(marker)} at ` +
+          `character ${at}: ${context}; remove or rename that string: files carrying reserved ` +
+          "strings cannot be served as evidence to later tasks.",
+      );
+    }
+  }
+}
+
+/**
+ * Every whole-tree check on a folder about to be handed to a model, over ONE walk: no symlink,
+ * no leak-glob path, no verdict by name or content. Returns the files it saw.
+ */
+export function assertContextClean(
+  root: string,
+  globs: readonly string[],
+  ctx: TripwireContext,
+): string[] {
+  const files = assertNoSymlinks(root, ctx);
+  assertNoLeakPaths(root, globs, ctx, files);
+  assertNoGraderVerdicts(root, ctx, GRADER_VERDICT_MARKERS, files);
+  return files;
+}
