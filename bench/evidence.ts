@@ -16,7 +16,7 @@ import {
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { DEMO_FIXTURES } from "../src/benchmarks/demo/demo-adapter.ts";
-import { NULL_SINK, SYSTEM_CLOCK } from "../src/core/events/registry.ts";
+import { NULL_SINK, SYSTEM_CLOCK } from "../src/core/events/sink.ts";
 import { buildEvidenceTree, type EvidenceAdapter } from "../src/core/evidence/tree.ts";
 import { walkFiles } from "../src/core/lib/safe-fs.ts";
 import { Proposer } from "../src/core/proposer/proposer.ts";

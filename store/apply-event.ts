@@ -115,8 +115,14 @@ export class EventApplier {
           marker, stage, message, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
       selection: p(`INSERT OR REPLACE INTO selections (task_id, mode, k, anon_id, chosen_label,
           id_map, why, ok, fallback, trivial, dropped, usd, error, chosen_run_id,
-          chosen_run_dir, harness_fingerprint, evidence, at)
-          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+          chosen_run_dir, at)
+          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+      // Only the selection of the same chosen label and run takes the facts, so they never land
+      // on another pick.
+      adoption: p(`UPDATE selections SET harness_fingerprint = ?, output_digest = ?,
+          chosen_tree_is_base = ?, evidence = ?, experience = ?, chosen_run_dir = ?, adopted_at = ?
+        WHERE task_id = ? AND mode = ? AND chosen_label = ?
+          AND COALESCE(chosen_run_id, '') IN ('', ?)`),
       reflection: p(`INSERT INTO modes (task_id, mode, reflection_ok, reflection_no_entry,
           reflection_usd, reflection_error, started_at) VALUES (?, ?, ?, ?, ?, ?, ?)
         ON CONFLICT (task_id, mode) DO UPDATE SET reflection_ok = excluded.reflection_ok,
@@ -246,6 +252,9 @@ export class EventApplier {
       case "selection.made":
         this.selection(ev);
         return;
+      case "adoption.recorded":
+        this.adoption(ev);
+        return;
       case "reflection.finished": {
         const id = this.task(ev.sweep, ev.task, ev.k, ev.domain, ev.ts);
         this.s.reflection!.run(
@@ -279,6 +288,9 @@ export class EventApplier {
       case "note":
         this.s.note!.run(ev.sweep, ev.task ?? null, ev.level, ev.message, ms(ev.ts));
         return;
+      default:
+        // Every event type has a case: a new event fails typechecking here until it has one.
+        ev satisfies never;
     }
   }
 
@@ -471,9 +483,23 @@ export class EventApplier {
       ev.error,
       ev.chosenRunId ?? null,
       ev.chosenRunDir ?? null,
-      ev.harnessFingerprint ?? null,
-      ev.evidence ?? null,
       ms(ev.ts),
+    );
+  }
+
+  private adoption(ev: EventOf<"adoption.recorded">): void {
+    this.s.adoption!.run(
+      ev.harnessFingerprint,
+      ev.outputDigest,
+      flag(ev.chosenTreeIsBase),
+      ev.evidence,
+      ev.experience === null ? null : json(ev.experience),
+      ev.chosenRunDir,
+      ms(ev.ts),
+      this.task(ev.sweep, ev.task, ev.k, ev.domain, ev.ts),
+      ev.mode,
+      ev.chosenLabel,
+      ev.chosenRunId,
     );
   }
 

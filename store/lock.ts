@@ -4,6 +4,7 @@
 
 import type { Database } from "bun:sqlite";
 import { hostname as osHostname } from "node:os";
+import { pidAlive } from "../src/core/lib/pid.ts";
 
 /** A heartbeat older than this marks the holder dead even when its pid cannot be checked. */
 export const DEFAULT_STALE_AFTER_MS = 60_000;
@@ -36,17 +37,6 @@ export type LockOptions = {
   onLost?: (namespace: string) => void;
   now?: () => number;
 };
-
-/** Whether a process with this pid exists on this machine. */
-export function pidAlive(pid: number): boolean {
-  if (!Number.isInteger(pid) || pid <= 0) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
 
 export function isLockStale(
   row: LockRow,

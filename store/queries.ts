@@ -3,6 +3,7 @@
 // call (never one per row); returns store/views.ts values.
 
 import type { Database } from "bun:sqlite";
+import { roundUsd } from "../src/core/lib/money.ts";
 import { liveSweepIds } from "./lock.ts";
 import type {
   ModeView,
@@ -86,7 +87,7 @@ function summaryOf(row: Row, live: Set<string>, now: number): SweepSummary {
       interrupted: status === "running" ? 0 : num(row.n_running),
       skipped: num(row.n_skipped),
     },
-    usd: Math.round(num(row.spend) * 1e6) / 1e6,
+    usd: roundUsd(num(row.spend)),
     durationS: Math.max(0, Math.round(end - started) / 1000),
   };
 }

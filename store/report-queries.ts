@@ -3,6 +3,7 @@
 // experiment's judges. Read-only SQL, a fixed number of queries per call; never writes or scores.
 
 import type { Database } from "bun:sqlite";
+import type { Judgment } from "../src/core/events/registry.ts";
 
 type Row = Record<string, unknown>;
 
@@ -94,7 +95,8 @@ export type BaseCellRow = {
 
 export type SweepRecords = { sweep: SweepRow; cells: ModeCellRow[]; bases: BaseCellRow[] };
 
-export type JudgmentRow = {
+/** A stored judgment; its `metric` comes from the recorded event (the table has no column for it). */
+export type JudgmentRow = Judgment & {
   subject: string;
   sweepId: string;
   task: string;
@@ -102,14 +104,6 @@ export type JudgmentRow = {
   k: number;
   label: string;
   runId: string;
-  graded: boolean;
-  score: number | null;
-  passed: number | null;
-  total: number | null;
-  reason: string;
-  judge: string;
-  /** From the recorded event (the table has no column for it); null when the scorer named none. */
-  metric: string | null;
   at: number;
 };
 

@@ -1,9 +1,11 @@
-// The store side of resume (spec/03 §4.8): a task's record rebuilt from store rows (modes,
-// stages, ledger entries, selections with their adoption facts, base rollouts), and the one write
-// that adds those facts to a selection. A fixed number of queries per call; never reads files.
+// The store side of resume: a task's record rebuilt from store rows (modes, stages, ledger
+// entries, selections with their adoption facts, base rollouts). The facts themselves are written
+// by the event applier from `adoption.recorded`. A fixed number of queries per call; never reads
+// files; never writes.
 
 import type { Database } from "bun:sqlite";
 import type { ModeToken } from "../src/core/events/registry.ts";
+import { sumUsd } from "../src/core/lib/money.ts";
 import type { Experience } from "../src/core/library/library.ts";
 import type { ModeEntry, StageRecord } from "../src/core/recursion/records.ts";
 import type { BaseRecord, SelectionRecord, TaskSummary } from "../src/core/resume/summary.ts";
@@ -15,7 +17,6 @@ const bool = (v: unknown): boolean => v === 1 || v === true;
 const num = (v: unknown): number => (v === null || v === undefined ? 0 : Number(v));
 const str = (v: unknown): string => (v === null || v === undefined ? "" : String(v));
 const strOrNull = (v: unknown): string | null => (v === null || v === undefined ? null : String(v));
-const round6 = (x: number) => Math.round(x * 1e6) / 1e6;
 const parse = <T>(v: unknown, fallback: T): T => {
   try {
     return v === null || v === undefined ? fallback : (JSON.parse(String(v)) as T);
@@ -26,55 +27,6 @@ const parse = <T>(v: unknown, fallback: T): T => {
 
 /** A task's record as the store holds it: a summary without its status (the caller computes it). */
 export type StoredTaskRecord = Omit<TaskSummary, "status">;
-
-/** What resume re-checks about one adopted output, as core computed it when the mode finished. */
-export type AdoptionFacts = Pick<
-  SelectionRecord,
-  | "chosenLabel"
-  | "chosenRunId"
-  | "chosenRunDir"
-  | "harnessFingerprint"
-  | "outputDigest"
-  | "chosenTreeIsBase"
-  | "evidence"
-  | "experience"
->;
-
-/**
- * Adds the adoption facts to the selection that (sweep, task, k, mode) recorded. Only a selection
- * of the same chosen label and run is updated, so facts never land on another pick; returns
- * whether a row was updated.
- */
-export function recordAdoption(
-  db: Database,
-  where: { sweep: string; task: string; k: number; mode: ModeToken },
-  facts: AdoptionFacts,
-  at: number,
-): boolean {
-  const res = db
-    .query(
-      `UPDATE selections SET harness_fingerprint = ?, output_digest = ?, chosen_tree_is_base = ?,
-         evidence = ?, experience = ?, chosen_run_dir = ?, adopted_at = ?
-       WHERE mode = ? AND chosen_label = ? AND COALESCE(chosen_run_id, '') IN ('', ?)
-         AND task_id = (SELECT id FROM tasks WHERE sweep_id = ? AND task = ? AND k = ?)`,
-    )
-    .run(
-      facts.harnessFingerprint,
-      facts.outputDigest,
-      facts.chosenTreeIsBase ? 1 : 0,
-      facts.evidence,
-      facts.experience === null ? null : JSON.stringify(facts.experience),
-      facts.chosenRunDir,
-      at,
-      where.mode,
-      facts.chosenLabel,
-      facts.chosenRunId,
-      where.sweep,
-      where.task,
-      where.k,
-    );
-  return res.changes > 0;
-}
 
 /** The finals of a mode: its AGG (parallel) or COMPOSE (sequential) stages, in order. */
 const FINAL_DIMS = new Set(["AGG", "COMPOSE"]);
@@ -104,7 +56,7 @@ function modeEntryOf(task: string, k: number, m: Row, stages: Row[], ledger: Row
   const finished = stages.filter((s) => bool(s.finished)).map(stageOf);
   const rollouts = ledger.filter((e) => e.kind === "rollout");
   const sessions = ledger.filter((e) => e.kind === "session");
-  const sum = (rows: Row[]) => round6(rows.reduce((s, e) => s + num(e.usd), 0));
+  const sum = (rows: Row[]) => sumUsd(rows.map((e) => num(e.usd)));
   return {
     mode,
     taskId: task,

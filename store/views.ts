@@ -3,6 +3,7 @@
 // remove one. Built only by store/queries.ts; nothing here touches the database.
 
 import { z } from "zod";
+import { Judgment } from "../src/core/events/registry.ts";
 
 /**
  * running: a live process holds the sweep's lock. unfinished: no end was recorded and nothing
@@ -113,12 +114,7 @@ export type LibraryEntryView = z.infer<typeof LibraryEntryView>;
 export const JudgmentView = z.object({
   label: z.string(),
   runId: z.string(),
-  graded: z.boolean(),
-  score: z.number().nullable(),
-  passed: z.number().nullable(),
-  total: z.number().nullable(),
-  reason: z.string(),
-  judge: z.string(),
+  ...Judgment.omit({ metric: true }).shape,
 });
 export type JudgmentView = z.infer<typeof JudgmentView>;
 

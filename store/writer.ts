@@ -4,7 +4,8 @@
 
 import type { Database } from "bun:sqlite";
 import { SQLiteError } from "bun:sqlite";
-import { type EventSink, HarnessEvent } from "../src/core/events/registry.ts";
+import { HarnessEvent } from "../src/core/events/registry.ts";
+import { type EventSink, isValidated } from "../src/core/events/sink.ts";
 import { EventApplier } from "./apply-event.ts";
 import { openStore } from "./db.ts";
 
@@ -106,7 +107,10 @@ export class StoreWriter implements EventSink {
   }
 
   emit(event: HarnessEvent): void {
-    const parsed = HarnessEvent.safeParse(event);
+    // An event built by core's `emit` was validated there; anything else is checked here.
+    const parsed = isValidated(event)
+      ? ({ success: true, data: event } as const)
+      : HarnessEvent.safeParse(event);
     if (!parsed.success) {
       const type = typeof event?.type === "string" ? event.type : "untyped";
       const issues = parsed.error.issues

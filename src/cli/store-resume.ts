@@ -1,22 +1,17 @@
-// Resume wired to the store (ARCHITECTURE §5): the record source the scheduler's skip decision
-// reads (store rows only — summary.json is an export and never decides), and the recorder that
-// copies each mode's adoption facts into the store once core has checkpointed them.
+// Resume wired to the store: the record source the scheduler's skip decision reads (store rows
+// only; summary.json is an export and never decides), and the sink that makes finished work and
+// adoption facts durable at once. The facts arrive as `adoption.recorded` events, applied by the
+// store's one writer like every other event (docs/architecture.md, "Files and the store").
 
 import type { Database } from "bun:sqlite";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import type { NamespaceKey } from "../../store/queries.ts";
-import { recordAdoption, storedTaskRecord } from "../../store/resume-queries.ts";
-import type { EventSink, HarnessEvent, ModeToken } from "../core/events/registry.ts";
-import { describeError } from "../core/recursion/records.ts";
+import { storedTaskRecord } from "../../store/resume-queries.ts";
+import type { EventSink } from "../core/events/sink.ts";
+import { describeError } from "../core/lib/errors.ts";
 import type { TaskRecordSource } from "../core/resume/resume.ts";
-import {
-  computeStatus,
-  readSummary,
-  SUMMARY_FILE,
-  TaskSummary,
-  writeSummary,
-} from "../core/resume/summary.ts";
+import { computeStatus, SUMMARY_FILE, TaskSummary, writeSummary } from "../core/resume/summary.ts";
 
 /**
  * The store decides resume. A task the store has no finished mode of has no record, even when a
@@ -58,105 +53,20 @@ export function storeRecordSource(
 }
 
 /**
- * Copies adoption facts (harness fingerprint, output digest, evidence kind, lesson) from the
- * record core checkpoints after each mode into that mode's selection row. Core writes the
- * checkpoint after `mode.finished` and before the task's next `mode.started`, its
- * `task.finished` or (when a graceful stop ends the task in hand) the `sweep.finished`, so those
- * events are where the facts are taken. Call `observe` after the event reached the store (the
- * selection row must exist). A mode whose facts never arrive (the process died first) has no
- * adoption in the store and re-runs.
+ * The store's sink for a sweep: every event to `writer`; a finished task or mode and each
+ * adoption's facts reach the database before anything else happens, so a process killed right
+ * after still resumes from them.
  */
-export class AdoptionRecorder {
-  private readonly taskDirs = new Map<string, string>();
-  private readonly pending = new Map<string, Set<ModeToken>>();
-
-  constructor(
-    private readonly db: Database,
-    private readonly onError: (message: string) => void = () => {},
-  ) {}
-
-  observe(event: HarnessEvent): void {
-    switch (event.type) {
-      case "task.started":
-        this.taskDirs.set(this.key(event.task, event.k), event.taskDir);
-        return;
-      case "mode.finished": {
-        const key = this.key(event.task, event.k);
-        const modes = this.pending.get(key) ?? new Set<ModeToken>();
-        modes.add(event.mode);
-        this.pending.set(key, modes);
-        return;
-      }
-      case "mode.started":
-      case "task.finished":
-        this.record(event.sweep, event.task, event.k, event.ts);
-        return;
-      case "sweep.finished":
-        for (const key of [...this.pending.keys()]) {
-          const [task, k] = key.split("\u0000") as [string, string];
-          this.record(event.sweep, task, Number(k), event.ts);
-        }
-        return;
-    }
-  }
-
-  /** Whether facts are still waiting for a checkpoint. */
-  get waiting(): number {
-    let n = 0;
-    for (const modes of this.pending.values()) n += modes.size;
-    return n;
-  }
-
-  private key(task: string, k: number): string {
-    return `${task}\u0000${k}`;
-  }
-
-  private record(sweep: string, task: string, k: number, at: number): void {
-    const key = this.key(task, k);
-    const modes = this.pending.get(key);
-    const dir = this.taskDirs.get(key);
-    if (modes === undefined || modes.size === 0 || dir === undefined) return;
-    this.pending.delete(key);
-    const read = readSummary(dir);
-    if (read.kind !== "summary") {
-      this.onError(`no adoption recorded for ${task}: its checkpoint is ${read.kind}`);
-      return;
-    }
-    for (const mode of modes) {
-      const sel = read.summary.selections[mode];
-      if (sel === undefined) continue; // the mode failed before it selected anything
-      try {
-        recordAdoption(this.db, { sweep, task, k, mode }, sel, at);
-      } catch (err) {
-        this.onError(`no adoption recorded for ${task} ${mode}: ${(err as Error).message}`);
-      }
-    }
-  }
-}
-
-/**
- * The store's sink for a sweep: every event to `writer`; a finished task or mode, and each
- * checkpoint's adoption facts, reach the database before anything else happens, so a process
- * killed right after still resumes from them.
- */
-export function durableSink(
-  writer: EventSink & { flush(): number },
-  recorder: AdoptionRecorder,
-): EventSink {
+export function durableSink(writer: EventSink & { flush(): number }): EventSink {
   return {
     emit(event) {
       writer.emit(event);
       switch (event.type) {
         case "task.finished":
         case "mode.finished":
-        case "mode.started":
+        case "adoption.recorded":
         case "sweep.finished":
           writer.flush();
-          recorder.observe(event);
-          return;
-        case "task.started":
-          recorder.observe(event);
-          return;
       }
     },
   };

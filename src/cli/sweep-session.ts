@@ -7,15 +7,11 @@ import { assertContinuesExperiment } from "../../store/identity.ts";
 import { newSweepId } from "../../store/ids.ts";
 import { acquireSweepLock } from "../../store/lock.ts";
 import { StoreWriter } from "../../store/writer.ts";
-import type { Clock, ModeToken } from "../core/events/registry.ts";
-import {
-  type EventOf,
-  type EventSink,
-  fanOut,
-  RecordingSink,
-  SweepFinished,
-  SYSTEM_CLOCK,
-} from "../core/events/registry.ts";
+import type { ModeToken } from "../core/events/registry.ts";
+import { type EventOf, SweepFinished } from "../core/events/registry.ts";
+import type { Clock } from "../core/events/sink.ts";
+import { type EventSink, fanOut, RecordingSink, SYSTEM_CLOCK } from "../core/events/sink.ts";
+import { sumUsd } from "../core/lib/money.ts";
 import { setSessionLimit } from "../core/proposer/proposer.ts";
 import { ns } from "../core/run/naming.ts";
 import {
@@ -28,7 +24,7 @@ import type { ProposerLike } from "../core/seams/channel.ts";
 import { type CliIO, colorFor, type OptionSpec } from "./command.ts";
 import { EXIT } from "./exit-codes.ts";
 import { jsonPrinter, linePrinter } from "./printers.ts";
-import { AdoptionRecorder, durableSink, storeRecordSource } from "./store-resume.ts";
+import { durableSink, storeRecordSource } from "./store-resume.ts";
 
 export type FrontEnd = "tui" | "lines" | "json";
 
@@ -172,8 +168,7 @@ export async function runSweepSession(opts: SweepSessionOptions): Promise<SweepS
   process.on("SIGINT", onSignal);
   process.on("SIGTERM", onSignal);
 
-  const recorder = new AdoptionRecorder(db, (message) => io.stderr(`harness2: ${message}\n`));
-  sink = fanOut(durableSink(writer, recorder), front, recording);
+  sink = fanOut(durableSink(writer), front, recording);
   let result: SweepResult;
   try {
     result = await runSweep(
@@ -237,7 +232,7 @@ function interruptedSweep(events: RecordingSink, sweep: string): EventOf<"sweep.
     tasksOk: finished.filter((t) => t.status === "ok").length,
     tasksFailed: finished.filter((t) => t.status !== "ok").length,
     tasksSkipped: events.ofType("task.skipped").length,
-    usd: Math.round(finished.reduce((s, t) => s + t.usd, 0) * 1e6) / 1e6,
+    usd: sumUsd(finished.map((t) => t.usd)),
     wallS: Math.max(0, (now - started.ts) / 1000),
   });
 }

@@ -4,8 +4,10 @@
 
 import { existsSync, statSync } from "node:fs";
 import { z } from "zod";
-import type { Clock, EventSink } from "../core/events/registry.ts";
-import { JudgmentRecorded, ModeToken, SYSTEM_CLOCK } from "../core/events/registry.ts";
+import { Judgment, JudgmentRecorded, ModeToken } from "../core/events/registry.ts";
+import type { Clock, EventSink } from "../core/events/sink.ts";
+import { SYSTEM_CLOCK } from "../core/events/sink.ts";
+import { describeError } from "../core/lib/errors.ts";
 import { Limiter } from "../core/lib/limiter.ts";
 import type { Scorer } from "../core/seams/benchmark.ts";
 
@@ -68,14 +70,8 @@ export const Scored = z
     label: z.string(),
     /** "" for a pick that was not scored (the row is then keyed by sweep, task, mode and k). */
     runId: z.string(),
-    graded: z.boolean(),
+    ...Judgment.shape,
     score: z.number().min(0).max(1).nullable(),
-    passed: z.number().nullable(),
-    total: z.number().nullable(),
-    metric: z.string().nullable(),
-    /** Why the row is ungraded; "" when graded. */
-    reason: z.string(),
-    judge: z.string(),
     pass: JudgePass,
   })
   .refine((r) => r.graded === (r.score !== null), {
@@ -86,17 +82,7 @@ export const Scored = z
 export type Scored = z.infer<typeof Scored>;
 
 /** What the store already holds for a subject (see judgmentSubject). */
-export type PreviousJudgment = {
-  sweep: string;
-  label: string;
-  graded: boolean;
-  score: number | null;
-  passed: number | null;
-  total: number | null;
-  metric: string | null;
-  reason: string;
-  judge: string;
-};
+export type PreviousJudgment = Judgment & { sweep: string; label: string };
 
 /**
  * The key a judgment is stored under: the judged run id, or `<sweep>:<task>:<mode>:<k>` for a row
@@ -219,9 +205,6 @@ function skipReason(s: JudgeSubject): string | null {
   }
   return null;
 }
-
-const describeError = (err: unknown): string =>
-  err instanceof Error ? `${err.name}: ${err.message}` : String(err);
 
 async function scoreOne(scorer: Scorer, s: JudgeSubject): Promise<Verdict> {
   try {

@@ -11,7 +11,8 @@ const T975: readonly number[] = [
 
 /**
  * t(0.975, df). Between the tabled points beyond 30 the value of the next LOWER tabled df is used
- * (slightly wider, never narrower, than the exact interval); from df 120 on, the normal 1.96.
+ * (slightly wider, never narrower, than the exact interval); from df 120 on, t(0.975, 120) = 1.980,
+ * which every larger df's exact value (between 1.960 and 1.980) stays below.
  */
 export function tCritical95(df: number): number {
   if (!Number.isInteger(df) || df < 1) {
@@ -21,7 +22,7 @@ export function tCritical95(df: number): number {
   if (df < 40) return 2.042;
   if (df < 60) return 2.021;
   if (df < 120) return 2.0;
-  return 1.96;
+  return 1.98;
 }
 
 export type Interval = {

@@ -2,6 +2,7 @@
 // report summarises (PickCell, BaseCell). Pure: no database, no scorer; the store's reads come in
 // as values (store/report-queries.ts) and nothing here decides a score.
 
+import type { Judgment } from "../core/events/registry.ts";
 import { ModeToken } from "../core/events/registry.ts";
 import { parseRunId } from "../core/run/naming.ts";
 import { type BaseSubject, judgmentSubject, type PickSubject, pickRefusal } from "./judge.ts";
@@ -52,29 +53,11 @@ export type StoredBase = {
 
 export type StoredRecords = { cells: readonly StoredCell[]; bases: readonly StoredBase[] };
 
-/** A stored judgment (see store/report-queries.ts StoredJudgment). */
-export type StoredJudgment = {
-  graded: boolean;
-  score: number | null;
-  passed: number | null;
-  total: number | null;
-  metric: string | null;
-  reason: string;
-  judge: string;
-};
+/** A stored judgment, as the store's judgment rows hold it. */
+export type StoredJudgment = Judgment;
 
 /** A mode's record is complete (it may still have failed). */
 const FINISHED = new Set(["ok", "degraded", "failed"]);
-
-export type Judgment = {
-  graded: boolean;
-  score: number | null;
-  passed: number | null;
-  total: number | null;
-  metric: string | null;
-  reason: string;
-  judge: string;
-};
 
 export type PickKind = "selector" | "trivial" | "fallback" | "failed";
 

@@ -14,6 +14,10 @@ import { DemoAdapter, ledgerTotal } from "../../src/benchmarks/demo/demo-adapter
 import { DemoChannel } from "../../src/benchmarks/demo/demo-channel.ts";
 import { DemoScorer } from "../../src/benchmarks/demo/demo-scorer.ts";
 import { which } from "../../src/core/lib/process.ts";
+import { OpencodeSubstrate } from "../../src/substrate/opencode/substrate.ts";
+
+/** The demo runs on the OpenCode surface, as `harness2 demo` hands it. */
+const OC = new OpencodeSubstrate();
 
 let root: string;
 beforeEach(() => {
@@ -35,7 +39,7 @@ describe("demo adapter", () => {
   });
 
   test("the base harness really runs python3 and gets the buggy total", async () => {
-    const adapter = new DemoAdapter({ root });
+    const adapter = new DemoAdapter({ substrate: OC, root });
     const runDir = await adapter.execute("ledger-1", null, "demo-oc-agg1/ledger-1/base1");
     expect(await adapter.delivered(runDir)).toBe(true);
     expect((await adapter.deliverableText(runDir)).trim()).toBe("Total: 105.25");
@@ -51,7 +55,7 @@ describe("demo adapter", () => {
   test("preflight refuses a PATH without python3, and does not wait for a slow interpreter lookup", async () => {
     const empty = join(root, "empty");
     mkdirSync(empty);
-    const bare = new DemoAdapter({ root: join(root, "a"), env: { PATH: empty } });
+    const bare = new DemoAdapter({ substrate: OC, root: join(root, "a"), env: { PATH: empty } });
     await expect(bare.preflight()).rejects.toThrow("python3 is not on PATH");
 
     // A python3 that holds every start at a gate, like a slow version-manager shim.
@@ -66,7 +70,7 @@ describe("demo adapter", () => {
     );
     chmodSync(join(bin, "python3"), 0o755);
     const env = { ...process.env, PATH: `${bin}:${process.env.PATH}` };
-    const adapter = new DemoAdapter({ root: join(root, "b"), env });
+    const adapter = new DemoAdapter({ substrate: OC, root: join(root, "b"), env });
     await adapter.preflight(); // answers while the lookup still waits at the gate
     writeFileSync(gate, "");
     const runDir = await adapter.execute("ledger-1", null, "demo-oc-agg1/ledger-1/base1");
@@ -74,7 +78,7 @@ describe("demo adapter", () => {
   });
 
   test("a fixed harness gets the signed total; the scorer grades 1 vs 0", async () => {
-    const adapter = new DemoAdapter({ root });
+    const adapter = new DemoAdapter({ substrate: OC, root });
     const fixed = join(root, "fixed");
     cpSync(await adapter.baseHarness(), fixed, { recursive: true });
     writeFileSync(join(fixed, "scripts", "summarize.py"), fixedScript(fixed));
@@ -88,7 +92,7 @@ describe("demo adapter", () => {
   });
 
   test("a harness whose script is broken gives a dead, undelivered rollout with the error as evidence", async () => {
-    const adapter = new DemoAdapter({ root });
+    const adapter = new DemoAdapter({ substrate: OC, root });
     const broken = join(root, "broken");
     cpSync(await adapter.baseHarness(), broken, { recursive: true });
     writeFileSync(
@@ -101,7 +105,7 @@ describe("demo adapter", () => {
   });
 
   test("validateTree requires the script the executor runs", async () => {
-    const adapter = new DemoAdapter({ root });
+    const adapter = new DemoAdapter({ substrate: OC, root });
     expect(await adapter.validateTree({ "scripts/summarize.py": "print(1)\n" })).toEqual([]);
     expect((await adapter.validateTree({ "systemprompt.md": "x" }))[0]).toContain("summarize.py");
   });
@@ -127,7 +131,7 @@ describe("demo channel", () => {
   };
 
   test("a stage edits context/harness/scripts/summarize.py to keep signed amounts", async () => {
-    const adapter = new DemoAdapter({ root });
+    const adapter = new DemoAdapter({ substrate: OC, root });
     const base = readFileSync(join(await adapter.baseHarness(), "scripts", "summarize.py"), "utf8");
     const req = session({ "harness/scripts/summarize.py": base });
     const r = await new DemoChannel().run(req);

@@ -16,6 +16,7 @@ import { leakMatcher } from "../../src/core/safety/tripwires.ts";
 import { resolvePrompts } from "../../src/core/seams/benchmark.ts";
 import { SolverSetupError } from "../../src/substrate/opencode/execute.ts";
 import { rolloutFingerprint } from "../../src/substrate/opencode/materialise.ts";
+import { OpencodeSubstrate } from "../../src/substrate/opencode/substrate.ts";
 import { OPENCODE_BASELINE_TREE, OPENCODE_SURFACE } from "../../src/substrate/opencode/surface.ts";
 
 /** Every temporary directory of this file lives here and is removed at the end. */
@@ -30,7 +31,10 @@ const ENV = {
 
 function make(env: Record<string, string | undefined> = ENV, tasksDir = EXAMPLE) {
   const runsDir = mkdtempSync(join(SCRATCH, "h2-tasks-runs-"));
-  return { runsDir, ...createTasksAdapter({ tasksDir, runsDir, env }) };
+  return {
+    runsDir,
+    ...createTasksAdapter({ tasksDir, runsDir, env, executor: new OpencodeSubstrate({ env }) }),
+  };
 }
 
 describe("createTasksAdapter", () => {
@@ -65,21 +69,42 @@ describe("createTasksAdapter", () => {
     mkdirSync(join(root, "d/bad"), { recursive: true });
     writeFileSync(join(root, "d/good/task.md"), "Do it.");
     const runsDir = mkdtempSync(join(SCRATCH, "h2-tasks-runs-"));
-    const lenient = createTasksAdapter({ tasksDir: root, runsDir, env: ENV });
+    const lenient = createTasksAdapter({
+      tasksDir: root,
+      runsDir,
+      env: ENV,
+      executor: new OpencodeSubstrate({ env: ENV }),
+    });
     expect(lenient.problems.map((p) => p.path)).toEqual([join(root, "d/bad/task.md")]);
-    expect(() => createTasksAdapter({ tasksDir: root, runsDir, env: ENV, strict: true })).toThrow(
-      TasksFormatError,
-    );
+    expect(() =>
+      createTasksAdapter({
+        tasksDir: root,
+        runsDir,
+        env: ENV,
+        executor: new OpencodeSubstrate({ env: ENV }),
+        strict: true,
+      }),
+    ).toThrow(TasksFormatError);
     // a long list of problems is cut to the first few, with a pointer to the full list
     const many = mkdtempSync(join(SCRATCH, "h2-tasks-many-"));
     for (let i = 0; i < 6; i++) mkdirSync(join(many, `d/t${i}`), { recursive: true });
-    expect(() => createTasksAdapter({ tasksDir: many, runsDir, env: ENV })).toThrow(
-      /has 6 problems: .* \| … and 3 more \(harness2 check --tasks/,
-    );
+    expect(() =>
+      createTasksAdapter({
+        tasksDir: many,
+        runsDir,
+        env: ENV,
+        executor: new OpencodeSubstrate({ env: ENV }),
+      }),
+    ).toThrow(/has 6 problems: .* \| … and 3 more \(harness2 check --tasks/);
     const empty = mkdtempSync(join(SCRATCH, "h2-tasks-empty-"));
-    expect(() => createTasksAdapter({ tasksDir: empty, runsDir, env: ENV })).toThrow(
-      /holds no tasks/,
-    );
+    expect(() =>
+      createTasksAdapter({
+        tasksDir: empty,
+        runsDir,
+        env: ENV,
+        executor: new OpencodeSubstrate({ env: ENV }),
+      }),
+    ).toThrow(/holds no tasks/);
   });
 });
 

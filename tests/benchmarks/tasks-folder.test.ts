@@ -23,6 +23,7 @@ import {
   parsePromptsToml,
   promptsForDomain,
 } from "../../src/benchmarks/tasks/tasks-prompts.ts";
+import { OPENCODE_SURFACE } from "../../src/substrate/opencode/surface.ts";
 
 /** Every temporary directory of this file lives here and is removed at the end. */
 const SCRATCH = mkdtempSync(join(tmpdir(), "h2-tasks-folder-test-"));
@@ -42,7 +43,7 @@ function folder(files: Record<string, string>): string {
 
 describe("the example folder (fixtures/tasks)", () => {
   test("parses without problems into two tasks in two domains", () => {
-    const f = readTaskFolder(EXAMPLE);
+    const f = readTaskFolder(EXAMPLE, OPENCODE_SURFACE);
     expect(f.problems).toEqual([]);
     expect(f.tasks.map((t) => t.id)).toEqual(["data/csv-total", "writing/haiku"]);
     const haiku = f.tasks[1];
@@ -81,7 +82,7 @@ describe("malformed tasks", () => {
       "_skipped/t/task.md": "x",
       "README.md": "top-level notes are ignored",
     });
-    const f = readTaskFolder(root);
+    const f = readTaskFolder(root, OPENCODE_SURFACE);
     expect(f.tasks.map((t) => t.id)).toEqual(["ok/good"]);
     const lines = f.problems.map(formatProblem);
     const p = (rel: string) => join(root, rel);
@@ -108,19 +109,21 @@ describe("malformed tasks", () => {
     const outside = folder({ "secret.txt": "s" });
     symlinkSync(join(outside, "secret.txt"), join(root, "d/t/inputs/link.txt"));
     symlinkSync(join(root, "d"), join(root, "alias"));
-    const f = readTaskFolder(root);
+    const f = readTaskFolder(root, OPENCODE_SURFACE);
     expect(f.problems.map((x) => [x.path, x.problem])).toEqual([
       [join(root, "alias"), "is a symlink, which is never followed"],
       [join(root, "d/t/inputs"), "holds symlinks (link.txt), which are never followed"],
     ]);
-    expect(() => readTaskFolder(join(root, "nope"))).toThrow(TasksRootError);
+    expect(() => readTaskFolder(join(root, "nope"), OPENCODE_SURFACE)).toThrow(TasksRootError);
   });
 
   test("an empty folder is one problem; a harness/ without always-on files is one problem", () => {
     const empty = folder({});
-    expect(readTaskFolder(empty).problems.map((x) => x.problem)).toEqual(["holds no tasks"]);
+    expect(readTaskFolder(empty, OPENCODE_SURFACE).problems.map((x) => x.problem)).toEqual([
+      "holds no tasks",
+    ]);
     const root = folder({ "harness/notes.md": "x", "d/t/task.md": "x" });
-    const f = readTaskFolder(root);
+    const f = readTaskFolder(root, OPENCODE_SURFACE);
     expect(f.tasks.map((t) => t.id)).toEqual(["d/t"]);
     expect(f.problems.map((x) => x.path)).toEqual([join(root, "harness")]);
   });
@@ -133,7 +136,7 @@ describe("malformed tasks", () => {
       "folder/u/task.md": "x",
       "folder/u/task.toml": 'deliverables = ["../escape.md"]\n',
     });
-    const f = readTaskFolder(root);
+    const f = readTaskFolder(root, OPENCODE_SURFACE);
     expect(f.tasks).toHaveLength(1);
     expect(f.tasks[0]).toMatchObject({
       domain: "finance",
@@ -159,7 +162,7 @@ describe("malformed tasks", () => {
       "d/two/task.md": "x",
       "d/two/task.toml": 'timeout = "600"\ncolour = "red"\n',
     });
-    const f = readTaskFolder(root);
+    const f = readTaskFolder(root, OPENCODE_SURFACE);
     expect(f.tasks).toEqual([]);
     const p = (rel: string) => join(root, rel, "task.toml");
     expect(f.problems.map(formatProblem)).toEqual([
@@ -219,11 +222,13 @@ describe("prompts", () => {
 
 test("the example's checks are executable", () => {
   // Guards the committed file modes: a check without +x would be reported as a problem.
-  for (const t of readTaskFolder(EXAMPLE).tasks) {
+  for (const t of readTaskFolder(EXAMPLE, OPENCODE_SURFACE).tasks) {
     expect(t.checkPath).not.toBeNull();
   }
   const copy = mkdtempSync(join(SCRATCH, "h2-tasks-copy-"));
   cpSync(EXAMPLE, copy, { recursive: true });
   chmodSync(join(copy, "writing/haiku/tests/check"), 0o644);
-  expect(readTaskFolder(copy).problems.map((p) => p.problem)).toEqual(["is not executable"]);
+  expect(readTaskFolder(copy, OPENCODE_SURFACE).problems.map((p) => p.problem)).toEqual([
+    "is not executable",
+  ]);
 });

@@ -25,7 +25,7 @@ const EXAMPLE = resolve(import.meta.dir, "../../fixtures/tasks");
 const CHECK_TEST_MS = 60_000;
 
 function scorerFor(root: string): TasksScorer {
-  const byId = new Map(readTaskFolder(root).tasks.map((t) => [t.id, t]));
+  const byId = new Map(readTaskFolder(root, null).tasks.map((t) => [t.id, t]));
   return new TasksScorer({ lookup: (id) => byId.get(id) });
 }
 

@@ -5,14 +5,14 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { startAnthropicServer } from "../../fixtures/servers/anthropic-server.ts";
-import { ChannelSetupError } from "../../src/channels/channel-env.ts";
 import {
   ClaudeChannel,
   claudeInput,
   LONG_SYSTEM_POINTER,
-  parseClaudeJson,
   SYSTEM_ARG_MAX,
 } from "../../src/channels/claude-channel.ts";
+import { parseClaudeJson } from "../../src/clis/claude.ts";
+import { ChannelSetupError } from "../../src/clis/session-env.ts";
 import { which } from "../../src/core/lib/process.ts";
 import type { ChannelRequest } from "../../src/core/seams/channel.ts";
 import { processesMentioning } from "../helpers/procs.ts";

@@ -15,17 +15,19 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startChatServer } from "../../fixtures/servers/chat-server.ts";
 import type { RecordedRequest, ScriptedServer } from "../../fixtures/servers/script.ts";
-import { ChannelSetupError } from "../../src/channels/channel-env.ts";
+import {
+  OPENCODE_PROMPT,
+  OpencodeChannel,
+  readAnswerFile,
+} from "../../src/channels/opencode-channel.ts";
 import {
   configEnvRefs,
   mergeConfig,
-  OPENCODE_PROMPT,
-  OpencodeChannel,
   parseOpencodeEvents,
-  readAnswerFile,
   stripMigrationBanner,
   workspaceFence,
-} from "../../src/channels/opencode-channel.ts";
+} from "../../src/clis/opencode.ts";
+import { ChannelSetupError } from "../../src/clis/session-env.ts";
 import { runProcess } from "../../src/core/lib/process.ts";
 import {
   OPENCODE_BIN,

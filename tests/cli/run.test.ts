@@ -293,3 +293,35 @@ describe("experimentIdentity", () => {
     );
   });
 });
+
+describe("settings from .env", () => {
+  // Bun itself loads a .env in the working directory into the environment; the shell wins.
+  const dryRun = (cwd: string, env: Record<string, string | undefined>) =>
+    runCli(
+      [
+        "run",
+        "--bench",
+        "tasks",
+        "--tasks",
+        FIXTURE_TASKS,
+        "--runs",
+        join(cwd, "runs"),
+        "--dry-run",
+      ],
+      {
+        cwd,
+        env: { ...modelEnv("http://127.0.0.1:9/v1"), HARNESS2_PHASE_WIDTH: undefined, ...env },
+      },
+    );
+
+  test("a .env value is read, and a shell value wins over it", async () => {
+    const cwd = join(ROOT, "dotenv");
+    mkdirSync(cwd, { recursive: true });
+    writeFileSync(join(cwd, ".env"), "HARNESS2_PHASE_WIDTH=zero\n");
+    const fromFile = await dryRun(cwd, {});
+    expect(fromFile.code).toBe(1);
+    expect(fromFile.stderr).toContain('HARNESS2_PHASE_WIDTH="zero" is not allowed');
+    const fromShell = await dryRun(cwd, { HARNESS2_PHASE_WIDTH: "2" });
+    expect(fromShell.code).toBe(0);
+  });
+});

@@ -5,8 +5,9 @@ import type { Database } from "bun:sqlite";
 import { afterAll, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { AdoptionRecorder, durableSink, storeRecordSource } from "../../src/cli/store-resume.ts";
-import { fanOut, type HarnessEvent, type ModeToken } from "../../src/core/events/registry.ts";
+import { durableSink, storeRecordSource } from "../../src/cli/store-resume.ts";
+import type { HarnessEvent, ModeToken } from "../../src/core/events/registry.ts";
+import { fanOut } from "../../src/core/events/sink.ts";
 import { readSummary, SUMMARY_FILE } from "../../src/core/resume/summary.ts";
 import {
   type DomainResult,
@@ -71,7 +72,6 @@ async function sweep(
   const sink = new RecordingSink();
   const errors: string[] = [];
   const writer = new StoreWriter(db, { onError: (e) => errors.push(e.message) });
-  const recorder = new AdoptionRecorder(db, (m) => errors.push(m));
   const k = opts.k ?? 1;
   const abort = new AbortController();
   const stopper = {
@@ -88,7 +88,7 @@ async function sweep(
     k,
     modes: opts.modes ?? ["agg", "seq"],
     seed: null,
-    sink: fanOut(durableSink(writer, recorder), sink, stopper),
+    sink: fanOut(durableSink(writer), sink, stopper),
     signal: abort.signal,
     clock: stepClock(Date.now() + 1000 * sweeps),
     sweep: `swp_test${String(sweeps++).padStart(4, "0")}`,

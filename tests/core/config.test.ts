@@ -1,14 +1,7 @@
 // RunConfig from an injected environment: the original's defaults, every limit overridable,
 // errors naming the variable, the value and what is allowed; model checks; .env parsing.
 import { describe, expect, test } from "bun:test";
-import {
-  ConfigError,
-  ENV_VARS,
-  loadRunConfig,
-  parseDotEnv,
-  validateModels,
-  withDotEnv,
-} from "../../src/core/run/config.ts";
+import { ConfigError, ENV_VARS, loadRunConfig, validateModels } from "../../src/core/run/config.ts";
 
 const at = { cwd: "/work/proj", home: "/home/u" };
 
@@ -255,38 +248,5 @@ describe("validateModels", () => {
       HARNESS2_IMPROVER_CHANNEL: "claude_cli",
     });
     expect(() => validateModels(cfg)).not.toThrow();
-  });
-});
-
-describe(".env", () => {
-  test("parses keys, quotes, comments and export lines; skips what is not KEY=value", () => {
-    const text = [
-      "# comment",
-      "",
-      "export HARNESS2_SOLVER_MODEL=prov/m",
-      'HARNESS2_JUDGE_MODEL="judge # not a comment"',
-      "HARNESS2_PHASE_WIDTH=3 # inline comment",
-      "BAD-KEY=x",
-      "no equals sign",
-      "EMPTY=",
-      "SINGLE='x y'",
-    ].join("\n");
-    expect(parseDotEnv(text)).toEqual({
-      HARNESS2_SOLVER_MODEL: "prov/m",
-      HARNESS2_JUDGE_MODEL: "judge # not a comment",
-      HARNESS2_PHASE_WIDTH: "3",
-      EMPTY: "",
-      SINGLE: "x y",
-    });
-  });
-
-  test("the shell always wins over .env", () => {
-    const env = withDotEnv(
-      { HARNESS2_PHASE_WIDTH: "5" },
-      "HARNESS2_PHASE_WIDTH=3\nHARNESS2_JUDGE_PARALLEL=4\n",
-    );
-    const cfg = loadRunConfig(env, at);
-    expect(cfg.phaseWidth).toBe(5);
-    expect(cfg.judgeParallel).toBe(4);
   });
 });

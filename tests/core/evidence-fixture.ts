@@ -2,28 +2,13 @@
 // symlinks, run folders whose grader output sits next to the trajectory, and hooks that can fail.
 import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { SurfaceSpec, type Tree } from "../../src/core/harness/surface.ts";
+import type { Tree } from "../../src/core/harness/surface.ts";
 import { writeTree } from "../../src/core/harness/tree.ts";
-import {
-  type BenchmarkAdapter,
-  BenchSpec,
-  type RunView,
-  type SubstrateLike,
-} from "../../src/core/seams/benchmark.ts";
+import { type BenchmarkAdapter, BenchSpec, type RunView } from "../../src/core/seams/benchmark.ts";
+import type { SubstrateLike } from "../../src/core/seams/executor.ts";
+import { testSurface } from "../helpers/surface.ts";
 
-export const SURFACE = SurfaceSpec.parse({
-  name: "testsurface",
-  alwaysOn: ["systemprompt.md", "guardrails.md"],
-  alwaysOnMax: 10_000,
-  alwaysOnCapReason: "kept short in tests",
-  skillDir: "skills",
-  skillNameRule: "must_match",
-  triggerHint: "name {name} in guardrails.md",
-  autotriggerFile: "guardrails.md",
-  triggerLine: "- When {desc}, load `{name}`.",
-  subagentRequiresMode: true,
-  pluginDir: "plugin",
-  hooksFile: null,
+export const SURFACE = testSurface({
   stubs: [{ path: "skills/README.md", body: "<!-- skills go here -->\n" }],
 });
 

@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { RecordingSink } from "../../src/core/events/registry.ts";
+import { RecordingSink } from "../../src/core/events/sink.ts";
 import { mission, RENDER_TRUNCATION_MARKER } from "../../src/core/evidence/mission.ts";
 import {
   type BuildEvidenceOptions,

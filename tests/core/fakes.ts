@@ -14,7 +14,8 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type HarnessEvent, RecordingSink } from "../../src/core/events/registry.ts";
+import type { HarnessEvent } from "../../src/core/events/registry.ts";
+import { RecordingSink } from "../../src/core/events/sink.ts";
 import { type Tree, writeTree } from "../../src/core/harness/tree.ts";
 import { hashDirectory, treeFingerprint } from "../../src/core/lib/fingerprint.ts";
 import { isOutputIntact, isRunComplete, writeRunMark } from "../../src/core/rollout/runmark.ts";

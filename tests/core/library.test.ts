@@ -3,8 +3,8 @@ import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { RecordingSink } from "../../src/core/events/registry.ts";
-import { SurfaceSpec, type Tree } from "../../src/core/harness/surface.ts";
+import { RecordingSink } from "../../src/core/events/sink.ts";
+import type { Tree } from "../../src/core/harness/surface.ts";
 import { walkFiles } from "../../src/core/lib/safe-fs.ts";
 import {
   domainDir,
@@ -16,22 +16,9 @@ import {
   whyWithLegend,
 } from "../../src/core/library/library.ts";
 import { TripwireError } from "../../src/core/safety/tripwires.ts";
+import { testSurface } from "../helpers/surface.ts";
 
-const SURFACE = SurfaceSpec.parse({
-  name: "testsurface",
-  alwaysOn: ["systemprompt.md", "guardrails.md"],
-  alwaysOnMax: 10_000,
-  alwaysOnCapReason: "kept short in tests",
-  skillDir: "skills",
-  skillNameRule: "must_match",
-  triggerHint: "name {name} in guardrails.md",
-  autotriggerFile: "guardrails.md",
-  triggerLine: "- When {desc}, load `{name}`.",
-  subagentRequiresMode: true,
-  pluginDir: "plugin",
-  hooksFile: null,
-  stubs: [{ path: "skills/README.md", body: "stub\n" }],
-});
+const SURFACE = testSurface({ stubs: [{ path: "skills/README.md", body: "stub\n" }] });
 
 const TREE: Tree = {
   "systemprompt.md": "Be careful.\n",

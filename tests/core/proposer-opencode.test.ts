@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { startChatServer } from "../../fixtures/servers/chat-server.ts";
 import type { RecordedRequest, ScriptedServer } from "../../fixtures/servers/script.ts";
 import { OpencodeChannel } from "../../src/channels/opencode-channel.ts";
-import { RecordingSink } from "../../src/core/events/registry.ts";
+import { RecordingSink } from "../../src/core/events/sink.ts";
 import { Limiter } from "../../src/core/lib/limiter.ts";
 import { Proposer } from "../../src/core/proposer/proposer.ts";
 import { ChannelSpec } from "../../src/core/seams/benchmark.ts";

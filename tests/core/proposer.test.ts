@@ -12,7 +12,7 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { RecordingSink } from "../../src/core/events/registry.ts";
+import { RecordingSink } from "../../src/core/events/sink.ts";
 import { InterruptedError } from "../../src/core/lib/interrupt.ts";
 import { Limiter } from "../../src/core/lib/limiter.ts";
 import { auditStem, Proposer } from "../../src/core/proposer/proposer.ts";

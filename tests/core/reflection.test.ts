@@ -12,7 +12,7 @@ import {
   selectionDir,
   selectionPool,
 } from "../../src/core/adoption/selection.ts";
-import { RecordingSink } from "../../src/core/events/registry.ts";
+import { RecordingSink } from "../../src/core/events/sink.ts";
 import type { Tree } from "../../src/core/harness/surface.ts";
 import { writeTree } from "../../src/core/harness/tree.ts";
 import { InterruptedError } from "../../src/core/lib/interrupt.ts";

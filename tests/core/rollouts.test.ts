@@ -4,7 +4,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { RecordingSink } from "../../src/core/events/registry.ts";
+import { RecordingSink } from "../../src/core/events/sink.ts";
 import {
   missingDir,
   type RolloutInputs,

@@ -3,7 +3,7 @@
 // call) and records what each call saw.
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { SurfaceSpec, type Tree } from "../../src/core/harness/surface.ts";
+import type { Tree } from "../../src/core/harness/surface.ts";
 import { writeTree } from "../../src/core/harness/tree.ts";
 import { InterruptedError } from "../../src/core/lib/interrupt.ts";
 import { walkFiles } from "../../src/core/lib/safe-fs.ts";
@@ -14,22 +14,9 @@ import {
   type ProposerLike,
   type Reply,
 } from "../../src/core/seams/channel.ts";
+import { testSurface } from "../helpers/surface.ts";
 
-export const SURFACE = SurfaceSpec.parse({
-  name: "opencode",
-  alwaysOn: ["systemprompt.md", "guardrails.md"],
-  alwaysOnMax: 10_000,
-  alwaysOnCapReason: "kept short in tests",
-  skillDir: "skills",
-  skillNameRule: "must_match",
-  triggerHint: "name {name} in guardrails.md",
-  autotriggerFile: "guardrails.md",
-  triggerLine: "- When {desc}, load `{name}`.",
-  subagentRequiresMode: true,
-  pluginDir: "plugin",
-  hooksFile: null,
-  stubs: [],
-});
+export const SURFACE = testSurface({ name: "opencode" });
 
 export type FakeRun = {
   label: string;

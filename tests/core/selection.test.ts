@@ -16,7 +16,7 @@ import {
   trivialSelection,
 } from "../../src/core/adoption/selection.ts";
 import { renderPool } from "../../src/core/adoption/selection-render.ts";
-import { RecordingSink } from "../../src/core/events/registry.ts";
+import { RecordingSink } from "../../src/core/events/sink.ts";
 import { InterruptedError } from "../../src/core/lib/interrupt.ts";
 import { walkFiles } from "../../src/core/lib/safe-fs.ts";
 import { TripwireError } from "../../src/core/safety/tripwires.ts";

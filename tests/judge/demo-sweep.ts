@@ -7,8 +7,12 @@ import { join } from "node:path";
 import { DEMO_DOMAIN, DEMO_TASKS, DemoAdapter } from "../../src/benchmarks/demo/demo-adapter.ts";
 import type { HarnessEvent, ModeToken } from "../../src/core/events/registry.ts";
 import { runId } from "../../src/core/run/naming.ts";
+import { OpencodeSubstrate } from "../../src/substrate/opencode/substrate.ts";
 import { newSweepId } from "../../store/ids.ts";
 import { StoreWriter } from "../../store/writer.ts";
+
+/** The demo runs on the OpenCode surface, as `harness2 demo` hands it. */
+const OC = new OpencodeSubstrate();
 
 export type SelectionFault = "fallback" | "failed";
 
@@ -39,7 +43,7 @@ const fixedScript = (base: string) =>
 export async function recordDemoSweep(o: DemoSweepOptions): Promise<DemoSweep> {
   const modes = o.modes ?? ["agg", "seq"];
   const root = join(o.runsDir, "demo");
-  const adapter = new DemoAdapter({ root });
+  const adapter = new DemoAdapter({ substrate: OC, root });
   const fixed = join(root, "fixed-harness");
   cpSync(await adapter.baseHarness(), fixed, { recursive: true });
   writeFileSync(join(fixed, "scripts", "summarize.py"), fixedScript(fixed));

@@ -1,16 +1,32 @@
-// The report's spread arithmetic (spec/04 §6.14): sample sd and the 95% Student-t interval of a
+// The report's spread arithmetic: sample sd and the 95% Student-t interval of a
 // mean, checked against hand-computed values; no interval below two values.
 import { describe, expect, test } from "bun:test";
 import { meanInterval, tCritical95 } from "../../src/judge/report-stats.ts";
 
 describe("tCritical95", () => {
-  test("the tabled two-sided 95% values for small df, the normal 1.96 for large df", () => {
+  test("the tabled two-sided 95% values for small df, t(120) = 1.980 for large df", () => {
     expect(tCritical95(1)).toBe(12.706);
     expect(tCritical95(3)).toBe(3.182);
     expect(tCritical95(5)).toBe(2.571);
     expect(tCritical95(10)).toBe(2.228);
     expect(tCritical95(30)).toBe(2.042);
-    expect(tCritical95(500)).toBe(1.96);
+    expect(tCritical95(120)).toBe(1.98);
+    expect(tCritical95(500)).toBe(1.98);
+  });
+
+  test("never narrower than the exact value, large df included", () => {
+    // Exact t(0.975, df) to 4 decimals (statistical tables).
+    const exact: [number, number][] = [
+      [35, 2.0301],
+      [45, 2.0141],
+      [90, 1.9867],
+      [120, 1.9799],
+      [200, 1.9719],
+      [500, 1.9647],
+      [1000, 1.9623],
+      [100_000, 1.96],
+    ];
+    for (const [df, t] of exact) expect(tCritical95(df)).toBeGreaterThanOrEqual(t);
   });
 
   test("between tabled points beyond 30 it takes the wider value, never a narrower one", () => {

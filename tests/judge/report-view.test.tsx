@@ -2,8 +2,9 @@
 // report's numbers and bars whose length follows score and delta.
 import { describe, expect, test } from "bun:test";
 import { render } from "ink-testing-library";
+import type { Judgment } from "../../src/core/events/registry.ts";
 import { summarise } from "../../src/judge/report.ts";
-import type { Judgment, PickCell } from "../../src/judge/sweep-data.ts";
+import type { PickCell } from "../../src/judge/sweep-data.ts";
 import { barCells, ReportView, renderReportView } from "../../tui/report/report-view.tsx";
 
 const graded = (score: number): Judgment => ({

@@ -1,6 +1,7 @@
 // The report maths (paired delta, ungraded out of the mean, comparisons, k=1 note, warnings) and
 // its text and Markdown renderers, which must print exactly the JSON's numbers.
 import { describe, expect, test } from "bun:test";
+import type { Judgment } from "../../src/core/events/registry.ts";
 import { Report } from "../../src/core/report/types.ts";
 import { pickKind, summarise } from "../../src/judge/report.ts";
 import {
@@ -12,7 +13,7 @@ import {
   SPREAD_COLUMNS,
   scoreBar,
 } from "../../src/judge/report-render.ts";
-import type { BaseCell, Judgment, PickCell } from "../../src/judge/sweep-data.ts";
+import type { BaseCell, PickCell } from "../../src/judge/sweep-data.ts";
 
 const JUDGE = '{"scorer":"test"}';
 

@@ -6,7 +6,7 @@ import { join } from "node:path";
 import type { HarnessEvent } from "../../src/core/events/registry.ts";
 import { openStore } from "../../store/db.ts";
 import { newSweepId } from "../../store/ids.ts";
-import { recordAdoption, storedTaskRecord } from "../../store/resume-queries.ts";
+import { storedTaskRecord } from "../../store/resume-queries.ts";
 import { StoreWriter } from "../../store/writer.ts";
 import { tempDir } from "./samples.ts";
 import { type SyntheticSweep, sweepEvents, taskName } from "./synthetic.ts";
@@ -43,13 +43,24 @@ beforeAll(() => {
   let dir: string;
   ({ dir, cleanup } = tempDir());
   db = openStore(join(dir, "harness2.db"));
-  eventsOfA = record({ sweep: A, t0: T0, domains: 1, tasksPerDomain: 1 });
+  eventsOfA = record({ sweep: A, t0: T0, domains: 1, tasksPerDomain: 1, adoptions: false });
 });
 
 afterAll(() => {
   db.close();
   cleanup();
 });
+
+/** Records one adoption.recorded event through the store's writer, as a sweep does. */
+function recordAdoption(
+  where: { sweep: string; task: string; k: number; mode: "agg" | "seq" },
+  facts: typeof FACTS,
+  at: number,
+): void {
+  const w = new StoreWriter(db);
+  w.emit({ type: "adoption.recorded", ts: at, domain: "d0", ...where, ...facts });
+  w.close();
+}
 
 function chosen(events: HarnessEvent[], mode: "agg" | "seq") {
   const sel = events.find((e) => e.type === "selection.made" && e.mode === mode);
@@ -85,11 +96,11 @@ test("the record holds each mode with its ledger counted from the entries; no se
 test("adoption facts land only on the selection of the same chosen label and run", () => {
   const where = { sweep: A, task: TASK, k: 2, mode: "agg" as const };
   const agg = chosen(eventsOfA, "agg");
-  expect(recordAdoption(db, where, { ...FACTS, ...agg, chosenLabel: "zzz9" }, T0)).toBe(false);
-  expect(recordAdoption(db, where, { ...FACTS, ...agg, chosenRunId: "other/run" }, T0)).toBe(false);
-  expect(recordAdoption(db, { ...where, sweep: B }, { ...FACTS, ...agg }, T0)).toBe(false);
+  recordAdoption(where, { ...FACTS, ...agg, chosenLabel: "zzz9" }, T0);
+  recordAdoption(where, { ...FACTS, ...agg, chosenRunId: "other/run" }, T0);
+  recordAdoption({ ...where, sweep: B }, { ...FACTS, ...agg }, T0);
   expect(storedTaskRecord(db, KEY, TASK, 2)?.selections).toEqual({});
-  expect(recordAdoption(db, where, { ...FACTS, ...agg }, T0)).toBe(true);
+  recordAdoption(where, { ...FACTS, ...agg }, T0);
   const sel = storedTaskRecord(db, KEY, TASK, 2)?.selections.agg;
   expect(sel).toMatchObject({
     ...agg,
@@ -102,10 +113,17 @@ test("adoption facts land only on the selection of the same chosen label and run
 });
 
 test("a later sweep interrupted inside the task leaves the finished record in charge; a later finish replaces it", () => {
-  record({ sweep: B, t0: T0 + 3_600_000, domains: 1, tasksPerDomain: 1, stopInTask: 1 });
+  record({
+    sweep: B,
+    t0: T0 + 3_600_000,
+    domains: 1,
+    tasksPerDomain: 1,
+    stopInTask: 1,
+    adoptions: false,
+  });
   expect(storedTaskRecord(db, KEY, TASK, 2)?.selections.agg?.outputDigest).toBe(FACTS.outputDigest);
   const C = newSweepId(T0 + 7_200_000);
-  record({ sweep: C, t0: T0 + 7_200_000, domains: 1, tasksPerDomain: 1 });
+  record({ sweep: C, t0: T0 + 7_200_000, domains: 1, tasksPerDomain: 1, adoptions: false });
   // C's modes are newer and carry no adoption facts yet: nothing to resume from.
   expect(storedTaskRecord(db, KEY, TASK, 2)?.selections).toEqual({});
 });

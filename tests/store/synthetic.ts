@@ -19,6 +19,8 @@ export type SyntheticSweep = {
   /** Stop after this task started (leaves it running, and the sweep unfinished). */
   stopInTask?: number;
   identity?: Record<string, unknown>;
+  /** Emit each mode's adoption.recorded after its mode.finished, as a sweep does (default true). */
+  adoptions?: boolean;
 };
 
 const DIMS: Record<ModeToken, (t: number) => [string, StageDim][]> = {
@@ -261,8 +263,6 @@ export function* sweepEvents(o: SyntheticSweep): Generator<HarnessEvent> {
           error: "",
           chosenRunId,
           chosenRunDir: `/exec/${chosenRunId.replaceAll("/", "__")}`,
-          harnessFingerprint: "0123456789abcdef",
-          evidence: "deliverable",
         };
         yield {
           type: "reflection.finished",
@@ -298,6 +298,27 @@ export function* sweepEvents(o: SyntheticSweep): Generator<HarnessEvent> {
           usd: modeUsd,
           error: "",
         };
+        if (o.adoptions !== false) {
+          yield {
+            type: "adoption.recorded",
+            ts: tick(),
+            ...inMode,
+            chosenLabel: chosen,
+            chosenRunId,
+            chosenRunDir: `/exec/${chosenRunId.replaceAll("/", "__")}`,
+            harnessFingerprint: "0123456789abcdef",
+            outputDigest: "c".repeat(64),
+            chosenTreeIsBase: false,
+            evidence: "deliverable",
+            experience: {
+              cue: `tasks like ${task}`,
+              lesson: "state the sources",
+              evidence: "the base run left the sources out",
+              confidence: "medium",
+              edits: "",
+            },
+          };
+        }
         modeStatus[mode] = "ok";
         taskUsd += modeUsd;
       }

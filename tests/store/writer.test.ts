@@ -172,12 +172,22 @@ const CHECKS: { [T in EventType]: (db: Database, ev: EventOf<T>) => void } = {
     expect(JSON.parse(String(r.id_map))).toEqual(ev.idMap);
     expect(JSON.parse(String(r.dropped))).toEqual(["agg1"]);
     expect([r.ok, r.fallback, r.trivial, r.usd, r.error]).toEqual([1, 0, 0, 0.25, ""]);
-    expect([r.chosen_run_id, r.chosen_run_dir, r.harness_fingerprint, r.evidence]).toEqual([
-      ev.chosenRunId,
-      ev.chosenRunDir,
+    expect([r.chosen_run_id, r.chosen_run_dir]).toEqual([ev.chosenRunId, ev.chosenRunDir]);
+  },
+  "adoption.recorded": (db, ev) => {
+    const r = one(db, "SELECT * FROM selections WHERE task_id = ?", taskId(db, ev.task));
+    expect([r.chosen_label, r.harness_fingerprint, r.output_digest, r.evidence]).toEqual([
+      ev.chosenLabel,
       ev.harnessFingerprint,
+      ev.outputDigest,
       "deliverable",
     ]);
+    expect([r.chosen_tree_is_base, r.chosen_run_dir, r.adopted_at]).toEqual([
+      0,
+      ev.chosenRunDir,
+      ev.ts,
+    ]);
+    expect(JSON.parse(String(r.experience))).toEqual(ev.experience);
   },
   "reflection.finished": (db, ev) => {
     const r = one(db, "SELECT * FROM modes WHERE task_id = ?", taskId(db, ev.task));

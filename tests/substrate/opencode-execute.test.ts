@@ -11,6 +11,7 @@ import type { ScriptedServer } from "../../fixtures/servers/script.ts";
 import { createTasksAdapter } from "../../src/benchmarks/tasks/tasks-adapter.ts";
 import { readRunMark } from "../../src/core/rollout/runmark.ts";
 import { RolloutError } from "../../src/substrate/opencode/execute.ts";
+import { OpencodeSubstrate } from "../../src/substrate/opencode/substrate.ts";
 import { processesMentioning, zombieChildren } from "../helpers/procs.ts";
 
 /** Every temporary directory of this file lives here and is removed at the end. */
@@ -56,7 +57,12 @@ function setup(server: ScriptedServer) {
     ANTHROPIC_API_KEY: "must-not-leak",
   };
   const runsDir = join(outer, "runs");
-  const { adapter } = createTasksAdapter({ tasksDir, runsDir, env, graceS: 2 });
+  const { adapter } = createTasksAdapter({
+    tasksDir,
+    runsDir,
+    env,
+    executor: new OpencodeSubstrate({ env, graceS: 2 }),
+  });
   return { adapter, outer };
 }
 

@@ -4,15 +4,17 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import {
+  clipText,
+  middleTruncationMarker,
+  truncationMarker,
+} from "../../src/core/evidence/clip.ts";
 import { GRADER_VERDICT_MARKERS } from "../../src/core/safety/tripwires.ts";
 import { forbiddenWordsIn } from "../../src/core/seams/benchmark.ts";
 import {
   capTrajectory,
-  clipText,
-  middleTruncationMarker,
   renderTrajectory,
   renderTrajectoryFile,
-  truncationMarker,
 } from "../../src/substrate/opencode/render.ts";
 
 /** Every temporary directory of this file lives here and is removed at the end. */

@@ -513,7 +513,10 @@ describe("Header, Lanes, Footer, EventLog and finished rows from a recorded run"
     const lines = out.split("\n");
     expect(lines).toHaveLength(4);
     expect(lines[0]).toBe("event log");
-    expect(lines[3]).toMatch(/^\d\d:\d\d:\d\d ledger-2 parallel → probes$/);
+    // The same words as the headless printer's line for that event (one description of each).
+    expect(lines[3]).toMatch(
+      /^\d\d:\d\d:\d\d ledger-2 parallel dom2 \(DOM\): accepted, 1 attempt\(s\) \$0\.0200$/,
+    );
   });
 
   test("a finished task reads as one line with each mode's pick, fallback and fell-back stages", () => {

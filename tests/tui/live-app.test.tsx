@@ -120,7 +120,7 @@ describe("LiveApp", () => {
     await r.waitFor((f) => f.includes("l show log"));
     r.type("l");
     const frame = await r.waitFor((f) => f.includes("event log"));
-    expect(frame).toMatch(/\d\d:\d\d:\d\d brief-1 k=2 started \(1\/1 in law\)/);
+    expect(frame).toMatch(/\d\d:\d\d:\d\d \[law 1\/1\] brief-1 k=2: started/);
     expect(frame).toContain("l hide log");
     r.type("l");
     await r.waitFor((f) => !f.includes("event log"));

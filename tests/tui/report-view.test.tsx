@@ -4,8 +4,9 @@
 
 import { describe, expect, test } from "bun:test";
 import { render } from "ink-testing-library";
+import type { Judgment } from "../../src/core/events/registry.ts";
 import { summarise } from "../../src/judge/report.ts";
-import type { Judgment, PickCell } from "../../src/judge/sweep-data.ts";
+import type { PickCell } from "../../src/judge/sweep-data.ts";
 import { perTaskTable, ReportView, renderReportView } from "../../tui/report/report-view.tsx";
 
 const graded = (score: number): Judgment => ({

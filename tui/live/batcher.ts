@@ -2,7 +2,8 @@
 // most once per frame, so a burst of any size costs one render. emit() never throws back into the
 // method and never does more than push onto a queue.
 
-import type { EventSink, HarnessEvent } from "../../src/core/events/registry.ts";
+import type { HarnessEvent } from "../../src/core/events/registry.ts";
+import type { EventSink } from "../../src/core/events/sink.ts";
 import { type LiveAction, reduce } from "./reducer.ts";
 import { initialState, type LiveState, type UiAction } from "./view-model.ts";
 

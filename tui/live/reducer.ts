@@ -211,9 +211,12 @@ function applyEvent(state: LiveState, e: HarnessEvent): LiveState {
       }));
     case "library.added":
       return withMode(state, e, (m) => ({ ...m, lesson: firstLine(e.cue) }));
+    case "adoption.recorded":
     case "judgment.recorded":
     case "note":
       return state;
+    default:
+      return e satisfies never;
   }
 }
 

@@ -4,7 +4,7 @@
 
 import { render } from "ink";
 import { createElement } from "react";
-import type { EventSink } from "../../src/core/events/registry.ts";
+import type { EventSink } from "../../src/core/events/sink.ts";
 import { FrameBatcher } from "./batcher.ts";
 import { LiveApp } from "./live-app.tsx";
 

@@ -4,6 +4,7 @@
 
 import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { clipText } from "../../core/evidence/clip.ts";
 import type { Tree } from "../../core/harness/tree.ts";
 import { treeFingerprint } from "../../core/lib/fingerprint.ts";
 import { runProcess } from "../../core/lib/process.ts";
@@ -15,10 +16,8 @@ import {
   BenchPrompts,
   BenchSpec,
   ChannelSpec,
-  type SubstrateLike,
 } from "../../core/seams/benchmark.ts";
-import { clipText } from "../../substrate/opencode/render.ts";
-import { OPENCODE_SURFACE } from "../../substrate/opencode/surface.ts";
+import type { SubstrateLike } from "../../core/seams/executor.ts";
 
 export const DEMO_DOMAIN = "accounting";
 export const DEMO_TASKS = ["ledger-1", "ledger-2"] as const;
@@ -41,21 +40,24 @@ const TRAJECTORY = "trajectory.md";
 export type DemoAdapterOptions = {
   /** The demo's output root; run state goes under `<root>/runs`, the base harness under `<root>/base`. */
   root: string;
+  /**
+   * Whose editable surface the demo's harness lives on (the CLI hands it the OpenCode one). The
+   * demo executes no agent CLI, only python scripts of the harness.
+   */
+  substrate: SubstrateLike;
   env?: Record<string, string | undefined>;
 };
 
-/** The OpenCode surface under the demo's name: the demo executes no OpenCode, only its surface. */
-const DEMO_SUBSTRATE: SubstrateLike = { name: "oc", surface: () => OPENCODE_SURFACE };
-
 export class DemoAdapter implements BenchmarkAdapter {
   readonly spec: BenchSpec;
-  readonly substrate = DEMO_SUBSTRATE;
+  readonly substrate: SubstrateLike;
   /** Real executions performed by this adapter instance (reused run marks are not counted). */
   executions = 0;
   readonly #base: string;
   readonly #env: Record<string, string | undefined>;
 
   constructor(opts: DemoAdapterOptions) {
+    this.substrate = opts.substrate;
     const channel = ChannelSpec.parse({ kind: "opencode", model: DEMO_MODEL });
     this.spec = BenchSpec.parse({
       name: "demo",

@@ -12,6 +12,7 @@
 import { accessSync, constants, type Dirent, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
+import type { SurfaceSpec } from "../../core/harness/surface.ts";
 import { isTree } from "../../core/harness/tree.ts";
 import {
   compareCodePoints,
@@ -20,7 +21,6 @@ import {
   relSegments,
   walkFiles,
 } from "../../core/lib/safe-fs.ts";
-import { OPENCODE_SURFACE } from "../../substrate/opencode/surface.ts";
 import { type PromptsFile, parsePromptsToml } from "./tasks-prompts.ts";
 
 export const TASK_LAYOUT = {
@@ -154,7 +154,11 @@ function isExecutable(path: string): boolean {
 }
 
 /** Reads the folder at `root`. Throws TasksRootError only when `root` is not a directory. */
-export function readTaskFolder(root: string): TaskFolder {
+/**
+ * Reads a task folder. A root `harness/` must be a tree of the executor's `surface`; with a null
+ * surface it is not looked at (the judge needs only the tasks and their checks).
+ */
+export function readTaskFolder(root: string, surface: SurfaceSpec | null): TaskFolder {
   if (!dirExists(root)) throw new TasksRootError(root, "does not exist or is not a directory");
   const problems: TaskProblem[] = [];
   const tasks: TaskEntry[] = [];
@@ -169,13 +173,21 @@ export function readTaskFolder(root: string): TaskFolder {
   const harnessPath = join(root, TASK_LAYOUT.harness);
   let baseHarness: string | null = null;
   const harnessStat = lstatOrNull(harnessPath);
-  if (harnessStat?.isDirectory()) {
-    if (isTree(OPENCODE_SURFACE, harnessPath)) baseHarness = harnessPath;
+  if (surface === null) {
+    // The judge: the base harness is none of its business.
+  } else if (harnessStat?.isDirectory()) {
+    if (isTree(surface, harnessPath)) baseHarness = harnessPath;
     else {
+      const framework =
+        surface.name === "opencode"
+          ? "OpenCode"
+          : surface.name === "codex"
+            ? "Codex"
+            : surface.name;
       problems.push({
         path: harnessPath,
-        problem: "holds no OpenCode harness (none of its always-on files)",
-        fix: `add ${OPENCODE_SURFACE.alwaysOn[0]} (and the other always-on files), or remove the folder to start from the baseline harness`,
+        problem: `holds no ${framework} harness (none of its always-on files)`,
+        fix: `add ${surface.alwaysOn[0]} (and the other always-on files), or remove the folder to start from the baseline harness`,
       });
     }
   } else if (harnessStat) {

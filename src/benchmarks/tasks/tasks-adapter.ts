@@ -1,11 +1,12 @@
-// The `tasks` benchmark: a user's own task folder run by the OpenCode executor (substrate `oc`,
-// install mode workspace_agents_md). The method sees instructions, inputs, trajectories and
+// The `tasks` benchmark: a user's own task folder, run by whichever executor the CLI hands it
+// (OpenCode today; install mode workspace_agents_md). The method sees instructions, inputs, trajectories and
 // output files; the answer key (tests/) reaches only the judge, through TasksScorer.
 
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { isTree, type Tree, writeTree } from "../../core/harness/tree.ts";
 import { isRegularFile, walkFiles } from "../../core/lib/safe-fs.ts";
+import { hasDeliverable, outputDirOf } from "../../core/rollout/layout.ts";
 import { isOutputIntact, isRunComplete, readRunMark } from "../../core/rollout/runmark.ts";
 import { loadRunConfig, type RunConfig } from "../../core/run/config.ts";
 import { parseRunId, taskSlug } from "../../core/run/naming.ts";
@@ -16,15 +17,7 @@ import {
   type ExecuteOptions,
   resolveChannelModel,
 } from "../../core/seams/benchmark.ts";
-import {
-  DEFAULT_SOLVER_STEPS,
-  hasDeliverable,
-  outputDirOf,
-  ROLLOUT_LAYOUT,
-} from "../../substrate/opencode/execute.ts";
-import { rolloutFingerprint } from "../../substrate/opencode/materialise.ts";
-import { OpencodeSubstrate } from "../../substrate/opencode/substrate.ts";
-import { OPENCODE_BASELINE_TREE, OPENCODE_SURFACE } from "../../substrate/opencode/surface.ts";
+import { DEFAULT_SOLVER_STEPS, type Executor } from "../../core/seams/executor.ts";
 import {
   formatProblem,
   readTaskFolder,
@@ -96,17 +89,17 @@ export type TasksAdapterOptions = {
   /** Root of all run state; this benchmark writes under `<runsDir>/tasks`. */
   runsDir: string;
   env?: Record<string, string | undefined>;
+  /** The executor that runs every rollout (the CLI chooses it from --substrate). */
+  executor: Executor;
   /** Refuse a folder with any problem (TasksFormatError) instead of skipping malformed tasks. */
   strict?: boolean;
   /** Agent step cap per rollout (default DEFAULT_SOLVER_STEPS). */
   steps?: number;
-  /** SIGTERM→SIGKILL grace at a rollout timeout, seconds (default 5). */
-  graceS?: number;
 };
 
 export class TasksAdapter implements BenchmarkAdapter {
   readonly spec: BenchSpec;
-  readonly substrate: OpencodeSubstrate;
+  readonly substrate: Executor;
   readonly folder: TaskFolder;
   readonly #byId: Map<string, TaskEntry>;
   readonly #config: RunConfig;
@@ -139,7 +132,7 @@ export class TasksAdapter implements BenchmarkAdapter {
       // OpenCode installs sub-agents as .opencode/agent/<n>.md.
       allowSubagents: true,
     });
-    this.substrate = new OpencodeSubstrate({ env, graceS: opts.graceS });
+    this.substrate = opts.executor;
   }
 
   async tasks(split = "all"): Promise<string[]> {
@@ -169,15 +162,15 @@ export class TasksAdapter implements BenchmarkAdapter {
   }
 
   /**
-   * `<root>/harness` when the folder has one; otherwise the OpenCode baseline tree, written once
+   * `<root>/harness` when the folder has one; otherwise the executor's baseline tree, written once
    * to `<runsRoot>/base-harness`.
    */
   async baseHarness(): Promise<string> {
     if (this.folder.baseHarness !== null) return this.folder.baseHarness;
     if (this.#baseDir === null) {
       const dir = join(this.spec.runsRoot, "base-harness");
-      if (!isTree(OPENCODE_SURFACE, dir))
-        writeTree(OPENCODE_SURFACE, { ...OPENCODE_BASELINE_TREE }, dir);
+      const surface = this.substrate.surface();
+      if (!isTree(surface, dir)) writeTree(surface, this.substrate.baselineTree(), dir);
       this.#baseDir = dir;
     }
     return this.#baseDir;
@@ -208,7 +201,7 @@ export class TasksAdapter implements BenchmarkAdapter {
     this.substrate.preflight(model);
     const harness = harnessDir ?? (await this.baseHarness());
     // Source tree + materialiser version (spec/01 §10.12): a changed rendering re-rolls.
-    const fingerprint = await rolloutFingerprint(harness);
+    const fingerprint = await this.substrate.rolloutFingerprint(harness);
     const runDir = this.rolloutDir(runId);
     if (await isRunComplete(runDir, fingerprint)) return runDir;
     await this.substrate.execute({
@@ -261,7 +254,7 @@ export class TasksAdapter implements BenchmarkAdapter {
     if (mark === null) return false;
     const output = outputDirOf(runDir);
     if (mark.outputFingerprint === null) {
-      return !hasDeliverable(output) && isRegularFile(join(runDir, ROLLOUT_LAYOUT.stream));
+      return !hasDeliverable(output) && isRegularFile(this.substrate.streamPath(runDir));
     }
     return isOutputIntact(runDir, output);
   }
@@ -326,7 +319,7 @@ export type CreatedTasksBench = {
  * method's run path never loads the code that runs an answer key.
  */
 export function createTasksAdapter(opts: TasksAdapterOptions): CreatedTasksBench {
-  const folder = readTaskFolder(opts.tasksDir);
+  const folder = readTaskFolder(opts.tasksDir, opts.executor.surface());
   if ((opts.strict && folder.problems.length > 0) || folder.tasks.length === 0) {
     throw new TasksFormatError(opts.tasksDir, folder.problems);
   }

@@ -8,8 +8,8 @@ import { join, relative } from "node:path";
 import { z } from "zod";
 import { pickEnv, runProcess, SpawnError } from "../../core/lib/process.ts";
 import { copyTreeSafe } from "../../core/lib/safe-fs.ts";
+import { outputDirOf } from "../../core/rollout/layout.ts";
 import type { Scorer } from "../../core/seams/benchmark.ts";
-import { outputDirOf } from "../../substrate/opencode/execute.ts";
 import { readTaskFolder, type TaskEntry } from "./task-folder.ts";
 import { TasksFormatError } from "./tasks-adapter.ts";
 
@@ -54,7 +54,7 @@ export function createTasksScorer(opts: {
   tasksDir: string;
   env?: Record<string, string | undefined>;
 }): TasksScorer {
-  const folder = readTaskFolder(opts.tasksDir);
+  const folder = readTaskFolder(opts.tasksDir, null);
   if (folder.tasks.length === 0) throw new TasksFormatError(opts.tasksDir, folder.problems);
   const byId = new Map(folder.tasks.map((t) => [t.id, t]));
   return new TasksScorer({ lookup: (id) => byId.get(id), env: opts.env });

@@ -160,7 +160,7 @@ async function checkOpencode(
     const solver = new OpencodeSolver({ env });
     const version = await solver.version(join(scratch, "version"));
     const pinned = pkg.dependencies["opencode-ai"];
-    const source = solver.channel.command.source;
+    const source = solver.cli.command.source;
     if (env.HARNESS2_OPENCODE_DIR) {
       report.line("ok", "opencode", `${version} from ${source} (a source checkout: not pinned)`);
     } else if (version !== pinned) {
@@ -250,7 +250,7 @@ function configuredProviders(report: Report, env: Record<string, string | undefi
 
 /** Credential variables of the built-in providers (any one of them is enough). */
 async function providerKeys(provider: string): Promise<readonly string[]> {
-  const { OPENCODE_PROVIDER_ENV } = await import("../../channels/opencode-channel.ts");
+  const { OPENCODE_PROVIDER_ENV } = await import("../../clis/opencode.ts");
   return (OPENCODE_PROVIDER_ENV[provider] ?? []).filter((v) => /_(API_KEY|TOKEN_BEDROCK)$/.test(v));
 }
 
@@ -320,7 +320,7 @@ async function checkModels(
   }
   if (kind === "claude_cli") {
     const { ClaudeChannel } = await import("../../channels/claude-channel.ts");
-    const { ChannelSetupError } = await import("../../channels/channel-env.ts");
+    const { ChannelSetupError } = await import("../../clis/session-env.ts");
     try {
       const claude = new ClaudeChannel({ env });
       report.line("ok", "claude", `${claude.executable} (improver channel claude_cli)`);
@@ -377,9 +377,10 @@ async function checkTasks(report: Report, dir: string | undefined, cwd: string):
   }
   const root = resolve(cwd, dir);
   const { readTaskFolder, TasksRootError } = await import("../../benchmarks/tasks/task-folder.ts");
+  const { OPENCODE_SURFACE } = await import("../../substrate/opencode/surface.ts");
   let folder: ReturnType<typeof readTaskFolder>;
   try {
-    folder = readTaskFolder(root);
+    folder = readTaskFolder(root, OPENCODE_SURFACE);
   } catch (err) {
     if (!(err instanceof TasksRootError)) throw err;
     report.line("FAIL", "task folder", err.message, "pass --tasks with an existing folder");

@@ -87,7 +87,12 @@ async function runDemo(args: ParsedArgs, io: CliIO): Promise<number> {
 
   // The adapter copies its base harness lazily, on first use, so its preflight (python3) runs
   // before the store is created: a machine without python3 gets one line and an untouched disk.
-  const adapter = new DemoAdapter({ root: output, env: io.env });
+  const { OpencodeSubstrate } = await import("../../substrate/opencode/substrate.ts");
+  const adapter = new DemoAdapter({
+    root: output,
+    env: io.env,
+    substrate: new OpencodeSubstrate({ env: io.env }),
+  });
   await adapter.preflight();
   openStore(where.dbPath).close();
   const channel = new DemoChannel();

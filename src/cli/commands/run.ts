@@ -164,6 +164,7 @@ async function buildAdapter(
   const tasksDir = stringOpt(args, "tasks");
   if (tasksDir === undefined) throw new UsageError("--bench tasks needs --tasks DIR", "run");
   const { createTasksAdapter } = await import("../../benchmarks/tasks/tasks-adapter.ts");
+  const { OpencodeSubstrate } = await import("../../substrate/opencode/substrate.ts");
   const { formatProblem, TasksRootError } = await import("../../benchmarks/tasks/task-folder.ts");
   let created: ReturnType<typeof createTasksAdapter>;
   try {
@@ -171,6 +172,7 @@ async function buildAdapter(
       tasksDir: resolve(io.cwd, tasksDir),
       runsDir,
       env: io.env,
+      executor: new OpencodeSubstrate({ env: io.env }),
       strict: boolOpt(args, "strict"),
     });
   } catch (err) {

@@ -5,14 +5,16 @@
 import { rmSync } from "node:fs";
 import { basename, join } from "node:path";
 import { ReflectionFinished } from "../events/registry.ts";
+import { emit } from "../events/sink.ts";
 import { mission } from "../evidence/mission.ts";
 import { readCheckedTree } from "../evidence/pool.ts";
-import { describeError } from "../evidence/rollout.ts";
 import { buildEvidenceTree, type ContextTree, type PoolEntry } from "../evidence/tree.ts";
 import { treeDiff } from "../harness/diff.ts";
 import type { Tree } from "../harness/surface.ts";
 import { readTree, writeTree } from "../harness/tree.ts";
+import { describeError } from "../lib/errors.ts";
 import { asInterruption, InterruptedError, throwIfInterrupted } from "../lib/interrupt.ts";
+import { roundUsd } from "../lib/money.ts";
 import { copyTreeSafe, dirExists, writeFileSafe } from "../lib/safe-fs.ts";
 import { Experience } from "../library/library.ts";
 import { experience as experiencePrompt, experienceRepair } from "../proposer/prompts/index.ts";
@@ -198,7 +200,7 @@ export async function reflectAdoption(input: ReflectInput): Promise<ReflectionRe
         turn === 0 ? label : `${label}.repair${turn}`,
         {
           purpose: "reflection",
-          where: { domain: scope.domain, task: taskId, mode: sel.mode },
+          where: { domain: scope.domain, task: taskId, mode: sel.mode, k: sel.k },
           ...(signal ? { signal } : {}),
         },
       );
@@ -242,31 +244,28 @@ export async function reflectAdoption(input: ReflectInput): Promise<ReflectionRe
   }
 
   const ok = error === "";
-  usd = Math.round(usd * 1e6) / 1e6; // several turns' spends, summed: no float residue in records
+  usd = roundUsd(usd); // several turns' spends, summed: no float residue in records
   const selection = persistSelection(
     selectionDir(input.workDir, sel.mode, sel.k),
     Selection.parse({
       ...sel,
-      usd: Math.round((sel.usd + usd) * 1e6) / 1e6,
+      usd: roundUsd(sel.usd + usd),
       experience: lesson,
     }),
     input.rollouts,
   );
-  scope.sink.emit(
-    ReflectionFinished.parse({
-      type: "reflection.finished",
-      ts: scope.clock.now(),
-      sweep: scope.sweep,
-      domain: scope.domain,
-      task: taskId,
-      mode: sel.mode,
-      k: sel.k,
-      ok,
-      noEntry,
-      usd,
-      error,
-    }),
-  );
+  emit(scope.sink, ReflectionFinished, {
+    ts: scope.clock.now(),
+    sweep: scope.sweep,
+    domain: scope.domain,
+    task: taskId,
+    mode: sel.mode,
+    k: sel.k,
+    ok,
+    noEntry,
+    usd,
+    error,
+  });
   // A selection.json that cannot be written unmakes the selection, and with it the lesson.
   return { selection, experience: selection.experience, ran: true, ok, noEntry, usd, error };
 }

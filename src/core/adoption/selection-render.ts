@@ -5,8 +5,9 @@
 
 import { copyFileSync, lstatSync, mkdirSync } from "node:fs";
 import { basename, join } from "node:path";
-import { describeError, fileSafeName, NameAllocator } from "../evidence/rollout.ts";
+import { fileSafeName, NameAllocator } from "../evidence/rollout.ts";
 import { codePointLength } from "../harness/surface.ts";
+import { describeError } from "../lib/errors.ts";
 import { writeFileSafe } from "../lib/safe-fs.ts";
 import { thousands } from "../proposer/prompts/text.ts";
 import { compareAnonIds } from "../safety/anon-ids.ts";

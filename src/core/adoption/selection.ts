@@ -5,7 +5,9 @@
 import { mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
-import { type Clock, type EventSink, ModeToken, SelectionMade } from "../events/registry.ts";
+import { ModeToken, SelectionMade } from "../events/registry.ts";
+import type { Clock, EventSink } from "../events/sink.ts";
+import { emit } from "../events/sink.ts";
 import { copySource } from "../evidence/tree.ts";
 import { asInterruption, InterruptedError, throwIfInterrupted } from "../lib/interrupt.ts";
 import { writeFileSafe } from "../lib/safe-fs.ts";
@@ -205,30 +207,27 @@ export function readSelectionFile(text: string): SelectionFile {
 }
 
 function emitSelection(scope: SelectionScope, sel: Selection, chosen?: RunView): void {
-  scope.sink.emit(
-    SelectionMade.parse({
-      type: "selection.made",
-      ts: scope.clock.now(),
-      sweep: scope.sweep,
-      domain: scope.domain,
-      task: sel.taskId,
-      mode: sel.mode,
-      k: sel.k,
-      chosenLabel: sel.chosenLabel,
-      anonId: sel.chosenId,
-      idMap: sel.idMap,
-      why: sel.why,
-      ok: sel.ok,
-      fallback: sel.fallback,
-      trivial: sel.trivial,
-      dropped: sel.dropped,
-      usd: sel.usd,
-      error: sel.error,
-      // Which run was adopted, so the store (and the judge) need not guess it from the label.
-      chosenRunId: chosen?.runId,
-      chosenRunDir: chosen?.runDir,
-    }),
-  );
+  emit(scope.sink, SelectionMade, {
+    ts: scope.clock.now(),
+    sweep: scope.sweep,
+    domain: scope.domain,
+    task: sel.taskId,
+    mode: sel.mode,
+    k: sel.k,
+    chosenLabel: sel.chosenLabel,
+    anonId: sel.chosenId,
+    idMap: sel.idMap,
+    why: sel.why,
+    ok: sel.ok,
+    fallback: sel.fallback,
+    trivial: sel.trivial,
+    dropped: sel.dropped,
+    usd: sel.usd,
+    error: sel.error,
+    // Which run was adopted, so the store (and the judge) need not guess it from the label.
+    chosenRunId: chosen?.runId,
+    chosenRunDir: chosen?.runDir,
+  });
 }
 
 /** Persists, emits and returns the final record. */
@@ -389,7 +388,7 @@ export async function runSelection(input: RunSelectionInput): Promise<Selection>
     try {
       reply = await input.prop.call(text, folder, turn === 0 ? label : `${label}.repair${turn}`, {
         purpose: "selection",
-        where: { domain: scope.domain, task: taskId, mode },
+        where: { domain: scope.domain, task: taskId, mode, k },
         ...(signal ? { signal } : {}),
       });
     } catch (err) {

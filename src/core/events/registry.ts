@@ -9,6 +9,12 @@ import { z } from "zod";
 export const ModeToken = z.enum(["agg", "seq"]);
 export type ModeToken = z.infer<typeof ModeToken>;
 
+/** The name a person reads (and the CLI accepts) for each mode token. */
+export const MODE_NAMES: Readonly<Record<ModeToken, "parallel" | "sequential">> = {
+  agg: "parallel",
+  seq: "sequential",
+};
+
 export const Phase = z.enum([
   "bases",
   "proposals",
@@ -249,11 +255,40 @@ export const SelectionMade = z.object({
   dropped: z.array(z.string()),
   usd: z.number().nonnegative(),
   error: z.string(),
-  /** What resume re-checks (spec/03 §4.8): the adopted run, its harness fingerprint, the evidence kind. */
+  /** The adopted run (absent when nothing was chosen), so no reader guesses it from the label. */
   chosenRunId: z.string().optional(),
   chosenRunDir: z.string().optional(),
-  harnessFingerprint: z.string().optional(),
-  evidence: z.enum(["deliverable", "trajectory"]).optional(),
+});
+
+/**
+ * What resume re-checks about a mode's adoption, emitted once the task's record has been
+ * checkpointed after the mode finished. The store adds it to the mode's selection row; a mode
+ * whose adoption never arrives (the process died first) is not finished in the store's eyes and
+ * runs again. See docs/architecture.md, "The event spine".
+ */
+export const AdoptionRecorded = z.object({
+  type: z.literal("adoption.recorded"),
+  ...inMode,
+  chosenLabel: z.string(),
+  chosenRunId: z.string(),
+  chosenRunDir: z.string(),
+  /** Digest of the adopted harness folder; null when nothing was chosen. */
+  harnessFingerprint: z.string().nullable(),
+  /** SHA-256 of the adopted output as resume re-reads it; null when there was none. */
+  outputDigest: z.string().nullable(),
+  /** The adopted harness equals the task's base harness. */
+  chosenTreeIsBase: z.boolean(),
+  evidence: z.enum(["deliverable", "trajectory"]),
+  /** The lesson the reflection stored with the adoption, or null when it stored none. */
+  experience: z
+    .object({
+      cue: z.string(),
+      lesson: z.string(),
+      evidence: z.string(),
+      confidence: z.string(),
+      edits: z.string(),
+    })
+    .nullable(),
 });
 
 export const ReflectionFinished = z.object({
@@ -278,17 +313,30 @@ export const LibraryAdded = z.object({
 });
 
 // ── judge (outside the method: only src/judge emits these) ───────────────────────────────────
+
+/**
+ * What a judge says of one run: the one definition behind the event, the store's rows and views,
+ * the judge's records and the report. `graded` means the judge succeeded, not that the run did well.
+ */
+export const Judgment = z.object({
+  graded: z.boolean(),
+  score: z.number().nullable(),
+  passed: z.number().nullable(),
+  total: z.number().nullable(),
+  /** The scorer's unit when it names one (e.g. "weighted"); null when it names none. */
+  metric: z.string().nullable(),
+  /** Why a run is ungraded; "" when graded. */
+  reason: z.string(),
+  judge: z.string(),
+});
+export type Judgment = z.infer<typeof Judgment>;
+
 export const JudgmentRecorded = z.object({
   type: z.literal("judgment.recorded"),
   ...inMode,
   label: z.string(),
   runId: z.string(),
-  graded: z.boolean(),
-  score: z.number().nullable(),
-  passed: z.number().nullable(),
-  total: z.number().nullable(),
-  reason: z.string(),
-  judge: z.string(),
+  ...Judgment.omit({ metric: true }).shape,
   /**
    * The scorer's unit when it names one (e.g. "weighted", "unweighted-fallback"), so a report can
    * warn about averaging mixed units. Optional: added after the first release of this event.
@@ -322,6 +370,7 @@ export const EVENT_SCHEMAS = [
   LedgerRecorded,
   TripwireFired,
   SelectionMade,
+  AdoptionRecorded,
   ReflectionFinished,
   LibraryAdded,
   JudgmentRecorded,
@@ -334,44 +383,3 @@ export type EventType = HarnessEvent["type"];
 export type EventOf<T extends EventType> = Extract<HarnessEvent, { type: T }>;
 
 export const EVENT_TYPES: readonly EventType[] = EVENT_SCHEMAS.map((s) => s.shape.type.value);
-
-/** Where core sends its events. Implementations must not throw back into the method. */
-export interface EventSink {
-  emit(event: HarnessEvent): void;
-}
-
-/** A sink that drops everything (tests and library callers that do not watch). */
-export const NULL_SINK: EventSink = { emit() {} };
-
-/** Fans one stream out to several sinks; a sink that throws is isolated from the others. */
-export function fanOut(...sinks: EventSink[]): EventSink {
-  return {
-    emit(event) {
-      for (const sink of sinks) {
-        try {
-          sink.emit(event);
-        } catch {
-          // A broken front end must never stop the method; the store records the event anyway.
-        }
-      }
-    },
-  };
-}
-
-/** Collects events in memory (tests, and the demo's summary). */
-export class RecordingSink implements EventSink {
-  readonly events: HarnessEvent[] = [];
-  emit(event: HarnessEvent): void {
-    this.events.push(event);
-  }
-  ofType<T extends EventType>(type: T): EventOf<T>[] {
-    return this.events.filter((e): e is EventOf<T> => e.type === type);
-  }
-}
-
-/** The run's notion of time, injectable so tests and resumed runs are deterministic. */
-export interface Clock {
-  now(): number;
-}
-
-export const SYSTEM_CLOCK: Clock = { now: () => Date.now() };

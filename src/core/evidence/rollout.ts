@@ -5,6 +5,7 @@
 import { copyFileSync, lstatSync, mkdirSync } from "node:fs";
 import { basename, dirname } from "node:path";
 import { codePointLength } from "../harness/surface.ts";
+import { describeError } from "../lib/errors.ts";
 import { safeJoin, writeFileSafe } from "../lib/safe-fs.ts";
 import type { BenchmarkAdapter, RunView } from "../seams/benchmark.ts";
 
@@ -26,12 +27,6 @@ export type DeliverablesMode = "contents" | "names";
 
 /** At most this many images of one deliverable are shown. */
 export const MAX_IMAGES = 8;
-
-/** `Type: message` of anything thrown. */
-export function describeError(err: unknown): string {
-  if (err instanceof Error) return `${err.name}: ${err.message}`;
-  return `${typeof err}: ${String(err)}`;
-}
 
 /** A name usable as one file in one folder: `/` and `\` become `__`; nothing becomes `unnamed`. */
 export function fileSafeName(name: string): string {

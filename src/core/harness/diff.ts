@@ -1,7 +1,8 @@
-// A small line-based unified diff (Myers' O(ND) algorithm) for the pool's `harness.diff`: what a
-// candidate changed relative to the harness being edited. Pure text in, text out; it never reads
-// files. Hunks may differ from Python difflib's (a different matcher); the format is the standard one.
+// The pool's `harness.diff`: what a candidate changed relative to the harness it was edited from,
+// as a standard unified diff (file headers, no timestamps, 3 lines of context). The edit script
+// comes from the `diff` package; this module only frames it. Pure text in, text out; reads no files.
 
+import { structuredPatch } from "diff";
 import { sortPaths } from "../lib/safe-fs.ts";
 import type { Tree } from "./surface.ts";
 
@@ -21,13 +22,39 @@ export function splitLines(text: string): string[] {
   }
 }
 
-type Op = { kind: " " | "-" | "+"; line: string };
-
-/** Beyond this many edits the middle is shown as one replacement (bounded time and memory). */
+/** Beyond this many edits a file's change is shown as one replacement (bounded time and memory). */
 const MAX_EDITS = 1000;
 
-/** The shortest edit script between two line lists, as a sequence of kept/removed/added lines. */
-function editScript(a: readonly string[], b: readonly string[]): Op[] {
+const NO_NEWLINE = "\\ No newline at end of file";
+
+function range(start: number, length: number): string {
+  if (length === 1) return `${start + 1}`;
+  return `${length === 0 ? start : start + 1},${length}`;
+}
+
+type Hunk = {
+  oldStart: number;
+  oldLines: number;
+  newStart: number;
+  newLines: number;
+  lines: string[];
+};
+
+/** `-`/`+`/` ` lines of `text`, each followed by the no-newline marker where the text ends without one. */
+function marked(prefix: string, lines: readonly string[]): string[] {
+  const out: string[] = [];
+  for (const line of lines) {
+    if (line.endsWith("\n")) out.push(`${prefix}${line.slice(0, -1)}`);
+    else out.push(`${prefix}${line}`, NO_NEWLINE);
+  }
+  return out;
+}
+
+/**
+ * The change past the edit bound: one hunk that replaces everything between the common first and
+ * last lines, with `context` lines of each around it.
+ */
+function replacementHunk(a: readonly string[], b: readonly string[], context: number): Hunk {
   let pre = 0;
   while (pre < a.length && pre < b.length && a[pre] === b[pre]) pre++;
   let suf = 0;
@@ -38,102 +65,23 @@ function editScript(a: readonly string[], b: readonly string[]): Op[] {
   ) {
     suf++;
   }
-  const head: Op[] = a.slice(0, pre).map((line) => ({ kind: " ", line }));
-  const tail: Op[] = a.slice(a.length - suf).map((line) => ({ kind: " ", line }));
-  const x = a.slice(pre, a.length - suf);
-  const y = b.slice(pre, b.length - suf);
-  return [...head, ...middle(x, y), ...tail];
-}
-
-function replaceAll(x: readonly string[], y: readonly string[]): Op[] {
-  return [
-    ...x.map((line): Op => ({ kind: "-", line })),
-    ...y.map((line): Op => ({ kind: "+", line })),
+  const head = Math.max(0, pre - context);
+  const tail = Math.min(suf, context);
+  const lines = [
+    ...marked(" ", a.slice(head, pre)),
+    ...marked("-", a.slice(pre, a.length - suf)),
+    ...marked("+", b.slice(pre, b.length - suf)),
+    ...marked(" ", a.slice(a.length - suf, a.length - suf + tail)),
   ];
-}
-
-function middle(x: readonly string[], y: readonly string[]): Op[] {
-  const n = x.length;
-  const m = y.length;
-  if (n === 0 || m === 0) return replaceAll(x, y);
-  const max = Math.min(n + m, MAX_EDITS);
-  const off = max + 1;
-  // Updated in place: step d writes diagonals of d's parity and reads only the other parity.
-  const v = new Int32Array(2 * max + 3);
-  const trace: Int32Array[] = [];
-  for (let d = 0; d <= max; d++) {
-    trace.push(v.slice(off - d - 1, off + d + 2));
-    for (let k = -d; k <= d; k += 2) {
-      let i: number;
-      if (k === -d || (k !== d && (v[off + k - 1] as number) < (v[off + k + 1] as number))) {
-        i = v[off + k + 1] as number;
-      } else {
-        i = (v[off + k - 1] as number) + 1;
-      }
-      let j = i - k;
-      while (i < n && j < m && x[i] === y[j]) {
-        i++;
-        j++;
-      }
-      v[off + k] = i;
-      if (i >= n && j >= m) return backtrack(x, y, trace, d, k);
-    }
-  }
-  return replaceAll(x, y);
-}
-
-/** Walks the saved frontiers back from (n, m) to (0, 0), emitting operations in order. */
-function backtrack(
-  x: readonly string[],
-  y: readonly string[],
-  trace: readonly Int32Array[],
-  dEnd: number,
-  kEnd: number,
-): Op[] {
-  const ops: Op[] = [];
-  let i = x.length;
-  let k = kEnd;
-  for (let d = dEnd; d > 0; d--) {
-    // trace[d] holds v[-d-1 .. d+1] as it was before step d.
-    const frame = trace[d] as Int32Array;
-    const at = (kk: number) => frame[kk + d + 1] as number;
-    const down = k === -d || (k !== d && at(k - 1) < at(k + 1));
-    const pk = down ? k + 1 : k - 1;
-    const pi = at(pk);
-    const pj = pi - pk;
-    const si = down ? pi : pi + 1; // start of the snake after the one edit
-    while (i > si) {
-      i--;
-      ops.push({ kind: " ", line: x[i] as string });
-    }
-    if (down) ops.push({ kind: "+", line: y[pj] as string });
-    else ops.push({ kind: "-", line: x[pi] as string });
-    i = pi;
-    k = pk;
-  }
-  while (i > 0) {
-    i--;
-    ops.push({ kind: " ", line: x[i] as string });
-  }
-  return ops.reverse();
-}
-
-function range(start: number, length: number): string {
-  if (length === 1) return `${start + 1}`;
-  return `${length === 0 ? start : start + 1},${length}`;
-}
-
-const NO_NEWLINE = "\\ No newline at end of file\n";
-
-function emit(op: Op): string {
-  const text = `${op.kind}${op.line}`;
-  // Unlike difflib, a last line without `\n` gets the standard marker instead of running on.
-  return op.line.endsWith("\n") ? text : `${text}\n${NO_NEWLINE}`;
+  const oldLines = a.length - suf + tail - head;
+  const newLines = b.length - suf + tail - head;
+  return { oldStart: head + 1, oldLines, newStart: head + 1, newLines, lines };
 }
 
 /**
  * A unified diff of two texts with `context` lines around each change, headed by
- * `--- fromLabel` / `+++ toLabel` (no timestamps). Identical texts give "".
+ * `--- fromLabel` / `+++ toLabel` (no timestamps). Identical texts give "". The edit script is the
+ * `diff` package's (Myers); past MAX_EDITS edits the file's change is one replacement hunk.
  */
 export function unifiedDiff(
   before: string,
@@ -143,37 +91,21 @@ export function unifiedDiff(
   context = 3,
 ): string {
   if (before === after) return "";
-  const ops = editScript(splitLines(before), splitLines(after));
-  const changed: number[] = [];
-  ops.forEach((op, idx) => {
-    if (op.kind !== " ") changed.push(idx);
+  const patch = structuredPatch(fromLabel, toLabel, before, after, undefined, undefined, {
+    context,
+    maxEditLength: MAX_EDITS,
   });
-  if (changed.length === 0) return "";
+  const hunks: Hunk[] =
+    patch === undefined
+      ? [replacementHunk(splitLines(before), splitLines(after), context)]
+      : patch.hunks;
+  if (hunks.length === 0) return "";
   let out = `--- ${fromLabel}\n+++ ${toLabel}\n`;
-  // Line numbers before each op, so a hunk can report where it starts on both sides.
-  const aAt = new Int32Array(ops.length + 1);
-  const bAt = new Int32Array(ops.length + 1);
-  for (let idx = 0; idx < ops.length; idx++) {
-    const kind = (ops[idx] as Op).kind;
-    aAt[idx + 1] = (aAt[idx] as number) + (kind === "+" ? 0 : 1);
-    bAt[idx + 1] = (bAt[idx] as number) + (kind === "-" ? 0 : 1);
-  }
-  let c = 0;
-  while (c < changed.length) {
-    const from = Math.max(0, (changed[c] as number) - context);
-    let last = changed[c] as number;
-    while (c + 1 < changed.length && (changed[c + 1] as number) - last - 1 <= 2 * context) {
-      c++;
-      last = changed[c] as number;
-    }
-    const to = Math.min(ops.length, last + context + 1);
-    const aStart = aAt[from] as number;
-    const bStart = bAt[from] as number;
-    const aLen = (aAt[to] as number) - aStart;
-    const bLen = (bAt[to] as number) - bStart;
-    out += `@@ -${range(aStart, aLen)} +${range(bStart, bLen)} @@\n`;
-    for (let idx = from; idx < to; idx++) out += emit(ops[idx] as Op);
-    c++;
+  for (const h of hunks) {
+    const aStart = h.oldStart - 1;
+    const bStart = h.newStart - 1;
+    out += `@@ -${range(aStart, h.oldLines)} +${range(bStart, h.newLines)} @@\n`;
+    for (const line of h.lines) out += `${line}\n`;
   }
   return out;
 }

@@ -3,6 +3,7 @@
 // stops at once, ends *interrupted*, is never recorded as finished, and resumes on the next run.
 
 import { mapLimited } from "./limiter.ts";
+import { roundUsd } from "./money.ts";
 
 /**
  * The work was stopped by the sweep's signal. It carries what the stopped work spent that no
@@ -19,7 +20,7 @@ export class InterruptedError extends Error {
 
   /** The same interruption with `usd` more spend (what the caller had spent around it). */
   plus(usd: number): InterruptedError {
-    return new InterruptedError(this.message, Math.round((this.usd + usd) * 1e6) / 1e6);
+    return new InterruptedError(this.message, roundUsd(this.usd + usd));
   }
 }
 

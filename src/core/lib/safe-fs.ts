@@ -21,6 +21,7 @@ import {
 import { rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { basename, dirname, join, resolve, sep } from "node:path";
+import { pidAlive } from "./pid.ts";
 
 /** A relative path that would leave its root (absolute, `..`, or through a symlinked parent). */
 export class PathEscapeError extends Error {
@@ -356,16 +357,6 @@ function removeOrphanedTrees(): void {
     const pid = Number(/^harness2-removing-(\d+)-/.exec(name)?.[1] ?? Number.NaN);
     if (!Number.isInteger(pid) || pid === process.pid || pidAlive(pid)) continue;
     void rm(join(tmpdir(), name), { recursive: true, force: true }).catch(() => {});
-  }
-}
-
-/** False only when no process has this pid (ESRCH); a process of another user counts as alive. */
-function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code !== "ESRCH";
   }
 }
 

@@ -5,7 +5,9 @@
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
-import { type Clock, type EventSink, LibraryAdded, type ModeToken } from "../events/registry.ts";
+import { LibraryAdded, type ModeToken } from "../events/registry.ts";
+import type { Clock, EventSink } from "../events/sink.ts";
+import { emit } from "../events/sink.ts";
 import {
   codePointLength,
   type SurfaceSpec,
@@ -353,23 +355,20 @@ export class Library {
     }
     this.rebuildIndex();
 
-    this.opts.sink.emit(
-      LibraryAdded.parse({
-        type: "library.added",
-        ts: this.opts.clock.now(),
-        sweep: this.opts.sweep,
-        domain: this.opts.domain,
-        task: taskId,
-        mode: this.opts.mode,
-        k: this.opts.k,
-        entry: slug,
-        cue: experience.cue,
-        lesson: experience.lesson,
-        confidence: experience.confidence,
-        path: final,
-        ...(options.restored === true ? { restored: true } : {}),
-      }),
-    );
+    emit(this.opts.sink, LibraryAdded, {
+      ts: this.opts.clock.now(),
+      sweep: this.opts.sweep,
+      domain: this.opts.domain,
+      task: taskId,
+      mode: this.opts.mode,
+      k: this.opts.k,
+      entry: slug,
+      cue: experience.cue,
+      lesson: experience.lesson,
+      confidence: experience.confidence,
+      path: final,
+      ...(options.restored === true ? { restored: true } : {}),
+    });
     return final;
   }
 

@@ -9,10 +9,13 @@ import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { isAbsolute, join, relative, resolve } from "node:path";
-import { type Clock, type EventSink, NULL_SINK, SYSTEM_CLOCK } from "../events/registry.ts";
+import { ProposerCall } from "../events/registry.ts";
+import { type Clock, type EventSink, emit, NULL_SINK, SYSTEM_CLOCK } from "../events/sink.ts";
+import { describeError } from "../lib/errors.ts";
 import { hashDirectory } from "../lib/fingerprint.ts";
 import { InterruptedError, throwIfInterrupted } from "../lib/interrupt.ts";
 import { Limiter } from "../lib/limiter.ts";
+import { roundUsd } from "../lib/money.ts";
 import { copyTreeSafe, dirExists, lstatOrNull, removeTreeSoon } from "../lib/safe-fs.ts";
 import type { ChannelSpec } from "../seams/benchmark.ts";
 import {
@@ -186,7 +189,7 @@ export class Proposer implements ProposerLike {
       const reply: Reply = {
         label,
         text: answer.text,
-        usd: round6(spent),
+        usd: roundUsd(spent),
         wallS,
         attempts: answer.attempts,
         cached: false,
@@ -211,7 +214,7 @@ export class Proposer implements ProposerLike {
     const failed: Reply = {
       label,
       text: "",
-      usd: round6(spent),
+      usd: roundUsd(spent),
       wallS,
       attempts: launched,
       cached: false,
@@ -227,13 +230,13 @@ export class Proposer implements ProposerLike {
     if (interrupted) {
       throw new InterruptedError(
         `[${label}] ${this.channelKind}/${this.model}: interrupted`,
-        round6(spent),
+        roundUsd(spent),
       );
     }
     throw new ProposerError(
       `[${label}] ${this.channelKind}/${this.model}: ${last}`,
       launched,
-      round6(spent),
+      roundUsd(spent),
       label,
     );
   }
@@ -410,13 +413,13 @@ export class Proposer implements ProposerLike {
     this.calls.push(reply);
     const cfg = this.#cfg;
     const sink = cfg.sink ?? NULL_SINK;
-    sink.emit({
-      type: "proposer.call",
+    emit(sink, ProposerCall, {
       ts: (cfg.clock ?? SYSTEM_CLOCK).now(),
       sweep: cfg.sweep ?? "adhoc",
       domain: opts.where?.domain,
       task: opts.where?.task,
       mode: opts.where?.mode,
+      k: opts.where?.k,
       label: reply.label,
       purpose: opts.purpose ?? "stage",
       attempts: reply.attempts,
@@ -477,12 +480,4 @@ function normaliseHarvest(sub: string): string {
     );
   }
   return parts.join("/");
-}
-
-function describeError(err: unknown): string {
-  return `${err instanceof Error ? err.name : "Error"}: ${err instanceof Error ? err.message : String(err)}`;
-}
-
-function round6(x: number): number {
-  return Math.round(x * 1e6) / 1e6;
 }

@@ -4,6 +4,7 @@
 
 import { z } from "zod";
 import { ModeToken } from "../events/registry.ts";
+import { roundUsd } from "../lib/money.ts";
 
 /** k base + k INV + k DOM + k final executor rollouts. */
 export function expectedRollouts(k: number): number {
@@ -54,8 +55,6 @@ export const LedgerRecord = z.object({
   sessions: z.array(z.string()),
 });
 export type LedgerRecord = z.infer<typeof LedgerRecord>;
-
-const round6 = (x: number) => Math.round(x * 1e6) / 1e6;
 
 function duplicatesOf(labels: readonly string[]): string[] {
   const seen = new Set<string>();
@@ -157,7 +156,7 @@ export class Ledger {
   }
 
   #sum(kind?: EntryKind): number {
-    return round6(
+    return roundUsd(
       this.#entries
         .filter((e) => kind === undefined || e.kind === kind)
         .reduce((s, e) => s + e.usd, 0),

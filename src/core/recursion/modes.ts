@@ -6,6 +6,7 @@
 import { join } from "node:path";
 import type { ModeToken } from "../events/registry.ts";
 import { PhaseStarted } from "../events/registry.ts";
+import { emit } from "../events/sink.ts";
 import { BASE_BASELINE, type PoolBaseline, type PoolEntry } from "../evidence/tree.ts";
 import { diversity, type Tree, writeTree } from "../harness/tree.ts";
 import {
@@ -44,9 +45,7 @@ export class UnknownModeError extends Error {
 /** Starts a phase, unless the sweep was interrupted (then no phase starts). */
 function phase(m: ModeInputs, name: "proposals" | "probes" | "compositions"): void {
   throwIfInterrupted(m.signal, `the ${name} of ${m.scope.mode}`);
-  m.scope.sink.emit(
-    PhaseStarted.parse({ type: "phase.started", ...modeFields(m.scope), phase: name }),
-  );
+  emit(m.scope.sink, PhaseStarted, { ...modeFields(m.scope), phase: name });
 }
 
 function rolloutInputs(m: ModeInputs): RolloutInputs {

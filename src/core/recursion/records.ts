@@ -3,8 +3,10 @@
 // and mode uses. It never reads a score: a rollout is what the adapter says it produced, no more.
 
 import { z } from "zod";
-import type { Clock, EventSink, ModeToken } from "../events/registry.ts";
+import type { ModeToken } from "../events/registry.ts";
 import { LedgerRecorded, ModeToken as ModeTokenSchema, StageDim } from "../events/registry.ts";
+import type { Clock, EventSink } from "../events/sink.ts";
+import { emit } from "../events/sink.ts";
 import type { PythonChecker } from "../harness/python-check.ts";
 import { Diversity, type SurfaceSpec, Tree } from "../harness/tree.ts";
 import type { LibraryView } from "../library/library.ts";
@@ -18,12 +20,6 @@ export const ERROR_MAX = 400;
 
 export function truncate(text: string, max: number = ERROR_MAX): string {
   return text.length <= max ? text : text.slice(0, max);
-}
-
-/** `Type: message` of anything thrown (the form every recorded error takes). */
-export function describeError(err: unknown): string {
-  if (err instanceof Error) return `${err.name}: ${err.message}`;
-  return `Error: ${String(err)}`;
 }
 
 // ── records ──────────────────────────────────────────────────────────────────────────────────
@@ -227,19 +223,16 @@ export function recordSession(scope: ModeScope, ledger: Ledger, stage: Stage): v
 }
 
 function emitEntry(scope: ModeScope, ledger: Ledger, entry: Ledger["entries"][number]): void {
-  scope.sink.emit(
-    LedgerRecorded.parse({
-      type: "ledger.recorded",
-      ...modeFields(scope),
-      kind: entry.kind,
-      label: entry.label,
-      usd: entry.usd,
-      cached: entry.cached,
-      attempts: entry.attempts,
-      R: ledger.R,
-      P: ledger.P,
-    }),
-  );
+  emit(scope.sink, LedgerRecorded, {
+    ...modeFields(scope),
+    kind: entry.kind,
+    label: entry.label,
+    usd: entry.usd,
+    cached: entry.cached,
+    attempts: entry.attempts,
+    R: ledger.R,
+    P: ledger.P,
+  });
 }
 
 /** A RunView for a rollout that never produced a run directory. */

@@ -6,6 +6,7 @@
 
 import { join } from "node:path";
 import { Note, type StageDim, StageFinished, StageStarted } from "../events/registry.ts";
+import { emit } from "../events/sink.ts";
 import { mission } from "../evidence/mission.ts";
 import { buildEvidenceTree, type PoolEntry } from "../evidence/tree.ts";
 import {
@@ -18,6 +19,7 @@ import {
   validate,
   writeTree,
 } from "../harness/tree.ts";
+import { describeError } from "../lib/errors.ts";
 import { asInterruption, InterruptedError, throwIfInterrupted } from "../lib/interrupt.ts";
 import { sortPaths } from "../lib/safe-fs.ts";
 import { extractNotes } from "../proposer/reply.ts";
@@ -28,7 +30,7 @@ import {
   TripwireError,
 } from "../safety/tripwires.ts";
 import { ProposerError, type Reply } from "../seams/channel.ts";
-import { describeError, type ModeInputs, modeFields, Stage, truncate } from "./records.ts";
+import { type ModeInputs, modeFields, Stage, truncate } from "./records.ts";
 
 /** What one stage is asked to do. */
 export type StageSpec = {
@@ -102,16 +104,13 @@ export async function acceptTree(
 ): Promise<Acceptance> {
   const autotriggered = autotrigger(m.surface, tree);
   if (autotriggered.length > 0) {
-    m.scope.sink.emit(
-      Note.parse({
-        type: "note",
-        ts: m.scope.clock.now(),
-        sweep: m.scope.sweep,
-        task: m.scope.task,
-        level: "info",
-        message: `${m.scope.mode} ${label}: auto-triggered skill(s): ${autotriggered.join(", ")}`,
-      }),
-    );
+    emit(m.scope.sink, Note, {
+      ts: m.scope.clock.now(),
+      sweep: m.scope.sweep,
+      task: m.scope.task,
+      level: "info",
+      message: `${m.scope.mode} ${label}: auto-triggered skill(s): ${autotriggered.join(", ")}`,
+    });
   }
   const d = diffSummary(m.surface, fallback, tree);
   const kept = d.added.length + d.removed.length + d.modified.length === 0;
@@ -179,32 +178,26 @@ function fellBack(spec: StageSpec, error: string, tally: Tally): Stage {
 export async function runStage(m: ModeInputs, spec: StageSpec): Promise<Stage> {
   throwIfInterrupted(m.signal, `stage ${spec.label}`);
   const ctxDir = contextDir(m, spec.label);
-  m.scope.sink.emit(
-    StageStarted.parse({
-      type: "stage.started",
-      ...modeFields(m.scope),
-      label: spec.label,
-      dim: spec.dim,
-      evidenceDir: ctxDir,
-    }),
-  );
+  emit(m.scope.sink, StageStarted, {
+    ...modeFields(m.scope),
+    label: spec.label,
+    dim: spec.dim,
+    evidenceDir: ctxDir,
+  });
   const stage = await proposeAndAccept(m, spec, ctxDir);
-  m.scope.sink.emit(
-    StageFinished.parse({
-      type: "stage.finished",
-      ...modeFields(m.scope),
-      label: stage.label,
-      dim: stage.dim,
-      fellBack: stage.fellBack,
-      keptBase: stage.keptBase,
-      attempts: stage.attempts,
-      usd: stage.usd,
-      cached: stage.cached,
-      error: stage.error,
-      notes: stage.notes,
-      harnessDir: join(m.workDir, "harnesses", stage.label),
-    }),
-  );
+  emit(m.scope.sink, StageFinished, {
+    ...modeFields(m.scope),
+    label: stage.label,
+    dim: stage.dim,
+    fellBack: stage.fellBack,
+    keptBase: stage.keptBase,
+    attempts: stage.attempts,
+    usd: stage.usd,
+    cached: stage.cached,
+    error: stage.error,
+    notes: stage.notes,
+    harnessDir: join(m.workDir, "harnesses", stage.label),
+  });
   return stage;
 }
 
@@ -248,7 +241,7 @@ async function proposeAndAccept(m: ModeInputs, spec: StageSpec, ctxDir: string):
         maxAttempts: m.limits.transportAttempts,
         timeoutS: m.limits.proposerTimeoutS,
         purpose: "stage",
-        where: { domain: m.scope.domain, task: m.scope.task, mode: m.scope.mode },
+        where: { domain: m.scope.domain, task: m.scope.task, mode: m.scope.mode, k: m.scope.k },
         ...(m.signal ? { signal: m.signal } : {}),
       });
     } catch (err) {

@@ -5,11 +5,12 @@
 import { createHash } from "node:crypto";
 import type { ModeToken } from "../events/registry.ts";
 import { isTree, readTree, type SurfaceSpec } from "../harness/tree.ts";
+import { describeError } from "../lib/errors.ts";
 import { treeFingerprint } from "../lib/fingerprint.ts";
 import { dirExists } from "../lib/safe-fs.ts";
 import type { Library } from "../library/library.ts";
 import { expectedRollouts, expectedSessions } from "../recursion/ledger.ts";
-import { describeError, ModeRecord } from "../recursion/records.ts";
+import { ModeRecord } from "../recursion/records.ts";
 import type { BenchmarkAdapter } from "../seams/benchmark.ts";
 import {
   modeSucceeded,

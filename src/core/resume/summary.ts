@@ -16,6 +16,7 @@ import { dirname, join } from "node:path";
 import { z } from "zod";
 import { Selection } from "../adoption/selection.ts";
 import { ModeToken } from "../events/registry.ts";
+import { pidAlive } from "../lib/pid.ts";
 import { ModeEntry } from "../recursion/records.ts";
 
 /** The file name, kept in the agg namespace's task dir whichever modes ran. */
@@ -203,14 +204,7 @@ function holderAlive(lockPath: string, staleMs: number): boolean {
     return false;
   }
   const pid = Number.parseInt(text.trim(), 10);
-  if (Number.isInteger(pid) && pid > 0) {
-    try {
-      process.kill(pid, 0);
-      return true;
-    } catch (err) {
-      return (err as NodeJS.ErrnoException).code === "EPERM";
-    }
-  }
+  if (Number.isInteger(pid) && pid > 0) return pidAlive(pid);
   try {
     return Date.now() - statSync(lockPath).mtimeMs < staleMs;
   } catch {

@@ -4,8 +4,8 @@
 // interrupt (InterruptedError: the rollout stays unfinished, never dead, never counted) throw.
 
 import { join } from "node:path";
-import type { Clock, EventSink } from "../events/registry.ts";
 import { RolloutFinished, RolloutStarted } from "../events/registry.ts";
+import type { Clock, EventSink } from "../events/sink.ts";
 import {
   allOrInterrupted,
   asInterruption,
@@ -13,11 +13,13 @@ import {
   mapInterruptible,
   throwIfInterrupted,
 } from "../lib/interrupt.ts";
-import { describeError, type Rolled } from "../recursion/records.ts";
+import type { Rolled } from "../recursion/records.ts";
 
 export type { Rolled };
 
+import { emit } from "../events/sink.ts";
 import { type SurfaceSpec, type Tree, writeTree } from "../harness/tree.ts";
+import { describeError } from "../lib/errors.ts";
 import { dirExists } from "../lib/safe-fs.ts";
 import type { BenchmarkAdapter, ExecuteOptions } from "../seams/benchmark.ts";
 import { RunView } from "../seams/benchmark.ts";
@@ -142,43 +144,37 @@ function emitStarted(inputs: RolloutInputs, label: string, runId: string): Start
   const s = inputs.scope;
   const ts = s.clock.now();
   const wallMs = Date.now();
-  s.sink.emit(
-    RolloutStarted.parse({
-      type: "rollout.started",
-      ts,
-      sweep: s.sweep,
-      domain: s.domain,
-      task: s.task,
-      k: s.k,
-      label,
-      runId,
-    }),
-  );
+  emit(s.sink, RolloutStarted, {
+    ts,
+    sweep: s.sweep,
+    domain: s.domain,
+    task: s.task,
+    k: s.k,
+    label,
+    runId,
+  });
   return { ts, wallMs };
 }
 
 function emitFinished(inputs: RolloutInputs, rolled: Rolled): void {
   const s = inputs.scope;
   const v = rolled.view;
-  s.sink.emit(
-    RolloutFinished.parse({
-      type: "rollout.finished",
-      ts: s.clock.now(),
-      sweep: s.sweep,
-      domain: s.domain,
-      task: s.task,
-      k: s.k,
-      label: v.label,
-      runId: v.runId,
-      runDir: v.runDir,
-      ok: v.ok,
-      delivered: v.delivered,
-      usd: v.usd,
-      wallS: v.wallS,
-      reused: rolled.reused,
-      error: v.error,
-    }),
-  );
+  emit(s.sink, RolloutFinished, {
+    ts: s.clock.now(),
+    sweep: s.sweep,
+    domain: s.domain,
+    task: s.task,
+    k: s.k,
+    label: v.label,
+    runId: v.runId,
+    runDir: v.runDir,
+    ok: v.ok,
+    delivered: v.delivered,
+    usd: v.usd,
+    wallS: v.wallS,
+    reused: rolled.reused,
+    error: v.error,
+  });
 }
 
 /**

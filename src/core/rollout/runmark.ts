@@ -5,7 +5,7 @@
 import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
-import { type Clock, SYSTEM_CLOCK } from "../events/registry.ts";
+import { type Clock, SYSTEM_CLOCK } from "../events/sink.ts";
 import { RUN_MARK_FILE, treeFingerprint } from "../lib/fingerprint.ts";
 
 export { RUN_MARK_FILE };

@@ -1,6 +1,7 @@
 // Run configuration from environment variables (spec/03 §1): paths, models, endpoints and every
 // limit the original hard-coded, each overridable with the original's default. Reads only the env
-// object it is given (plus an optional .env text) and never writes back into any environment.
+// object it is given (Bun has already added a `.env` of the working directory to the process
+// environment, the shell winning) and never writes back into any environment.
 
 import { homedir } from "node:os";
 import { isAbsolute, resolve } from "node:path";
@@ -445,35 +446,4 @@ export function validateModels(config: RunConfig, opts: { judge?: boolean } = {}
   if (opts.judge && config.judgeModel === "") {
     throw new ConfigError("HARNESS2_JUDGE_MODEL", undefined, "the judge model, needed to judge");
   }
-}
-
-/**
- * Parses `.env` text: `KEY=value` lines, optional `export `, `#` comments and blank lines skipped,
- * keys of letters, digits and `_` only (others skipped), matching quotes removed, an unquoted
- * value's ` #` comment and trailing space dropped.
- */
-export function parseDotEnv(text: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const rawLine of text.split(/\r?\n/)) {
-    const line = rawLine.trim().replace(/^export\s+/, "");
-    if (line === "" || line.startsWith("#")) continue;
-    const eq = line.indexOf("=");
-    if (eq < 0) continue;
-    const key = line.slice(0, eq).trim();
-    if (!/^\w+$/.test(key)) continue;
-    let value = line.slice(eq + 1).trim();
-    const q = value[0];
-    if ((q === '"' || q === "'") && value.length >= 2 && value.endsWith(q))
-      value = value.slice(1, -1);
-    else value = value.replace(/\s#.*$/, "").trimEnd();
-    out[key] = value;
-  }
-  return out;
-}
-
-/** `env` with `.env` values added where the environment has none: the shell always wins. */
-export function withDotEnv(env: Env, dotenvText: string): Env {
-  const merged: Record<string, string | undefined> = { ...parseDotEnv(dotenvText) };
-  for (const [k, v] of Object.entries(env)) if (v !== undefined) merged[k] = v;
-  return merged;
 }

@@ -25,11 +25,7 @@ export class InvalidNameError extends Error {
 /** On-disk mode tokens, in the order modes run. */
 export const MODES: readonly ModeToken[] = ModeToken.options;
 
-/** The CLI/display name of each mode token. */
-export const MODE_NAMES: Readonly<Record<ModeToken, "parallel" | "sequential">> = {
-  agg: "parallel",
-  seq: "sequential",
-};
+export { MODE_NAMES } from "../events/registry.ts";
 
 const MODE_ALIASES: ReadonlyMap<string, ModeToken> = new Map([
   ["agg", "agg"],

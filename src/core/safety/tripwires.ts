@@ -4,13 +4,9 @@
 
 import { closeSync, openSync, readSync } from "node:fs";
 import { join } from "node:path";
-import {
-  type Clock,
-  type EventSink,
-  type ModeToken,
-  TripwireFired,
-  type TripwireKind,
-} from "../events/registry.ts";
+import { type ModeToken, TripwireFired, type TripwireKind } from "../events/registry.ts";
+import type { Clock, EventSink } from "../events/sink.ts";
+import { emit } from "../events/sink.ts";
 import type { Tree } from "../harness/surface.ts";
 import { sortPaths, walkFiles } from "../lib/safe-fs.ts";
 
@@ -110,21 +106,18 @@ export function fireTripwire(
   hit: TripwireHit,
   message: string,
 ): TripwireError {
-  ctx.sink.emit(
-    TripwireFired.parse({
-      type: "tripwire.fired",
-      ts: ctx.clock.now(),
-      sweep: ctx.sweep,
-      domain: ctx.domain,
-      task: ctx.task,
-      mode: ctx.mode,
-      kind: hit.kind,
-      path: hit.path,
-      marker: hit.marker,
-      stage: ctx.stage,
-      message,
-    }),
-  );
+  emit(ctx.sink, TripwireFired, {
+    ts: ctx.clock.now(),
+    sweep: ctx.sweep,
+    domain: ctx.domain,
+    task: ctx.task,
+    mode: ctx.mode,
+    kind: hit.kind,
+    path: hit.path,
+    marker: hit.marker,
+    stage: ctx.stage,
+    message,
+  });
   return new TripwireError(hit, ctx.stage, message);
 }
 
@@ -238,6 +231,20 @@ function leakMessage(hits: { rel: string; glob: string }[], where: string): stri
   );
 }
 
+/** THE leak-glob scan: every path of `paths` that a glob matches, with the glob, in order. */
+export function leakHits(
+  paths: Iterable<string>,
+  globs: readonly string[],
+): { rel: string; glob: string }[] {
+  const match = leakMatcher(globs);
+  const hits: { rel: string; glob: string }[] = [];
+  for (const rel of paths) {
+    const glob = match(rel);
+    if (glob !== null) hits.push({ rel, glob });
+  }
+  return hits;
+}
+
 /** Refuses any file under `root` matching a leak glob. A missing root or no globs is a no-op. */
 export function assertNoLeakPaths(
   root: string,
@@ -245,12 +252,7 @@ export function assertNoLeakPaths(
   ctx: TripwireContext,
   files: readonly string[] = walkFiles(root),
 ): void {
-  const match = leakMatcher(globs);
-  const hits: { rel: string; glob: string }[] = [];
-  for (const rel of files) {
-    const glob = match(rel);
-    if (glob !== null) hits.push({ rel, glob });
-  }
+  const hits = leakHits(files, globs);
   const first = hits[0];
   if (first === undefined) return;
   throw fireTripwire(
@@ -266,12 +268,7 @@ export function assertTreeHasNoLeakPaths(
   globs: readonly string[],
   ctx: TripwireContext,
 ): void {
-  const match = leakMatcher(globs);
-  const hits: { rel: string; glob: string }[] = [];
-  for (const rel of sortPaths(Object.keys(tree))) {
-    const glob = match(rel);
-    if (glob !== null) hits.push({ rel, glob });
-  }
+  const hits = leakHits(sortPaths(Object.keys(tree)), globs);
   const first = hits[0];
   if (first === undefined) return;
   throw fireTripwire(

@@ -3,7 +3,8 @@
 // here can carry a score into the method: scoring is a separate Scorer that only the judge sees.
 
 import { z } from "zod";
-import type { SurfaceSpec, Tree } from "../harness/surface.ts";
+import type { Tree } from "../harness/surface.ts";
+import type { SubstrateLike } from "./executor.ts";
 
 // ── channels ─────────────────────────────────────────────────────────────────────────────────
 
@@ -345,11 +346,6 @@ export type RunView = z.infer<typeof RunView>;
 // ── behaviour ────────────────────────────────────────────────────────────────────────────────
 
 /** What the method needs of an executor framework. */
-export interface SubstrateLike {
-  /** "oc" or "cx": part of every namespace. */
-  readonly name: string;
-  surface(): SurfaceSpec;
-}
 
 export type ExecuteOptions = {
   /** Seconds; the adapter's own default when absent. */

@@ -63,7 +63,7 @@ export type CallOptions = {
   /** What the call is for, carried into its `proposer.call` event. */
   purpose?: "stage" | "selection" | "reflection" | "probe";
   /** Where the call happens, carried into its `proposer.call` event. */
-  where?: { domain?: string; task?: string; mode?: "agg" | "seq" };
+  where?: { domain?: string; task?: string; mode?: "agg" | "seq"; k?: number };
   /**
    * The sweep's interrupt. Once aborted the call starts no session (and is not served from the
    * cache), a running session is killed, nothing is retried or cached, and the call throws an

@@ -5,23 +5,27 @@
 
 import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { ChannelSetupError } from "../../channels/channel-env.ts";
-import { OpencodeChannel, parseOpencodeEvents } from "../../channels/opencode-channel.ts";
+import { OpencodeCli, parseOpencodeEvents } from "../../clis/opencode.ts";
+import { ChannelSetupError } from "../../clis/session-env.ts";
 import { type ExitRecord, pickEnv, runProcess, SpawnError } from "../../core/lib/process.ts";
-import { lstatOrNull, walkFiles } from "../../core/lib/safe-fs.ts";
+import { walkFiles } from "../../core/lib/safe-fs.ts";
+import {
+  hasDeliverable,
+  outputDirOf,
+  ROLLOUT_OUTPUT,
+  ROLLOUT_WORKSPACE,
+} from "../../core/rollout/layout.ts";
 import { writeRunMark } from "../../core/rollout/runmark.ts";
-import { materialise, type TemplateContext } from "./materialise.ts";
+import type { RolloutRequest, RolloutResult } from "../../core/seams/executor.ts";
+import { materialise } from "./materialise.ts";
 import { OUTPUT_TOKEN_MAX } from "./surface.ts";
-
-/** Agent step cap of a rollout unless the benchmark sets one (the original's LAB turn cap). */
-export const DEFAULT_SOLVER_STEPS = 200;
 
 /** Where a rollout's pieces live inside its run directory. */
 export const ROLLOUT_LAYOUT = {
   /** The fresh workspace: rendered harness, task inputs, and `output/`. */
-  workspace: "workspace",
+  workspace: ROLLOUT_WORKSPACE,
   /** What the rollout delivered, relative to the run directory. */
-  output: "workspace/output",
+  output: ROLLOUT_OUTPUT,
   /** The `--format json` event stream, exactly as OpenCode printed it. */
   stream: "opencode.jsonl",
   stderr: "opencode.stderr.log",
@@ -94,12 +98,13 @@ export type SessionOutcome = {
 };
 
 /**
- * One OpenCode executor. It borrows the improver channel's binary resolution and environment
- * (one mechanism for both: `HARNESS2_OPENCODE_DIR`, `HARNESS2_OPENCODE_CONFIG`,
- * `OPENCODE_CONFIG_CONTENT`, the provider allow-list) and adds what a solver needs on top.
+ * One OpenCode executor. Binary resolution and the session environment come from the OpenCode
+ * CLI driver it shares with the improver channel (`HARNESS2_OPENCODE_DIR`,
+ * `HARNESS2_OPENCODE_CONFIG`, `OPENCODE_CONFIG_CONTENT`, the provider allow-list); it adds what
+ * a solver needs on top.
  */
 export class OpencodeSolver {
-  readonly channel: OpencodeChannel;
+  readonly cli: OpencodeCli;
   /** The environment this executor draws settings and pass-through variables from. */
   readonly env: Record<string, string | undefined>;
   readonly #graceMs: number;
@@ -108,7 +113,7 @@ export class OpencodeSolver {
   constructor(opts: SolverOptions = {}) {
     this.env = opts.env ?? process.env;
     try {
-      this.channel = new OpencodeChannel({ env: this.env });
+      this.cli = new OpencodeCli(this.env);
     } catch (err) {
       if (err instanceof ChannelSetupError) throw new SolverSetupError(err.reason, err.hint);
       throw err;
@@ -117,7 +122,7 @@ export class OpencodeSolver {
   }
 
   /**
-   * The session's environment: the channel's (base variables, the model's provider credentials,
+   * The session's environment: the CLI driver's (base variables, the model's provider credentials,
    * per-session XDG dirs and HOME, the `OPENCODE_PERMISSION` fence, the provider file as
    * `OPENCODE_CONFIG` outside the workspace, no models fetch, autoupdate, CLAUDE.md fallback or
    * external skills) plus the executor's 64,000-token output cap.
@@ -125,15 +130,10 @@ export class OpencodeSolver {
   sessionEnv(
     req: Pick<SessionRequest, "workspace" | "sessionDir" | "model">,
   ): Record<string, string> {
-    const base = this.channel.sessionEnv({
+    const base = this.cli.sessionEnv({
       workspace: req.workspace,
       sessionDir: req.sessionDir,
       model: req.model,
-      mission: "",
-      system: "",
-      effort: "",
-      steps: 1,
-      timeoutS: 1,
     });
     return { ...base, OPENCODE_EXPERIMENTAL_OUTPUT_TOKEN_MAX: String(OUTPUT_TOKEN_MAX) };
   }
@@ -141,7 +141,7 @@ export class OpencodeSolver {
   /** argv of one session; the prompt itself goes on stdin. `--thinking` keeps reasoning events. */
   sessionArgv(req: Pick<SessionRequest, "workspace" | "model" | "title">): string[] {
     return [
-      ...this.channel.command.argv,
+      ...this.cli.command.argv,
       "run",
       "--dir",
       req.workspace,
@@ -189,7 +189,7 @@ export class OpencodeSolver {
     let exit: ExitRecord;
     try {
       exit = await runProcess({
-        argv: [...this.channel.command.argv, "--version"],
+        argv: [...this.cli.command.argv, "--version"],
         env: pickEnv(this.env, ["PATH", "LANG", "LC_*", "TMPDIR"], {
           HOME: join(scratch, "home"),
           XDG_DATA_HOME: xdg("data"),
@@ -210,7 +210,7 @@ export class OpencodeSolver {
     if (exit.code !== 0 || version === "") {
       const why = exit.timedOut ? "timed out after 45 s" : `exit ${exit.code ?? exit.signal}`;
       throw new SolverSetupError(
-        `\`${this.channel.command.source} --version\` failed (${why}): ${exit.stderrTail.trim().slice(-200)}`,
+        `\`${this.cli.command.source} --version\` failed (${why}): ${exit.stderrTail.trim().slice(-200)}`,
         "Reinstall opencode-ai with `bun install`.",
       );
     }
@@ -250,41 +250,6 @@ export async function isolateWorkspace(
       "Check that the runs directory is writable",
     );
   }
-}
-
-export type RolloutRequest = {
-  runId: string;
-  /** The rollout's own directory; wiped and recreated. */
-  runDir: string;
-  harnessDir: string;
-  /** Recorded in the run mark; the caller decides how a base harness is fingerprinted. */
-  harnessFingerprint: string;
-  /** Copied into the workspace root; null when the task has no inputs. */
-  inputsDir: string | null;
-  prompt: string;
-  model: string;
-  steps: number;
-  timeoutS: number;
-  template?: TemplateContext;
-  signal?: AbortSignal;
-};
-
-export type RolloutResult = {
-  runDir: string;
-  usd: number;
-  wallS: number;
-  /** At least one non-empty file under the output dir. */
-  delivered: boolean;
-};
-
-/** Absolute path of a rollout's output directory. */
-export function outputDirOf(runDir: string): string {
-  return join(runDir, ROLLOUT_LAYOUT.output);
-}
-
-/** True when the output dir holds at least one non-empty regular file. */
-export function hasDeliverable(outputDir: string): boolean {
-  return walkFiles(outputDir).some((rel) => (lstatOrNull(join(outputDir, rel))?.size ?? 0) > 0);
 }
 
 function copyInputs(runId: string, inputsDir: string, workspace: string): void {

@@ -15,10 +15,11 @@
 
 import { mkdirSync, readdirSync } from "node:fs";
 import { posix } from "node:path";
-import { mergeConfig, workspaceFence } from "../../channels/opencode-channel.ts";
+import { mergeConfig, workspaceFence } from "../../clis/opencode.ts";
 import { isTree, readTree, type Tree, type TreeValue, textOf } from "../../core/harness/tree.ts";
 import { treeFingerprint } from "../../core/lib/fingerprint.ts";
 import { dirExists, writeFileSafe } from "../../core/lib/safe-fs.ts";
+import type { RolloutTemplate } from "../../core/seams/executor.ts";
 import { OPENCODE_SURFACE } from "./surface.ts";
 
 /**
@@ -56,17 +57,8 @@ export class MaterialiseError extends Error {
   }
 }
 
-/** Values for the `{{ token }}` slots of always-on files (spec/01 §9). */
-export type TemplateContext = {
-  /** What the environment is, in one sentence. */
-  envDescription?: string;
-  /** The task's domain. */
-  domainFocus?: string;
-  /** Today's UTC date, YYYY-MM-DD (default: now). */
-  date?: string;
-  /** The workspace path (default: the destination directory). */
-  workingDirectory?: string;
-};
+/** Values for the `{{ token }}` slots of always-on files. */
+export type TemplateContext = RolloutTemplate;
 
 export type MaterialiseOptions = {
   /** `provider/model`, written into opencode.json. */

@@ -3,23 +3,27 @@
 // tasks or scoring; the opencode binary is only looked up when a rollout or preflight needs it.
 
 import { join } from "node:path";
+import type { Tree } from "../../core/harness/surface.ts";
 import type { SurfaceSpec } from "../../core/harness/tree.ts";
 import { which } from "../../core/lib/process.ts";
-import type { SubstrateLike } from "../../core/seams/benchmark.ts";
+import type { Executor, RolloutRequest, RolloutResult } from "../../core/seams/executor.ts";
 import {
   executeRollout,
   OpencodeSolver,
   ROLLOUT_LAYOUT,
-  type RolloutRequest,
-  type RolloutResult,
   type SolverOptions,
   SolverSetupError,
 } from "./execute.ts";
-import { type Installed, type MaterialiseOptions, materialise } from "./materialise.ts";
+import {
+  type Installed,
+  type MaterialiseOptions,
+  materialise,
+  rolloutFingerprint,
+} from "./materialise.ts";
 import { renderTrajectoryFile } from "./render.ts";
-import { OPENCODE_SURFACE } from "./surface.ts";
+import { OPENCODE_BASELINE_TREE, OPENCODE_SURFACE } from "./surface.ts";
 
-export class OpencodeSubstrate implements SubstrateLike {
+export class OpencodeSubstrate implements Executor {
   readonly name = "oc";
   readonly #opts: SolverOptions;
   #solver: OpencodeSolver | null = null;
@@ -30,6 +34,18 @@ export class OpencodeSubstrate implements SubstrateLike {
 
   surface(): SurfaceSpec {
     return OPENCODE_SURFACE;
+  }
+
+  baselineTree(): Tree {
+    return { ...OPENCODE_BASELINE_TREE };
+  }
+
+  rolloutFingerprint(harnessDir: string): Promise<string> {
+    return rolloutFingerprint(harnessDir);
+  }
+
+  streamPath(runDir: string): string {
+    return join(runDir, ROLLOUT_LAYOUT.stream);
   }
 
   /** The executor, built on first use. Throws SolverSetupError when opencode cannot be found. */
@@ -48,7 +64,7 @@ export class OpencodeSubstrate implements SubstrateLike {
 
   /** The rollout in `runDir` in the shared grammar; `maxChars` caps the whole text. */
   trajectory(runDir: string, opts: { obsTrunc: number; maxChars: number }): Promise<string> {
-    return renderTrajectoryFile(join(runDir, ROLLOUT_LAYOUT.stream), opts);
+    return renderTrajectoryFile(this.streamPath(runDir), opts);
   }
 
   /**

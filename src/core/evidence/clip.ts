@@ -1,0 +1,46 @@
+// The clip rules of the shared trajectory grammar, the same for every executor's renderer: how a
+// long text is cut and the markers that say so (the shape the mission explains to the improver).
+// Pure text functions.
+
+/** The clipped-text marker (the shape core's mission explains to the improver). */
+export function truncationMarker(dropped: number): string {
+  return `…(+${dropped} chars — render truncation)`;
+}
+
+/**
+ * The whole-trajectory marker. Fix of spec/01 §10.18: over the cap, the original kept only the
+ * beginning and dropped the end, where the deliverable is written; here the MIDDLE is cut and
+ * this marker says so, with the number of dropped characters.
+ */
+export function middleTruncationMarker(dropped: number, maxChars: number): string {
+  return `…(+${dropped} chars — render truncation: the middle of this trajectory was cut to fit ${maxChars} chars; its beginning and its end are kept)`;
+}
+
+/** Text of any value: strings as they are, other values as JSON, NUL characters removed. */
+export function asText(value: unknown): string {
+  if (value === undefined || value === null) return "";
+  const text = typeof value === "string" ? value : stringify(value);
+  return text.includes("\0") ? text.replaceAll("\0", "") : text;
+}
+
+export function stringify(value: unknown): string {
+  try {
+    const json = JSON.stringify(value, (_k, v: unknown) =>
+      typeof v === "bigint" ? v.toString() : v,
+    );
+    return json ?? String(value);
+  } catch {
+    return String(value);
+  }
+}
+
+/** The shared clip rule: text over `limit` keeps its first `limit` characters plus the marker. */
+export function clipText(value: unknown, limit: number): string {
+  const text = asText(value);
+  if (limit <= 0 || text.length <= limit) return text;
+  // Never split a surrogate pair.
+  const keep = isHighSurrogate(text.charCodeAt(limit - 1)) ? limit - 1 : limit;
+  return `${text.slice(0, keep)}${truncationMarker(text.length - keep)}`;
+}
+
+export const isHighSurrogate = (c: number) => c >= 0xd800 && c <= 0xdbff;

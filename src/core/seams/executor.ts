@@ -1,0 +1,68 @@
+// The executor seam: what a benchmark adapter asks of an executor framework (OpenCode, Codex)
+// to run one rollout of a harness, and what it gets back. Only src/cli picks a concrete one and
+// hands it to the adapter, so running a benchmark on another executor is wiring, not a rewrite.
+
+import type { SurfaceSpec, Tree } from "../harness/surface.ts";
+
+/** Agent step cap of a rollout unless the benchmark sets one (the original's LAB turn cap). */
+export const DEFAULT_SOLVER_STEPS = 200;
+
+/** Values for the `{{ token }}` slots of a harness's always-on files. */
+export type RolloutTemplate = {
+  /** What the environment is, in one sentence. */
+  envDescription?: string;
+  /** The task's domain. */
+  domainFocus?: string;
+  /** Today's UTC date, YYYY-MM-DD (default: now). */
+  date?: string;
+  /** The workspace path (default: the destination directory). */
+  workingDirectory?: string;
+};
+
+export type RolloutRequest = {
+  runId: string;
+  /** The rollout's own directory; wiped and recreated. */
+  runDir: string;
+  harnessDir: string;
+  /** Recorded in the run mark; the caller decides how a base harness is fingerprinted. */
+  harnessFingerprint: string;
+  /** Copied into the workspace root; null when the task has no inputs. */
+  inputsDir: string | null;
+  prompt: string;
+  model: string;
+  steps: number;
+  timeoutS: number;
+  template?: RolloutTemplate;
+  signal?: AbortSignal;
+};
+
+export type RolloutResult = {
+  runDir: string;
+  usd: number;
+  wallS: number;
+  /** At least one non-empty file under the output dir. */
+  delivered: boolean;
+};
+
+/** A substrate as the method sees it: its name (part of every namespace) and editable surface. */
+export interface SubstrateLike {
+  /** "oc" or "cx". */
+  readonly name: string;
+  surface(): SurfaceSpec;
+}
+
+/** A substrate that can run rollouts. */
+export interface Executor extends SubstrateLike {
+  /** The framework's starting harness, for tasks that bring none. */
+  baselineTree(): Tree;
+  /** Names the harness as it will be rendered: a changed renderer re-rolls instead of reusing. */
+  rolloutFingerprint(harnessDir: string): Promise<string>;
+  /** Offline readiness for running `model`; throws with the fix, starts nothing. */
+  preflight(model: string): void;
+  /** One rollout; a run mark is written only after a normal finish. */
+  execute(req: RolloutRequest): Promise<RolloutResult>;
+  /** The rollout in the shared trajectory grammar; `maxChars` caps the whole text. */
+  trajectory(runDir: string, opts: { obsTrunc: number; maxChars: number }): Promise<string>;
+  /** The raw record of what the rollout did (its event stream), which a finished run keeps. */
+  streamPath(runDir: string): string;
+}
