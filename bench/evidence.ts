@@ -20,9 +20,11 @@ import { NULL_SINK, SYSTEM_CLOCK } from "../src/core/events/sink.ts";
 import { buildEvidenceTree, type EvidenceAdapter } from "../src/core/evidence/tree.ts";
 import { walkFiles } from "../src/core/lib/safe-fs.ts";
 import { Proposer } from "../src/core/proposer/proposer.ts";
-import { assertNoGraderVerdicts, type TripwireContext } from "../src/core/safety/tripwires.ts";
-import { BenchSpec, ChannelSpec, RunView } from "../src/core/seams/benchmark.ts";
+import type { TripwireContext } from "../src/core/safety/tripwire.ts";
+import { assertNoGraderVerdicts } from "../src/core/safety/tripwires.ts";
+import { BenchSpec, RunView } from "../src/core/seams/benchmark.ts";
 import type { Channel } from "../src/core/seams/channel.ts";
+import { ChannelSpec } from "../src/core/seams/channel-spec.ts";
 import { OPENCODE_SURFACE } from "../src/substrate/opencode/surface.ts";
 import { load, median, min } from "./stats.ts";
 

@@ -3,135 +3,24 @@
 // call (never one per row); returns store/views.ts values.
 
 import type { Database } from "bun:sqlite";
-import { roundUsd } from "../src/core/lib/money.ts";
 import { liveSweepIds } from "./lock.ts";
+import { bool, iso, isoOrNull, num, numOrNull, parse, type Row, str, strOrNull } from "./rows.ts";
+import { SUMMARY_SQL, summaryOf } from "./sweep-list.ts";
 import type {
   ModeView,
   RolloutView,
   SelectionView,
   StageView,
   SweepDetail,
-  SweepSummary,
   TaskView,
   TripwireView,
 } from "./views.ts";
 
-type Row = Record<string, unknown>;
 type Params = (string | number | null)[];
-
-const iso = (ms: unknown): string => new Date(Number(ms)).toISOString();
-const isoOrNull = (ms: unknown): string | null => (ms === null ? null : iso(ms));
-const bool = (v: unknown): boolean => v === 1 || v === true;
-const num = (v: unknown): number => (v === null || v === undefined ? 0 : Number(v));
-const numOrNull = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
-const str = (v: unknown): string => (v === null || v === undefined ? "" : String(v));
-const strOrNull = (v: unknown): string | null => (v === null || v === undefined ? null : String(v));
-const parse = <T>(v: unknown, fallback: T): T => {
-  try {
-    return v === null || v === undefined ? fallback : (JSON.parse(String(v)) as T);
-  } catch {
-    return fallback;
-  }
-};
 
 /** The budget identity (spec/03 §2) shown while a mode has not reported its own counts. */
 const expectedRollouts = (k: number) => 4 * k;
 const expectedSessions = (k: number) => 3 * k;
-
-const SUMMARY_SQL = `
-SELECT s.*, COALESCE(t.ok, 0) AS n_ok, COALESCE(t.failed, 0) AS n_failed,
-       COALESCE(t.running, 0) AS n_running, COALESCE(t.skipped, 0) AS n_skipped,
-       COALESCE(t.n, 0) AS n_rows, sp.improver_usd + sp.executor_usd AS spend,
-       (SELECT e.ts FROM events e WHERE e.sweep_id = s.id ORDER BY e.seq DESC LIMIT 1) AS last_ts
-FROM sweeps s
-JOIN sweep_spend sp ON sp.sweep_id = s.id
-LEFT JOIN (SELECT sweep_id, SUM(status = 'ok') AS ok, SUM(status IN ('partial', 'failed')) AS failed,
-                  SUM(status = 'running') AS running, SUM(status = 'skipped') AS skipped,
-                  COUNT(*) AS n
-           FROM tasks GROUP BY sweep_id) t ON t.sweep_id = s.id`;
-
-function summaryOf(row: Row, live: Set<string>, now: number): SweepSummary {
-  const id = str(row.id);
-  const ks = parse<number[]>(row.ks, []);
-  const domains = parse<{ tasks: string[] }[]>(row.domains, []);
-  const declared = domains.reduce((n, d) => n + d.tasks.length, 0) * Math.max(1, ks.length);
-  const raw = str(row.status);
-  const status =
-    raw === "running" ? (live.has(id) ? "running" : "unfinished") : (raw as SweepSummary["status"]);
-  const started = num(row.started_at);
-  const end =
-    row.wall_s !== null && row.finished_at !== null
-      ? started + num(row.wall_s) * 1000
-      : row.finished_at !== null
-        ? num(row.finished_at)
-        : status === "running"
-          ? now
-          : num(row.last_ts ?? started);
-  return {
-    id,
-    startedAt: iso(started),
-    finishedAt: isoOrNull(row.finished_at),
-    status,
-    bench: str(row.bench),
-    substrate: str(row.substrate),
-    ks,
-    modes: parse<string[]>(row.modes, []),
-    seed: numOrNull(row.seed),
-    tag: str(row.tag),
-    tasks: {
-      total: Math.max(declared, num(row.n_rows)),
-      ok: num(row.n_ok),
-      failed: num(row.n_failed),
-      // A task still "running" in a sweep no live process holds was stopped midway.
-      running: status === "running" ? num(row.n_running) : 0,
-      interrupted: status === "running" ? 0 : num(row.n_running),
-      skipped: num(row.n_skipped),
-    },
-    usd: roundUsd(num(row.spend)),
-    durationS: Math.max(0, Math.round(end - started) / 1000),
-  };
-}
-
-/** Every sweep in the store, newest first. */
-export function listSweeps(db: Database, opts: { limit?: number; now?: number } = {}) {
-  const limit = opts.limit !== undefined ? ` LIMIT ${Math.max(0, Math.floor(opts.limit))}` : "";
-  const rows = db.query(`${SUMMARY_SQL} ORDER BY s.started_at DESC, s.id DESC${limit}`).all();
-  const live = liveSweepIds(db);
-  const now = opts.now ?? Date.now();
-  return (rows as Row[]).map((r) => summaryOf(r, live, now));
-}
-
-export function countSweeps(db: Database): number {
-  return (db.query("SELECT COUNT(*) AS n FROM sweeps").get() as { n: number }).n;
-}
-
-export type RunResolution =
-  | { kind: "found"; id: string }
-  | { kind: "none"; handle: string }
-  | { kind: "ambiguous"; handle: string; candidates: string[] };
-
-/** `last`, a full sweep id, or a unique prefix of one (with or without `swp_`, any case). */
-export function resolveRun(db: Database, handle: string): RunResolution {
-  const h = handle.trim().toLowerCase();
-  if (h === "last" || h === "latest") {
-    const row = db
-      .query("SELECT id FROM sweeps ORDER BY started_at DESC, id DESC LIMIT 1")
-      .get() as { id: string } | null;
-    return row ? { kind: "found", id: row.id } : { kind: "none", handle };
-  }
-  if (h === "") return { kind: "none", handle };
-  const exact = db.query("SELECT id FROM sweeps WHERE id = ?").get(h) as { id: string } | null;
-  if (exact) return { kind: "found", id: exact.id };
-  const prefixes = h.startsWith("swp_") ? [h] : [h, `swp_${h}`];
-  const ids = new Set<string>();
-  const stmt = db.query("SELECT id FROM sweeps WHERE substr(id, 1, ?) = ? ORDER BY id DESC");
-  for (const p of prefixes) {
-    for (const r of stmt.all(p.length, p) as { id: string }[]) ids.add(r.id);
-  }
-  if (ids.size === 1) return { kind: "found", id: [...ids][0] as string };
-  if (ids.size === 0) return { kind: "none", handle };
-  return { kind: "ambiguous", handle, candidates: [...ids].sort().reverse() };
-}
 
 function tripwireOf(r: Row): TripwireView {
   return {

@@ -6,24 +6,11 @@
 import type { Database } from "bun:sqlite";
 import type { ModeToken } from "../src/core/events/registry.ts";
 import { sumUsd } from "../src/core/lib/money.ts";
-import type { Experience } from "../src/core/library/library.ts";
+import type { Experience } from "../src/core/library/values.ts";
 import type { ModeEntry, StageRecord } from "../src/core/recursion/records.ts";
 import type { BaseRecord, SelectionRecord, TaskSummary } from "../src/core/resume/summary.ts";
 import type { NamespaceKey } from "./queries.ts";
-
-type Row = Record<string, unknown>;
-
-const bool = (v: unknown): boolean => v === 1 || v === true;
-const num = (v: unknown): number => (v === null || v === undefined ? 0 : Number(v));
-const str = (v: unknown): string => (v === null || v === undefined ? "" : String(v));
-const strOrNull = (v: unknown): string | null => (v === null || v === undefined ? null : String(v));
-const parse = <T>(v: unknown, fallback: T): T => {
-  try {
-    return v === null || v === undefined ? fallback : (JSON.parse(String(v)) as T);
-  } catch {
-    return fallback;
-  }
-};
+import { bool, num, parse, type Row, str, strOrNull } from "./rows.ts";
 
 /** A task's record as the store holds it: a summary without its status (the caller computes it). */
 export type StoredTaskRecord = Omit<TaskSummary, "status">;

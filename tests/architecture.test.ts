@@ -209,3 +209,15 @@ describe("the method cannot read a score", () => {
 function isEventsModule(p: string): boolean {
   return /^src\/core\/(events|lib)\//.test(p);
 }
+
+describe("files stay readable in one sitting", () => {
+  const MAX_LINES = 420;
+  test(`no source file in src/, store/ or tui/ is over ${MAX_LINES} lines`, () => {
+    const long = ["src", "store", "tui"]
+      .flatMap(sources)
+      .map((f) => ({ f, n: readFileSync(join(ROOT, f), "utf8").split("\n").length }))
+      .filter((x) => x.n > MAX_LINES)
+      .map((x) => `${x.f}: ${x.n}`);
+    expect(long).toEqual([]);
+  });
+});

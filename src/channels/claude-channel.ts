@@ -12,7 +12,8 @@ import {
   resolveClaude,
 } from "../clis/claude.ts";
 import { exitLabel, lastChars, SESSION_BASE_ENV } from "../clis/session-env.ts";
-import { pickEnv, runProcess, SpawnError } from "../core/lib/process.ts";
+import { pickEnv, runProcess } from "../core/lib/process.ts";
+import { SpawnError } from "../core/lib/spawn-error.ts";
 import type { Channel, ChannelRequest, ChannelResult } from "../core/seams/channel.ts";
 
 /** Above this many characters the system text goes into stdin instead of the argv. */

@@ -23,7 +23,8 @@ import {
   stripMigrationBanner,
 } from "../clis/opencode.ts";
 import { exitLabel, lastChars } from "../clis/session-env.ts";
-import { runProcess, SpawnError } from "../core/lib/process.ts";
+import { runProcess } from "../core/lib/process.ts";
+import { SpawnError } from "../core/lib/spawn-error.ts";
 import type { Channel, ChannelRequest, ChannelResult } from "../core/seams/channel.ts";
 
 export const OPENCODE_PROMPT =

@@ -4,7 +4,7 @@
 
 import { readFileSync } from "node:fs";
 import type { RunConfig } from "../core/run/config.ts";
-import type { ChannelSpec } from "../core/seams/benchmark.ts";
+import type { ChannelSpec } from "../core/seams/channel-spec.ts";
 
 type Env = Record<string, string | undefined>;
 type PlainObject = Record<string, unknown>;

@@ -4,7 +4,8 @@
 
 import pkg from "../../package.json" with { type: "json" };
 import { storeLocation } from "../../store/db.ts";
-import { listSweeps, sweepDetail } from "../../store/queries.ts";
+import { sweepDetail } from "../../store/queries.ts";
+import { listSweeps } from "../../store/sweep-list.ts";
 import type { SweepSummary } from "../../store/views.ts";
 import { type CliIO, colorFor } from "./command.ts";
 import { EXIT } from "./exit-codes.ts";

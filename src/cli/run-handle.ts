@@ -16,7 +16,7 @@ import {
   storeLocation,
   storePlaceProblem,
 } from "../../store/db.ts";
-import { resolveRun } from "../../store/queries.ts";
+import { resolveRun } from "../../store/sweep-list.ts";
 import { type CliIO, type ParsedArgs, stringOpt } from "./command.ts";
 import { CliError } from "./errors.ts";
 import { EXIT } from "./exit-codes.ts";

@@ -2,6 +2,8 @@
 // Markdown. Every number printed is the Report's own number with a fixed number of decimals, so the
 // text, the Markdown and `--json` always agree. Formatting only: it never computes a figure.
 
+import { baseSpread, fixed3, interval, NONE, signed3, spreadSuffix } from "../core/lib/format.ts";
+import { textTable } from "../core/lib/text-table.ts";
 import type { ModeSummary, Report, Spread } from "../core/report/types.ts";
 
 export type TextOptions = {
@@ -13,25 +15,10 @@ export type TextOptions = {
   perTask?: boolean;
 };
 
-export const NONE = "—";
-export const f3 = (x: number | null): string => (x === null ? NONE : x.toFixed(3));
-export const signed3 = (x: number | null): string =>
-  x === null ? NONE : `${x > 0 ? "+" : ""}${x.toFixed(3)}`;
-export const usd4 = (x: number): string => x.toFixed(4);
-
-/**
- * A 95% interval as "[low, high]" ("—" below two values, never a made-up 0). `signed` for
- * differences; `compact` drops the space so a whitespace-split table reads it as one cell.
- */
-export function ci95(sp: Spread, opts: { signed?: boolean; compact?: boolean } = {}): string {
-  if (sp.low === null || sp.high === null) return NONE;
-  const f = opts.signed ? signed3 : f3;
-  return `[${f(sp.low)},${opts.compact ? "" : " "}${f(sp.high)}]`;
-}
-
-/** ", sd 0.500, 95% CI [-0.045, +1.546]" after a paired mean (", 95% CI —" below two tasks). */
-export const spreadSuffix = (sp: Spread): string =>
-  `${sp.sd === null ? "" : `, sd ${f3(sp.sd)}`}, 95% CI ${ci95(sp, { signed: true })}`;
+const f3 = fixed3;
+const ci95 = interval;
+/** Dollars with 4 decimals, no sign (the report's spend columns). */
+const usd4 = (x: number): string => x.toFixed(4);
 
 /** Columns of the score table, in order; a test reads them back against `--json`. */
 export const SCORE_COLUMNS = [
@@ -144,13 +131,8 @@ const modeName = (s: ModeSummary) => (s.mode === "agg" ? "parallel" : "sequentia
 
 /** Left-aligned first column, right-aligned numbers, two spaces between columns. */
 export function table(header: readonly string[], rows: readonly string[][]): string[] {
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? "").length)));
-  const line = (cells: readonly string[]) =>
-    cells
-      .map((c, i) => (i === 0 ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0)))
-      .join("  ")
-      .trimEnd();
-  return [line(header), ...rows.map(line)];
+  const columns = header.map((h, i) => ({ header: h, align: i === 0 ? "left" : "right" }) as const);
+  return textTable(columns, rows);
 }
 
 export const BAR_WIDTH = 40;
@@ -176,10 +158,6 @@ export function deltaBar(
     ? { left: fill.padStart(half), axis, right: "" }
     : { left: " ".repeat(half), axis, right: fill };
 }
-
-/** " (sd 0.250, 95% CI [0.100, 0.900])" for the base harness mean; nothing below two tasks. */
-export const baseSpread = (sp: Spread): string =>
-  sp.sd === null ? "" : ` (sd ${f3(sp.sd)}, 95% CI ${ci95(sp)})`;
 
 type Paint = (code: string, text: string) => string;
 

@@ -12,7 +12,7 @@ import {
 } from "../../src/benchmarks/tasks/tasks-adapter.ts";
 import { readTree } from "../../src/core/harness/tree.ts";
 import { writeRunMark } from "../../src/core/rollout/runmark.ts";
-import { leakMatcher } from "../../src/core/safety/tripwires.ts";
+import { leakMatcher } from "../../src/core/safety/leak-globs.ts";
 import { resolvePrompts } from "../../src/core/seams/benchmark.ts";
 import { SolverSetupError } from "../../src/substrate/opencode/execute.ts";
 import { rolloutFingerprint } from "../../src/substrate/opencode/materialise.ts";

@@ -5,7 +5,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { openStore } from "../../store/db.ts";
-import { listSweeps } from "../../store/queries.ts";
+import { listSweeps } from "../../store/sweep-list.ts";
 import { removeTempDirs, tempDir } from "../core/fakes.ts";
 
 const ROOT = join(import.meta.dir, "..", "..");

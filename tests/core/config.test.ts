@@ -1,7 +1,8 @@
 // RunConfig from an injected environment: the original's defaults, every limit overridable,
 // errors naming the variable, the value and what is allowed; model checks; .env parsing.
 import { describe, expect, test } from "bun:test";
-import { ConfigError, ENV_VARS, loadRunConfig, validateModels } from "../../src/core/run/config.ts";
+import { loadRunConfig, validateModels } from "../../src/core/run/config.ts";
+import { ConfigError, ENV_VARS } from "../../src/core/run/env-vars.ts";
 
 const at = { cwd: "/work/proj", home: "/home/u" };
 

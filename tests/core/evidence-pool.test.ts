@@ -17,8 +17,8 @@ import {
 import { treeDiff } from "../../src/core/harness/diff.ts";
 import type { Tree } from "../../src/core/harness/surface.ts";
 import { readTree } from "../../src/core/harness/tree.ts";
-import type { TripwireContext } from "../../src/core/safety/tripwires.ts";
-import { forbiddenWordsIn } from "../../src/core/seams/benchmark.ts";
+import type { TripwireContext } from "../../src/core/safety/tripwire.ts";
+import { forbiddenWordsIn } from "../../src/core/seams/bench-prompts.ts";
 import { FakeAdapter, HARNESS, makeHarness, makeRun, SURFACE } from "./evidence-fixture.ts";
 
 let tmp: string;

@@ -15,9 +15,11 @@ import {
   NoTrajectoryError,
 } from "../../src/core/evidence/tree.ts";
 import { walkFiles } from "../../src/core/lib/safe-fs.ts";
-import { Library, type LibraryView } from "../../src/core/library/library.ts";
-import { type TripwireContext, TripwireError } from "../../src/core/safety/tripwires.ts";
-import { forbiddenWordsIn, type RunView } from "../../src/core/seams/benchmark.ts";
+import { Library } from "../../src/core/library/library.ts";
+import type { LibraryView } from "../../src/core/library/values.ts";
+import { type TripwireContext, TripwireError } from "../../src/core/safety/tripwire.ts";
+import { forbiddenWordsIn } from "../../src/core/seams/bench-prompts.ts";
+import type { RunView } from "../../src/core/seams/benchmark.ts";
 import {
   FakeAdapter,
   HARNESS,

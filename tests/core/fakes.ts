@@ -20,11 +20,10 @@ import { type Tree, writeTree } from "../../src/core/harness/tree.ts";
 import { hashDirectory, treeFingerprint } from "../../src/core/lib/fingerprint.ts";
 import { isOutputIntact, isRunComplete, writeRunMark } from "../../src/core/rollout/runmark.ts";
 import type { ScheduleLimits } from "../../src/core/schedule/index.ts";
+import { BenchPrompts } from "../../src/core/seams/bench-prompts.ts";
 import {
   type BenchmarkAdapter,
-  BenchPrompts,
   BenchSpec,
-  ChannelSpec,
   type ExecuteOptions,
 } from "../../src/core/seams/benchmark.ts";
 import {
@@ -33,6 +32,7 @@ import {
   type ProposerLike,
   type Reply,
 } from "../../src/core/seams/channel.ts";
+import { ChannelSpec } from "../../src/core/seams/channel-spec.ts";
 import { OPENCODE_BASELINE_TREE, OPENCODE_SURFACE } from "../../src/substrate/opencode/surface.ts";
 
 export const SURFACE = OPENCODE_SURFACE;

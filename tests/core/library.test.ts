@@ -6,16 +6,16 @@ import { join } from "node:path";
 import { RecordingSink } from "../../src/core/events/sink.ts";
 import type { Tree } from "../../src/core/harness/surface.ts";
 import { walkFiles } from "../../src/core/lib/safe-fs.ts";
+import { Library } from "../../src/core/library/library.ts";
 import {
   domainDir,
   hasExperience,
   inventory,
-  Library,
   type LibraryView,
   libraryRootFor,
   whyWithLegend,
-} from "../../src/core/library/library.ts";
-import { TripwireError } from "../../src/core/safety/tripwires.ts";
+} from "../../src/core/library/values.ts";
+import { TripwireError } from "../../src/core/safety/tripwire.ts";
 import { testSurface } from "../helpers/surface.ts";
 
 const SURFACE = testSurface({ stubs: [{ path: "skills/README.md", body: "stub\n" }] });

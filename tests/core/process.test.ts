@@ -4,7 +4,8 @@ import { describe, expect, test } from "bun:test";
 import { chmodSync, mkdtempSync, readFileSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { pickEnv, runProcess, SpawnError, which } from "../../src/core/lib/process.ts";
+import { pickEnv, runProcess, which } from "../../src/core/lib/process.ts";
+import { SpawnError } from "../../src/core/lib/spawn-error.ts";
 
 const ENV = { PATH: process.env.PATH ?? "/usr/bin:/bin" };
 

@@ -11,13 +11,13 @@ import { OpencodeChannel } from "../../src/channels/opencode-channel.ts";
 import { RecordingSink } from "../../src/core/events/sink.ts";
 import { Limiter } from "../../src/core/lib/limiter.ts";
 import { Proposer } from "../../src/core/proposer/proposer.ts";
-import { ChannelSpec } from "../../src/core/seams/benchmark.ts";
 import {
   type Channel,
   type ChannelRequest,
   type ChannelResult,
   ProposerError,
 } from "../../src/core/seams/channel.ts";
+import { ChannelSpec } from "../../src/core/seams/channel-spec.ts";
 import { SESSION_TEST_MS, scriptedOpencodeEnv, stepCost } from "../helpers/opencode.ts";
 import { processesMentioning, zombieChildren } from "../helpers/procs.ts";
 

@@ -16,7 +16,6 @@ import { RecordingSink } from "../../src/core/events/sink.ts";
 import { InterruptedError } from "../../src/core/lib/interrupt.ts";
 import { Limiter } from "../../src/core/lib/limiter.ts";
 import { auditStem, Proposer } from "../../src/core/proposer/proposer.ts";
-import { ChannelSpec } from "../../src/core/seams/benchmark.ts";
 import {
   type Channel,
   type ChannelRequest,
@@ -24,6 +23,7 @@ import {
   ChannelSetupError,
   ProposerError,
 } from "../../src/core/seams/channel.ts";
+import { ChannelSpec } from "../../src/core/seams/channel-spec.ts";
 
 /** A scripted channel: each run pops the next step; a step may edit the workspace. */
 class ScriptedChannel implements Channel {

@@ -4,13 +4,13 @@ import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { selectionPool } from "../../src/core/adoption/pool.ts";
 import { reflectAdoption, reflectionDir } from "../../src/core/adoption/reflection.ts";
 import {
   readSelectionFile,
   runSelection,
   type Selection,
   selectionDir,
-  selectionPool,
 } from "../../src/core/adoption/selection.ts";
 import { RecordingSink } from "../../src/core/events/sink.ts";
 import type { Tree } from "../../src/core/harness/surface.ts";

@@ -7,19 +7,21 @@ import { join } from "node:path";
 import {
   compareLabels,
   finalLabels,
+  SelectionInputError,
+  selectionPool,
+} from "../../src/core/adoption/pool.ts";
+import {
   readSelectionFile,
   runSelection,
   Selection,
-  SelectionInputError,
   selectionDir,
-  selectionPool,
   trivialSelection,
 } from "../../src/core/adoption/selection.ts";
 import { renderPool } from "../../src/core/adoption/selection-render.ts";
 import { RecordingSink } from "../../src/core/events/sink.ts";
 import { InterruptedError } from "../../src/core/lib/interrupt.ts";
 import { walkFiles } from "../../src/core/lib/safe-fs.ts";
-import { TripwireError } from "../../src/core/safety/tripwires.ts";
+import { TripwireError } from "../../src/core/safety/tripwire.ts";
 import type { RunView } from "../../src/core/seams/benchmark.ts";
 import { ProposerError } from "../../src/core/seams/channel.ts";
 import { FakeAdapter, type FakeRun, fixedClock, ScriptedProposer } from "./selection-fakes.ts";

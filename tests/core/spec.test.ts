@@ -3,20 +3,24 @@
 // of a score, resolvePrompts, and that scoring is not part of the adapter interface.
 import { describe, expect, test } from "bun:test";
 import {
-  AdapterContractError,
-  type BenchmarkAdapter,
   BenchPrompts,
-  BenchSpec,
-  ChannelModelError,
-  ChannelSpec,
   FORBIDDEN_PROMPT_WORDS,
   forbiddenWordsIn,
-  RunView,
-  resolveChannelModel,
-  resolvePrompts,
   SCANNED_PROMPT_FIELDS,
+} from "../../src/core/seams/bench-prompts.ts";
+import {
+  AdapterContractError,
+  type BenchmarkAdapter,
+  BenchSpec,
+  RunView,
+  resolvePrompts,
   type Scorer,
 } from "../../src/core/seams/benchmark.ts";
+import {
+  ChannelModelError,
+  ChannelSpec,
+  resolveChannelModel,
+} from "../../src/core/seams/channel-spec.ts";
 
 function issues(result: {
   success: boolean;

@@ -6,18 +6,19 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { RecordingSink } from "../../src/core/events/sink.ts";
 import {
-  assertContextClean,
-  assertNoGraderVerdicts,
   assertNoLeakPaths,
-  assertTreeHasNoGraderVerdicts,
   assertTreeHasNoLeakPaths,
   InvalidLeakGlobError,
   leakFilter,
   leakMatcher,
   normalizeLeakGlob,
+} from "../../src/core/safety/leak-globs.ts";
+import { type TripwireContext, TripwireError } from "../../src/core/safety/tripwire.ts";
+import {
+  assertContextClean,
+  assertNoGraderVerdicts,
+  assertTreeHasNoGraderVerdicts,
   scanSuffix,
-  type TripwireContext,
-  TripwireError,
 } from "../../src/core/safety/tripwires.ts";
 
 let dir: string;

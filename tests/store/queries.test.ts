@@ -5,14 +5,8 @@ import { join } from "node:path";
 import { openStore } from "../../store/db.ts";
 import { newSweepId } from "../../store/ids.ts";
 import { acquireSweepLock } from "../../store/lock.ts";
-import {
-  listSweeps,
-  resolveRun,
-  sweepDetail,
-  sweepTaskNames,
-  taskDetail,
-  taskRecord,
-} from "../../store/queries.ts";
+import { sweepDetail, sweepTaskNames, taskDetail, taskRecord } from "../../store/queries.ts";
+import { listSweeps, resolveRun } from "../../store/sweep-list.ts";
 import { RunsListing, SweepDetail } from "../../store/views.ts";
 import { StoreWriter } from "../../store/writer.ts";
 import { tempDir } from "./samples.ts";

@@ -10,7 +10,7 @@ import {
   truncationMarker,
 } from "../../src/core/evidence/clip.ts";
 import { GRADER_VERDICT_MARKERS } from "../../src/core/safety/tripwires.ts";
-import { forbiddenWordsIn } from "../../src/core/seams/benchmark.ts";
+import { forbiddenWordsIn } from "../../src/core/seams/bench-prompts.ts";
 import {
   capTrajectory,
   renderTrajectory,

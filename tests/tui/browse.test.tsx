@@ -9,8 +9,13 @@ import { sweepDetail } from "../../store/queries.ts";
 import type { ModeView } from "../../store/views.ts";
 import { BrowseApp } from "../../tui/browse/browse-app.tsx";
 import { current, navigate, screenKey, startAt, windowOf } from "../../tui/browse/nav.ts";
-import { parentDir, parentLabel, selectionLines, stageLines } from "../../tui/browse/screens.ts";
 import { type BrowseSource, storeSource } from "../../tui/browse/source.ts";
+import {
+  parentDir,
+  parentLabel,
+  selectionLines,
+  stageLines,
+} from "../../tui/browse/stage-screens.ts";
 import type { Line } from "../../tui/components/Lines.tsx";
 import { KEYS, type Rendered, renderInk } from "./ink-harness.ts";
 import {

@@ -8,11 +8,12 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openStore } from "../../store/db.ts";
-import { listSweeps, sweepDetail } from "../../store/queries.ts";
+import { sweepDetail } from "../../store/queries.ts";
+import { listSweeps } from "../../store/sweep-list.ts";
 import type { ModeView } from "../../store/views.ts";
 import { BrowseApp } from "../../tui/browse/browse-app.tsx";
-import { stageLines } from "../../tui/browse/screens.ts";
 import { storeSource } from "../../tui/browse/source.ts";
+import { stageLines } from "../../tui/browse/stage-screens.ts";
 import { runCli } from "../helpers/cli.ts";
 import { KEYS, renderInk } from "./ink-harness.ts";
 

@@ -4,7 +4,7 @@
 import type { Database } from "bun:sqlite";
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import { openStore } from "../../store/db.ts";
-import { listSweeps } from "../../store/queries.ts";
+import { listSweeps } from "../../store/sweep-list.ts";
 import type { SweepSummary } from "../../store/views.ts";
 import { HomeApp, type HomeChoice, resumable } from "../../tui/home/home-app.tsx";
 import { runHome } from "../../tui/home/start.ts";

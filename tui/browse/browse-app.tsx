@@ -18,10 +18,6 @@ import {
 } from "./nav.ts";
 import {
   modeName,
-  parentDir,
-  parentLabel,
-  selectionLines,
-  stageLines,
   sweepHeaderLines,
   sweepsLines,
   type TaskItem,
@@ -29,6 +25,7 @@ import {
   tasksLines,
 } from "./screens.ts";
 import type { BrowseSource } from "./source.ts";
+import { parentDir, parentLabel, selectionLines, stageLines } from "./stage-screens.ts";
 
 export type BrowseAppProps = {
   source: BrowseSource;

@@ -4,7 +4,8 @@
 
 import type { Database } from "bun:sqlite";
 import { type StagePaths, stagePaths, sweepHasJudgments } from "../../store/browse-queries.ts";
-import { listSweeps, sweepDetail } from "../../store/queries.ts";
+import { sweepDetail } from "../../store/queries.ts";
+import { listSweeps } from "../../store/sweep-list.ts";
 import type { SweepDetail, SweepSummary } from "../../store/views.ts";
 
 export interface BrowseSource {

@@ -2,10 +2,11 @@
 // mode, the phase that task is in. The focused task's lane is marked. Pure function of its props.
 
 import { Box, Text } from "ink";
+import { pad, truncate } from "../../src/core/lib/format.ts";
 import { MODE_NAME } from "../live/log-line.ts";
 import type { Lane, ModeLive, TaskLive } from "../live/view-model.ts";
 import { Spinner } from "./Spinner.tsx";
-import { pad, toneProps, truncate } from "./theme.ts";
+import { toneProps } from "./theme.ts";
 
 export type LanesProps = {
   lanes: Lane[];

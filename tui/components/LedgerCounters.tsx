@@ -2,10 +2,11 @@
 // against 3k, each with a bar, green once the budget identity is met. Pure function of its props.
 
 import { Box, Text } from "ink";
+import { pad } from "../../src/core/lib/format.ts";
 import { MODE_NAME } from "../live/log-line.ts";
 import type { ModeLive } from "../live/view-model.ts";
 import { Bar } from "./Bar.tsx";
-import { pad, toneProps } from "./theme.ts";
+import { toneProps } from "./theme.ts";
 
 export type LedgerCountersProps = {
   modes: ModeLive[];

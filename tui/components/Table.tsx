@@ -3,8 +3,9 @@
 // tableLines gives the same table as Line[] for screens that scroll.
 
 import { Box } from "ink";
+import { pad, textWidth, truncate } from "../../src/core/lib/format.ts";
 import { type Line, LineView, type Segment } from "./Lines.tsx";
-import { pad, type Tone, textWidth, truncate } from "./theme.ts";
+import type { Tone } from "./theme.ts";
 
 /** `spinner`: the text starts with a still spinner glyph, which an animated table turns. */
 export type Cell = string | { text: string; tone?: Tone; spinner?: boolean };

@@ -19,21 +19,3 @@ const STYLES: Record<Tone, TextProps> = {
 export function toneProps(color: boolean, tone: Tone | undefined): TextProps {
   return color && tone ? STYLES[tone] : {};
 }
-
-/** Display width of a string (the view's own texts are single-width characters). */
-export function textWidth(text: string): number {
-  return [...text].length;
-}
-
-/** Cuts a text to `width` columns, marking the cut with an ellipsis. */
-export function truncate(text: string, width: number): string {
-  const chars = [...text];
-  if (chars.length <= width) return text;
-  if (width <= 0) return "";
-  return `${chars.slice(0, width - 1).join("")}…`;
-}
-
-export function pad(text: string, width: number, align: "left" | "right" = "left"): string {
-  const fill = " ".repeat(Math.max(0, width - textWidth(text)));
-  return align === "right" ? fill + text : text + fill;
-}

@@ -1,6 +1,10 @@
 // Read-only views derived from the live state for the components: the focused task, progress and
 // ETA, elapsed time. Pure functions of (state, now); they never change the state.
 
+import {
+  formatDuration as formatDurationText,
+  formatUsd as formatUsdText,
+} from "../../src/core/lib/format.ts";
 import type { LiveState, TaskLive } from "./view-model.ts";
 
 /** The task the user focused, else the oldest task in flight, else the last one that finished. */
@@ -45,16 +49,14 @@ export function progress(state: LiveState, now: number): Progress {
   };
 }
 
-/** 75 → "1m15s", 3725 → "1h02m". */
+/** The live view's durations: compact, "1m15s" (one formatter for every front end: lib/format). */
 export function formatDuration(seconds: number): string {
-  const s = Math.max(0, Math.round(seconds));
-  if (s < 60) return `${s}s`;
-  if (s < 3600) return `${Math.floor(s / 60)}m${String(s % 60).padStart(2, "0")}s`;
-  return `${Math.floor(s / 3600)}h${String(Math.floor((s % 3600) / 60)).padStart(2, "0")}m`;
+  return formatDurationText(seconds, { compact: true });
 }
 
+/** The live view's money: 4 decimals, so a sweep's small spends stay visible. */
 export function formatUsd(usd: number): string {
-  return `$${usd < 10 ? usd.toFixed(4) : usd.toFixed(2)}`;
+  return formatUsdText(usd, { precise: true });
 }
 
 /**

@@ -5,6 +5,15 @@
 // report` in a terminal and by the browser's report tab); it computes no figure.
 
 import { Box, renderToString, Text } from "ink";
+import {
+  baseSpread,
+  fixed3,
+  formatUsd,
+  interval,
+  NONE,
+  signed3,
+  spreadSuffix,
+} from "../../src/core/lib/format.ts";
 import type { ModeSummary, Report, Spread } from "../../src/core/report/types.ts";
 import { type Column, Table } from "../components/Table.tsx";
 import { toneProps } from "../components/theme.ts";
@@ -18,24 +27,11 @@ export type ReportViewProps = {
   perTask?: boolean;
 };
 
-const NONE = "—";
-const f3 = (x: number | null) => (x === null ? NONE : x.toFixed(3));
-const signed3 = (x: number | null) => (x === null ? NONE : `${x > 0 ? "+" : ""}${x.toFixed(3)}`);
-const usd = (x: number) => `$${x.toFixed(4)}`;
-
-// The interval texts of src/judge/report-render.ts, written again here: tui/ may not import the
-// judge (ARCHITECTURE §3), and tests hold both to the report's JSON numbers.
-/** A 95% interval as "[low, high]" ("—" below two values, never a made-up 0). */
-function ci95(sp: Spread, opts: { signed?: boolean } = {}): string {
-  if (sp.low === null || sp.high === null) return NONE;
-  const f = opts.signed ? signed3 : f3;
-  return `[${f(sp.low)}, ${f(sp.high)}]`;
-}
-/** ", sd 0.500, 95% CI [-0.045, +1.546]" after a paired mean (", 95% CI —" below two tasks). */
-const spreadSuffix = (sp: Spread) =>
-  `${sp.sd === null ? "" : `, sd ${f3(sp.sd)}`}, 95% CI ${ci95(sp, { signed: true })}`;
-/** " (sd 0.250, 95% CI [0.100, 0.900])" for the base harness mean; nothing below two tasks. */
-const baseSpread = (sp: Spread) => (sp.sd === null ? "" : ` (sd ${f3(sp.sd)}, 95% CI ${ci95(sp)})`);
+// The report's number texts are the judge's own (lib/format), so the view and `harness2 report`
+// never disagree on a digit; tests hold both to the report's JSON numbers.
+const f3 = fixed3;
+const ci95 = interval;
+const usd = (x: number) => formatUsd(x, { precise: true });
 const deltaTone = (x: number | null) =>
   x === null || x === 0 ? undefined : x > 0 ? "ok" : "error";
 

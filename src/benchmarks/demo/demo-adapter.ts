@@ -11,12 +11,9 @@ import { runProcess } from "../../core/lib/process.ts";
 import { pythonCandidate, pythonEnv, resolvePython } from "../../core/lib/python.ts";
 import { dirExists } from "../../core/lib/safe-fs.ts";
 import { isOutputIntact, isRunComplete, writeRunMark } from "../../core/rollout/runmark.ts";
-import {
-  type BenchmarkAdapter,
-  BenchPrompts,
-  BenchSpec,
-  ChannelSpec,
-} from "../../core/seams/benchmark.ts";
+import { BenchPrompts } from "../../core/seams/bench-prompts.ts";
+import { type BenchmarkAdapter, BenchSpec } from "../../core/seams/benchmark.ts";
+import { ChannelSpec } from "../../core/seams/channel-spec.ts";
 import type { SubstrateLike } from "../../core/seams/executor.ts";
 
 export const DEMO_DOMAIN = "accounting";

@@ -11,16 +11,10 @@
 
 import { accessSync, constants, type Dirent, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { z } from "zod";
 import type { SurfaceSpec } from "../../core/harness/surface.ts";
 import { isTree } from "../../core/harness/tree.ts";
-import {
-  compareCodePoints,
-  dirExists,
-  lstatOrNull,
-  relSegments,
-  walkFiles,
-} from "../../core/lib/safe-fs.ts";
+import { compareCodePoints, dirExists, lstatOrNull, walkFiles } from "../../core/lib/safe-fs.ts";
+import { NAME, NAME_RULE, settingsProblem, TaskSettings } from "./task-settings.ts";
 import { type PromptsFile, parsePromptsToml } from "./tasks-prompts.ts";
 
 export const TASK_LAYOUT = {
@@ -37,10 +31,6 @@ export const TASK_LAYOUT = {
 export const TASK_MD_MAX_BYTES = 100_000;
 /** Default seconds the judge gives `tests/check`. */
 export const DEFAULT_CHECK_TIMEOUT_S = 300;
-
-/** Domain and task folder names: they become ids, run ids and directory names. */
-const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
-const NAME_RULE = "letters, digits, '.', '_' and '-', starting with a letter or digit";
 
 /**
  * Top-level input names OpenCode would treat as configuration or that the workspace owns: an
@@ -63,42 +53,6 @@ export type TaskProblem = { path: string; problem: string; fix: string };
 export function formatProblem(p: TaskProblem): string {
   return `${p.path}: ${p.problem} — fix: ${p.fix}`;
 }
-
-const DeliverableName = z.string().refine(
-  (s) => {
-    try {
-      return relSegments(s).length > 0 && !s.endsWith("/");
-    } catch {
-      return false;
-    }
-  },
-  { error: (iss) => `${JSON.stringify(iss.input)} is not a relative file path` },
-);
-
-const wholeSeconds = () =>
-  z
-    .number()
-    .int()
-    .min(1, { error: (iss) => `${String(iss.input)} is less than 1 second` });
-
-/**
- * task.toml. Unknown keys are refused so a typo never silently does nothing. Messages say what is
- * wrong with the value; the key is prefixed where they are reported (settingsProblem).
- */
-export const TaskSettings = z.strictObject({
-  /** The library domain; default: the folder the task sits in. */
-  domain: z
-    .string()
-    .regex(NAME, { error: (iss) => `${JSON.stringify(iss.input)} is not a plain folder name` })
-    .optional(),
-  /** Seconds per rollout (HARNESS2_ROLLOUT_TIMEOUT, when set, wins). */
-  timeout: wholeSeconds().optional(),
-  /** File names the agent is asked to save under output/. */
-  deliverables: z.array(DeliverableName).optional(),
-  /** Seconds the judge gives tests/check. */
-  check_timeout: wholeSeconds().optional(),
-});
-export type TaskSettings = z.infer<typeof TaskSettings>;
 
 export type TaskEntry = {
   /** `<domain folder>/<task folder>`. */
@@ -262,59 +216,6 @@ export function readTaskFolder(root: string, surface: SurfaceSpec | null): TaskF
 }
 
 const UTF8 = new TextDecoder("utf-8", { fatal: true });
-
-/** The fix for a bad value of each task.toml key. */
-const SETTING_FIXES: Record<keyof TaskSettings, string> = {
-  domain: `domain must be a single folder name without / or .. (${NAME_RULE}), e.g. domain = "finance"`,
-  timeout: "timeout must be a whole number of seconds ≥ 1, e.g. timeout = 600",
-  deliverables: 'deliverables must be a list of file names, e.g. deliverables = ["report.md"]',
-  check_timeout: "check_timeout must be a whole number of seconds ≥ 1, e.g. check_timeout = 60",
-};
-const DELIVERABLE_ENTRY_FIX =
-  'each deliverables entry must be a file path relative to output/, without .. or a leading /, e.g. "report.md" or "tables/summary.csv"';
-
-const EXPECTED: Record<string, string> = {
-  array: "a list",
-  string: "a string",
-  number: "a number",
-  int: "a whole number",
-};
-
-/** One task.toml issue as a problem prefixed with the key it is about, and that key's own fix. */
-function settingsProblem(issue: z.core.$ZodIssue, raw: unknown): { problem: string; fix: string } {
-  if (issue.code === "unrecognized_keys") {
-    return {
-      problem: `unknown key(s) ${issue.keys.join(", ")}`,
-      fix: `allowed keys: ${Object.keys(TaskSettings.shape).join(", ")}`,
-    };
-  }
-  const key = String(issue.path[0] ?? "") as keyof TaskSettings;
-  const at = issue.path
-    .map((k, i) => (typeof k === "number" ? `[${k}]` : i > 0 ? `.${String(k)}` : String(k)))
-    .join("");
-  const what =
-    issue.code === "invalid_type"
-      ? `expected ${EXPECTED[issue.expected] ?? issue.expected}, got ${tomlValueKind(valueAt(raw, issue.path))}`
-      : issue.message;
-  const fix =
-    key === "deliverables" && issue.path.length > 1 ? DELIVERABLE_ENTRY_FIX : SETTING_FIXES[key];
-  return { problem: `${at}: ${what}`, fix: fix ?? "see fixtures/tasks/README.md" };
-}
-
-function valueAt(raw: unknown, path: readonly PropertyKey[]): unknown {
-  let v = raw;
-  for (const k of path) v = (v as Record<PropertyKey, unknown> | null)?.[k];
-  return v;
-}
-
-function tomlValueKind(v: unknown): string {
-  if (typeof v === "string") return `a string (${JSON.stringify(v)})`;
-  if (typeof v === "number") return Number.isInteger(v) ? `${v}` : `the number ${v}`;
-  if (typeof v === "boolean") return `a boolean (${v})`;
-  if (Array.isArray(v)) return "a list";
-  if (v instanceof Date) return "a date";
-  return v === null || v === undefined ? "nothing" : "a table";
-}
 
 /** One task, or null (with its problems pushed) when it cannot be used. */
 function readTask(

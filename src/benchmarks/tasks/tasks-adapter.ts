@@ -10,13 +10,13 @@ import { hasDeliverable, outputDirOf } from "../../core/rollout/layout.ts";
 import { isOutputIntact, isRunComplete, readRunMark } from "../../core/rollout/runmark.ts";
 import { loadRunConfig, type RunConfig } from "../../core/run/config.ts";
 import { parseRunId, taskSlug } from "../../core/run/naming.ts";
+import type { BenchPrompts } from "../../core/seams/bench-prompts.ts";
 import {
   type BenchmarkAdapter,
-  type BenchPrompts,
   BenchSpec,
   type ExecuteOptions,
-  resolveChannelModel,
 } from "../../core/seams/benchmark.ts";
+import { resolveChannelModel } from "../../core/seams/channel-spec.ts";
 import { DEFAULT_SOLVER_STEPS, type Executor } from "../../core/seams/executor.ts";
 import {
   formatProblem,

@@ -3,7 +3,7 @@
 // the work only — never how it is checked — and BenchPrompts refuses measurement words.
 
 import { z } from "zod";
-import { BenchPrompts } from "../../core/seams/benchmark.ts";
+import { BenchPrompts } from "../../core/seams/bench-prompts.ts";
 
 /** The prompts used when a root has no prompts.toml (or for the fields it leaves out). */
 export const DEFAULT_TASKS_PROMPTS: BenchPrompts = BenchPrompts.parse({

@@ -76,7 +76,8 @@ async function browseSource(db: Database, location: string, io: CliIO) {
   const { storeSource } = await import("../../../tui/browse/source.ts");
   const { walkFiles, readFileBytes, dirExists } = await import("../../core/lib/safe-fs.ts");
   const { treeDiff } = await import("../../core/harness/diff.ts");
-  const { judgmentsFor, sweepRecords } = await import("../../../store/report-queries.ts");
+  const { sweepRecords } = await import("../../../store/report-queries.ts");
+  const { judgmentsFor } = await import("../../../store/judgment-queries.ts");
   const { summarise } = await import("../../judge/report.ts");
   const { judgmentKeys, reportCells } = await import("../../judge/sweep-data.ts");
   const { renderReportView } = await import("../../../tui/report/report-view.tsx");

@@ -3,7 +3,7 @@
 // store — one line per problem with its fix. Offline unless `--live`, which sends one tiny request
 // to the improver and to the solver model through their real channels.
 
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import pkg from "../../../package.json" with { type: "json" };
@@ -17,8 +17,11 @@ import {
 import { runProcess, which } from "../../core/lib/process.ts";
 import { pythonEnv, resolvePython } from "../../core/lib/python.ts";
 import { dirExists } from "../../core/lib/safe-fs.ts";
-import { ConfigError, loadRunConfig, type RunConfig } from "../../core/run/config.ts";
-import type { Channel } from "../../core/seams/channel.ts";
+import { loadRunConfig, type RunConfig } from "../../core/run/config.ts";
+import { ConfigError } from "../../core/run/env-vars.ts";
+import { liveImprover, liveSolver } from "../check/live.ts";
+import { checkModels } from "../check/models.ts";
+import { Report } from "../check/report.ts";
 import {
   boolOpt,
   type CliIO,
@@ -28,27 +31,6 @@ import {
   UsageError,
 } from "../command.ts";
 import { EXIT } from "../exit-codes.ts";
-
-const LIVE_TIMEOUT_S = 120;
-const LIVE_PROMPT = "This is a connectivity check. Reply with the single word OK and nothing else.";
-
-type Status = "ok" | "FAIL" | "live" | "skip" | "note";
-
-/** Prints one line per check as it completes and counts the problems. */
-class Report {
-  problems = 0;
-  constructor(private readonly io: CliIO) {}
-  line(status: Status, subject: string, text: string, fix?: string): void {
-    if (status === "FAIL") this.problems++;
-    const tail = fix === undefined ? "" : ` Fix: ${fix}`;
-    const sentence = /[.!?]$/.test(text) || fix === undefined ? text : `${text}.`;
-    this.io.stdout(`${status.padEnd(5)} ${subject}: ${oneLine(sentence)}${oneLine(tail)}\n`);
-  }
-}
-
-function oneLine(text: string): string {
-  return text.replace(/\s*\n\s*/g, " ");
-}
 
 const BENCHES = ["tasks", "demo"] as const;
 type Bench = (typeof BENCHES)[number];
@@ -221,148 +203,6 @@ function checkGit(report: Report, env: Record<string, string | undefined>): void
   } else report.line("ok", "git", git);
 }
 
-// ── models ───────────────────────────────────────────────────────────────────────────────────
-
-/** Provider ids defined in the user's OpenCode config (file or inline), or null when unreadable. */
-function configuredProviders(report: Report, env: Record<string, string | undefined>): Set<string> {
-  const out = new Set<string>();
-  const add = (raw: string, where: string, fix: string) => {
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(raw);
-    } catch (err) {
-      report.line("FAIL", where, `is not valid JSON (${(err as Error).message})`, fix);
-      return;
-    }
-    const providers = (parsed as { provider?: unknown } | null)?.provider;
-    if (providers !== null && typeof providers === "object") {
-      for (const id of Object.keys(providers)) out.add(id);
-    }
-  };
-  const inline = env.OPENCODE_CONFIG_CONTENT;
-  if (inline) add(inline, "OPENCODE_CONFIG_CONTENT", "give it the JSON of an opencode.json");
-  const file = env.HARNESS2_OPENCODE_CONFIG;
-  if (file && existsSync(file)) {
-    add(readFileSync(file, "utf8"), `HARNESS2_OPENCODE_CONFIG=${file}`, "fix the file's JSON");
-  }
-  return out;
-}
-
-/** Credential variables of the built-in providers (any one of them is enough). */
-async function providerKeys(provider: string): Promise<readonly string[]> {
-  const { OPENCODE_PROVIDER_ENV } = await import("../../clis/opencode.ts");
-  return (OPENCODE_PROVIDER_ENV[provider] ?? []).filter((v) => /_(API_KEY|TOKEN_BEDROCK)$/.test(v));
-}
-
-async function checkModels(
-  report: Report,
-  env: Record<string, string | undefined>,
-  config: RunConfig,
-): Promise<boolean> {
-  const before = report.problems;
-  const solver = config.solverModel;
-  const example = "anthropic/claude-sonnet-4-5";
-  if (solver === "") {
-    report.line(
-      "FAIL",
-      "HARNESS2_SOLVER_MODEL",
-      "is not set: the executor model, as provider/model",
-      `set HARNESS2_SOLVER_MODEL=provider/model (e.g. ${example}) in .env or the shell`,
-    );
-  } else if (!solver.includes("/")) {
-    report.line(
-      "FAIL",
-      "HARNESS2_SOLVER_MODEL",
-      `${JSON.stringify(solver)} has no provider prefix; OpenCode needs provider/model`,
-      `write it as provider/model, e.g. ${example}`,
-    );
-  } else report.line("ok", "solver model", `${solver} (HARNESS2_SOLVER_MODEL)`);
-
-  const kind = config.improverChannel;
-  const improver = config.improverModel;
-  if (improver === "" && solver !== "") {
-    report.line("FAIL", "HARNESS2_IMPROVER_MODEL", "is not set", "set HARNESS2_IMPROVER_MODEL");
-  } else if (improver !== "") {
-    if (kind === "opencode" && !improver.includes("/")) {
-      report.line(
-        "FAIL",
-        "HARNESS2_IMPROVER_MODEL",
-        `${JSON.stringify(improver)} has no provider prefix, which the opencode channel needs`,
-        `write it as provider/model (e.g. ${example}), or set HARNESS2_IMPROVER_CHANNEL=claude_cli for a bare Claude id`,
-      );
-    } else if (kind === "claude_cli" && improver.includes("/")) {
-      report.line(
-        "FAIL",
-        "HARNESS2_IMPROVER_MODEL",
-        `${JSON.stringify(improver)} has a provider prefix, but the claude_cli channel takes a bare Claude id`,
-        "drop the prefix (e.g. claude-sonnet-4-5), or set HARNESS2_IMPROVER_CHANNEL=opencode",
-      );
-    } else {
-      const from = env.HARNESS2_IMPROVER_MODEL?.trim()
-        ? "HARNESS2_IMPROVER_MODEL"
-        : "the solver model";
-      report.line("ok", "improver model", `${improver} on the ${kind} channel (${from})`);
-    }
-  }
-
-  for (const [variable, model] of [
-    ["HARNESS2_SOLVER_MODEL", solver],
-    ["HARNESS2_IMPROVER_MODEL", improver],
-  ] as const) {
-    if (model.startsWith("google-vertex") && config.project === "") {
-      report.line(
-        "FAIL",
-        variable,
-        `${model} runs on Vertex AI and needs a project`,
-        "set GOOGLE_CLOUD_PROJECT (or HARNESS2_VERTEX_PROJECT)",
-      );
-    }
-  }
-  if (kind === "claude_cli") {
-    const { ClaudeChannel } = await import("../../channels/claude-channel.ts");
-    const { ChannelSetupError } = await import("../../clis/session-env.ts");
-    try {
-      const claude = new ClaudeChannel({ env });
-      report.line("ok", "claude", `${claude.executable} (improver channel claude_cli)`);
-    } catch (err) {
-      if (!(err instanceof ChannelSetupError)) throw err;
-      report.line("FAIL", "claude", err.reason, err.hint);
-    }
-  }
-  if (report.problems === before) {
-    const models = [{ role: "solver", model: solver }];
-    if (kind === "opencode") models.push({ role: "improver", model: improver });
-    await checkCredentials(report, env, models);
-  }
-  return report.problems === before;
-}
-
-async function checkCredentials(
-  report: Report,
-  env: Record<string, string | undefined>,
-  models: { role: string; model: string }[],
-): Promise<boolean> {
-  const defined = configuredProviders(report, env);
-  let ok = true;
-  const seen = new Set<string>();
-  for (const { role, model } of models) {
-    const provider = model.split("/")[0] ?? "";
-    if (seen.has(provider) || defined.has(provider)) continue;
-    seen.add(provider);
-    const keys = await providerKeys(provider);
-    if (keys.length > 0 && !keys.some((k) => env[k]?.trim())) {
-      ok = false;
-      report.line(
-        "FAIL",
-        `${role} credentials`,
-        `${model} needs ${keys.join(" or ")}, and none is set (sessions run with their own config dirs, so an \`opencode auth login\` is not seen)`,
-        `export ${keys[0]}=… in .env or the shell`,
-      );
-    }
-  }
-  return ok;
-}
-
 // ── task folder, runs directory, store ───────────────────────────────────────────────────────
 
 async function checkTasks(report: Report, dir: string | undefined, cwd: string): Promise<number> {
@@ -486,106 +326,4 @@ function checkRunsAndStore(
       );
     }
   }
-}
-
-// ── live ─────────────────────────────────────────────────────────────────────────────────────
-
-function usdText(usd: number): string {
-  return `$${usd.toFixed(6)}`;
-}
-
-async function liveImprover(
-  report: Report,
-  env: Record<string, string | undefined>,
-  config: RunConfig,
-  scratch: string,
-): Promise<void> {
-  const model = config.improverModel;
-  const kind = config.improverChannel;
-  const subject = `improver ${model} (${kind})`;
-  let channel: Channel;
-  try {
-    channel =
-      kind === "opencode"
-        ? new (await import("../../channels/opencode-channel.ts")).OpencodeChannel({ env })
-        : new (await import("../../channels/claude-channel.ts")).ClaudeChannel({ env });
-  } catch (err) {
-    const e = err as { reason?: string; hint?: string; message: string };
-    report.line("FAIL", subject, e.reason ?? e.message, e.hint ?? "see the message");
-    return;
-  }
-  const root = mkdtempSync(join(scratch, "improver-"));
-  const started = performance.now();
-  const result = await channel.run({
-    workspace: join(root, "work"),
-    sessionDir: join(root, "session"),
-    mission: LIVE_PROMPT,
-    system: "",
-    model,
-    effort: config.proposerEffort,
-    steps: 3,
-    timeoutS: LIVE_TIMEOUT_S,
-  });
-  const seconds = ((performance.now() - started) / 1000).toFixed(1);
-  if (result.text.trim() === "") {
-    report.line(
-      "FAIL",
-      subject,
-      `no answer after ${seconds} s: ${result.error || "empty reply"}`,
-      "check the model id, its provider's credentials and its endpoint",
-    );
-    return;
-  }
-  report.line("live", subject, `answered in ${seconds} s, cost ${usdText(result.usd)}`);
-}
-
-async function liveSolver(
-  report: Report,
-  env: Record<string, string | undefined>,
-  config: RunConfig,
-  scratch: string,
-): Promise<void> {
-  const model = config.solverModel;
-  const subject = `solver ${model} (opencode executor)`;
-  const { OpencodeSolver, isolateWorkspace } = await import("../../substrate/opencode/execute.ts");
-  const { materialise } = await import("../../substrate/opencode/materialise.ts");
-  const { OPENCODE_BASELINE_TREE, OPENCODE_SURFACE } = await import(
-    "../../substrate/opencode/surface.ts"
-  );
-  const { writeTree } = await import("../../core/harness/tree.ts");
-  const root = mkdtempSync(join(scratch, "solver-"));
-  const harness = writeTree(OPENCODE_SURFACE, { ...OPENCODE_BASELINE_TREE }, join(root, "harness"));
-  const workspace = join(root, "workspace");
-  await materialise(harness, workspace, { model, steps: 3 });
-  await isolateWorkspace(workspace, env);
-  const solver = new OpencodeSolver({ env });
-  const started = performance.now();
-  const outcome = await solver.runSession({
-    workspace,
-    sessionDir: join(root, "session"),
-    model,
-    prompt: LIVE_PROMPT,
-    timeoutS: LIVE_TIMEOUT_S,
-    streamFile: join(root, "opencode.jsonl"),
-    stderrFile: join(root, "opencode.stderr.log"),
-    title: "harness2 check",
-  });
-  const seconds = ((performance.now() - started) / 1000).toFixed(1);
-  const { exit } = outcome;
-  const answered = exit.code === 0 && outcome.texts.some((t) => t.trim() !== "");
-  if (!answered) {
-    const why = exit.timedOut
-      ? `no answer within ${LIVE_TIMEOUT_S} s (OpenCode retries a failing provider until stopped)`
-      : outcome.errors.join("; ") ||
-        exit.stderrTail.trim().slice(-300) ||
-        `exit ${exit.code ?? exit.signal}`;
-    report.line(
-      "FAIL",
-      subject,
-      `no answer: ${why}`,
-      "check the model id, its provider's credentials and its endpoint",
-    );
-    return;
-  }
-  report.line("live", subject, `answered in ${seconds} s, cost ${usdText(outcome.usd)}`);
 }

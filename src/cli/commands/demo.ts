@@ -7,6 +7,7 @@ import { join, resolve } from "node:path";
 import { directoryProblem, openStore } from "../../../store/db.ts";
 import { DemoAdapter } from "../../benchmarks/demo/demo-adapter.ts";
 import { DemoChannel } from "../../benchmarks/demo/demo-channel.ts";
+import { squish } from "../../core/lib/format.ts";
 import { Proposer } from "../../core/proposer/proposer.ts";
 import { readSummary } from "../../core/resume/summary.ts";
 import { loadRunConfig } from "../../core/run/config.ts";
@@ -170,15 +171,13 @@ async function runDemo(args: ParsedArgs, io: CliIO): Promise<number> {
     io.stdout(
       `Local demo: ${ok} task(s) completed, ${skipped} skipped, ${failed} failed${dead}; ${adapter.executions} execution(s), ${channel.sessions} improver call(s). ${output}\n`,
     );
-    for (const d of deadDomains) io.stdout(`  domain ${d.domain} failed: ${oneLine(d.error)}\n`);
+    for (const d of deadDomains) io.stdout(`  domain ${d.domain} failed: ${squish(d.error)}\n`);
     for (const c of chosen)
       io.stdout(`  ${c.task} ${c.mode}: ${c.label || "(none)"} → ${c.answer}\n`);
     io.stdout(`Browse it: harness2 show ${session.sweep}\n`);
   }
   return session.exitCode;
 }
-
-const oneLine = (text: string) => text.replace(/\s+/g, " ").trim();
 
 type Chosen = { task: string; mode: string; label: string; answer: string };
 

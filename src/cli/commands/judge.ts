@@ -4,8 +4,10 @@
 
 import { statSync } from "node:fs";
 import { resolve } from "node:path";
-import { experimentJudges, judgmentsFor, sweepRecords } from "../../../store/report-queries.ts";
+import { experimentJudges, judgmentsFor } from "../../../store/judgment-queries.ts";
+import { sweepRecords } from "../../../store/report-queries.ts";
 import { StoreWriter } from "../../../store/writer.ts";
+import { squish } from "../../core/lib/format.ts";
 import { loadRunConfig } from "../../core/run/config.ts";
 import { MODE_NAMES } from "../../core/run/naming.ts";
 import { judgeSweep, type PreviousJudgment, type Scored } from "../../judge/judge.ts";
@@ -30,18 +32,16 @@ import { CELL_OPTIONS, selectSweeps } from "../sweep-handles.ts";
  */
 export const EXIT_UNGRADED = 2;
 
-const oneLine = (t: string) => t.replace(/\s+/g, " ").trim();
-
 function rowLine(r: Scored): string {
   const where = `${r.task} ${MODE_NAMES[r.mode]} k=${r.k} ${r.label || "(no pick)"}`;
   if (r.kind === "base") {
     return r.graded
       ? `  base ${r.task} k=${r.k} ${r.label}: ${r.score?.toFixed(3)}`
-      : `  base ${r.task} k=${r.k} ${r.label}: ungraded — ${oneLine(r.reason)}`;
+      : `  base ${r.task} k=${r.k} ${r.label}: ungraded — ${squish(r.reason)}`;
   }
   return r.graded
     ? `  ${where}: ${r.score?.toFixed(3)}`
-    : `  ${where}: ungraded — ${oneLine(r.reason)}`;
+    : `  ${where}: ungraded — ${squish(r.reason)}`;
 }
 
 const judgeCommand: Command = {

@@ -3,7 +3,8 @@
 // or --markdown. Read-only: it never scores and never writes a row.
 
 import type { Database } from "bun:sqlite";
-import { judgmentsFor, type SweepRecords, sweepRecords } from "../../../store/report-queries.ts";
+import { judgmentsFor } from "../../../store/judgment-queries.ts";
+import { type SweepRecords, sweepRecords } from "../../../store/report-queries.ts";
 import type { ModeToken } from "../../core/events/registry.ts";
 import { parseModes } from "../../core/run/naming.ts";
 import { summarise } from "../../judge/report.ts";

@@ -9,12 +9,9 @@ import { expectedRollouts, expectedSessions } from "../../core/recursion/ledger.
 import { loadRunConfig, type RunConfig } from "../../core/run/config.ts";
 import { MODE_NAMES, ns, parseModes, validateTag } from "../../core/run/naming.ts";
 import { StreamError, taskStream } from "../../core/schedule/stream.ts";
-import {
-  type BenchmarkAdapter,
-  type ChannelSpec,
-  resolveChannelModel,
-} from "../../core/seams/benchmark.ts";
+import type { BenchmarkAdapter } from "../../core/seams/benchmark.ts";
 import type { Channel } from "../../core/seams/channel.ts";
+import { type ChannelSpec, resolveChannelModel } from "../../core/seams/channel-spec.ts";
 import {
   boolOpt,
   type CliIO,

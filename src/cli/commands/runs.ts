@@ -3,8 +3,10 @@
 // never creates a store or writes a row.
 
 import { existsSync } from "node:fs";
-import { listSweeps } from "../../../store/queries.ts";
+import { listSweeps } from "../../../store/sweep-list.ts";
 import type { RunsListing, SweepSummary } from "../../../store/views.ts";
+import { formatDuration, formatUsd, formatWhen } from "../../core/lib/format.ts";
+import { type TextColumn, textTable } from "../../core/lib/text-table.ts";
 import { boolOpt, type CliIO, type Command, colorFor, intOpt } from "../command.ts";
 import { EXIT } from "../exit-codes.ts";
 import { browseLocation, openForBrowsing, RUNS_OPTION, readStore } from "../run-handle.ts";
@@ -37,33 +39,9 @@ export function toneOf(status: string): Tone {
   return "plain";
 }
 
-export function formatUsd(usd: number): string {
-  if (usd === 0) return "$0";
-  return usd < 0.01 ? `$${usd.toFixed(4)}` : `$${usd.toFixed(2)}`;
-}
+export type Column = TextColumn;
 
-export function formatDuration(seconds: number | null): string {
-  if (seconds === null) return "-";
-  const s = Math.round(seconds);
-  if (s < 60) return `${s}s`;
-  const pad = (n: number) => String(n).padStart(2, "0");
-  if (s < 3600) return `${Math.floor(s / 60)}m ${pad(s % 60)}s`;
-  if (s < 86_400) return `${Math.floor(s / 3600)}h ${pad(Math.floor((s % 3600) / 60))}m`;
-  return `${Math.floor(s / 86_400)}d ${pad(Math.floor((s % 86_400) / 3600))}h`;
-}
-
-/** An ISO instant as "YYYY-MM-DD HH:MMZ" (UTC, so the same store prints the same everywhere). */
-export function formatWhen(iso: string | null): string {
-  if (!iso) return "-";
-  return `${iso.slice(0, 10)} ${iso.slice(11, 16)}Z`;
-}
-
-export type Column = { header: string; align?: "left" | "right" };
-
-/**
- * Aligned columns separated by two spaces; `tone` colours a cell after padding, so colour codes
- * never disturb the alignment. Trailing blanks are trimmed.
- */
+/** Aligned columns (terminal widths), the header dim, each cell toned after padding. */
 export function renderTable(
   columns: readonly Column[],
   rows: readonly (readonly string[])[],
@@ -71,25 +49,7 @@ export function renderTable(
   tone: (row: number, col: number) => Tone = () => "plain",
   indent = "",
 ): string[] {
-  const widths = columns.map((c, i) =>
-    Math.max(c.header.length, ...rows.map((r) => (r[i] ?? "").length)),
-  );
-  const line = (cells: readonly string[], toneAt: (col: number) => Tone) =>
-    `${indent}${columns
-      .map((c, i) => {
-        const text = cells[i] ?? "";
-        const padded =
-          c.align === "right" ? text.padStart(widths[i] ?? 0) : text.padEnd(widths[i] ?? 0);
-        return paint(padded, toneAt(i));
-      })
-      .join("  ")}`.trimEnd();
-  return [
-    line(
-      columns.map((c) => c.header),
-      () => "dim",
-    ),
-    ...rows.map((r, ri) => line(r, (ci) => tone(ri, ci))),
-  ];
+  return textTable<Tone>(columns, rows, { paint, tone, headerTone: "dim", indent });
 }
 
 const COLUMNS: Column[] = [

@@ -4,6 +4,7 @@
 
 import { sweepDetail, sweepTaskNames } from "../../../store/queries.ts";
 import type { ModeView, SweepDetail, TaskView, TripwireView } from "../../../store/views.ts";
+import { formatDuration, formatUsd, formatWhen, squish } from "../../core/lib/format.ts";
 import { boolOpt, type CliIO, type Command, UsageError } from "../command.ts";
 import { CliError } from "../errors.ts";
 import { EXIT } from "../exit-codes.ts";
@@ -14,19 +15,10 @@ import {
   ONE_SWEEP_CELL_OPTIONS,
   selectSweeps,
 } from "../sweep-handles.ts";
-import {
-  formatDuration,
-  formatUsd,
-  formatWhen,
-  painter,
-  renderTable,
-  type Tone,
-  toneOf,
-} from "./runs.ts";
+import { painter, renderTable, type Tone, toneOf } from "./runs.ts";
 
 type Paint = (text: string, tone: Tone) => string;
 
-const oneLine = (text: string) => text.replace(/\s+/g, " ").trim();
 const clip = (text: string, max: number) =>
   text.length > max ? `${text.slice(0, max - 1)}…` : text;
 
@@ -54,7 +46,7 @@ function ledgerCounts(m: ModeView, paint: Paint): string {
 
 function tripwireLine(t: TripwireView): string {
   const marker = t.marker ? ` [${t.marker}]` : "";
-  return `${t.kind} at ${t.where || "?"}: ${t.path}${marker}${t.message ? ` — ${oneLine(t.message)}` : ""}`;
+  return `${t.kind} at ${t.where || "?"}: ${t.path}${marker}${t.message ? ` — ${squish(t.message)}` : ""}`;
 }
 
 function selectionLine(m: ModeView, maxWhy: number): string | null {
@@ -64,7 +56,7 @@ function selectionLine(m: ModeView, maxWhy: number): string | null {
   const flags = [s.fallback ? "fallback" : "", s.trivial ? "trivial" : "", s.ok ? "" : "FAILED"]
     .filter(Boolean)
     .join(", ");
-  const why = s.ok ? oneLine(s.why) : oneLine(s.error || s.why);
+  const why = s.ok ? squish(s.why) : squish(s.error || s.why);
   return `${chosen}${flags ? ` [${flags}]` : ""}${why ? ` — ${clip(why, maxWhy)}` : ""}`;
 }
 
@@ -80,8 +72,8 @@ function renderSweep(d: SweepDetail, paint: Paint): string[] {
   const field = (name: string) => `    ${paint(name.padEnd(10), "dim")} `;
   for (const t of d.tasks) {
     out.push("", taskTitle(t, paint));
-    if (t.status === "skipped") out.push(`  ${paint(`skipped: ${oneLine(t.skipReason)}`, "dim")}`);
-    if (t.error) out.push(`  ${paint(`error: ${oneLine(t.error)}`, "bad")}`);
+    if (t.status === "skipped") out.push(`  ${paint(`skipped: ${squish(t.skipReason)}`, "dim")}`);
+    if (t.error) out.push(`  ${paint(`error: ${squish(t.error)}`, "bad")}`);
     for (const m of t.modes) {
       out.push(
         `  ${paint(m.mode, "bold")}  ${paint(m.status, toneOf(m.status))}  ${ledgerCounts(m, paint)}  ${formatUsd(m.usd)}`,
@@ -97,7 +89,7 @@ function renderSweep(d: SweepDetail, paint: Paint): string[] {
       for (const trip of m.tripwires)
         out.push(`${field("tripwire")}${paint(tripwireLine(trip), "bad")}`);
       for (const e of m.library) out.push(`${field("library")}+ ${e.entry}`);
-      if (m.error) out.push(`${field("error")}${paint(oneLine(m.error), "bad")}`);
+      if (m.error) out.push(`${field("error")}${paint(squish(m.error), "bad")}`);
     }
     for (const trip of t.tripwires) out.push(`  ${paint(`tripwire ${tripwireLine(trip)}`, "bad")}`);
   }
@@ -108,7 +100,7 @@ function renderSweep(d: SweepDetail, paint: Paint): string[] {
   if (d.notes.length > 0) {
     out.push("", paint("notes", "bold"));
     for (const n of d.notes) {
-      out.push(`  ${n.level}${n.task ? ` [${n.task}]` : ""}: ${oneLine(n.message)}`);
+      out.push(`  ${n.level}${n.task ? ` [${n.task}]` : ""}: ${squish(n.message)}`);
     }
   }
   return out;
@@ -122,14 +114,14 @@ function renderTask(d: SweepDetail, t: TaskView, paint: Paint): string[] {
     `  started ${formatWhen(t.startedAt)}  finished ${formatWhen(t.finishedAt)}`,
   ];
   if (t.taskDir) out.push(`  dir ${t.taskDir}`);
-  if (t.status === "skipped") out.push(`  skipped: ${oneLine(t.skipReason)}`);
-  if (t.error) out.push(`  ${paint(`error: ${oneLine(t.error)}`, "bad")}`);
+  if (t.status === "skipped") out.push(`  skipped: ${squish(t.skipReason)}`);
+  if (t.error) out.push(`  ${paint(`error: ${squish(t.error)}`, "bad")}`);
   for (const m of t.modes) {
     out.push(
       "",
       `${paint(m.mode, "bold")}  ${paint(m.status, toneOf(m.status))}  ${ledgerCounts(m, paint)}  ${formatUsd(m.usd)}${m.phase && m.status === "running" ? `  phase ${m.phase}` : ""}`,
     );
-    if (m.error) out.push(`  ${paint(`error: ${oneLine(m.error)}`, "bad")}`);
+    if (m.error) out.push(`  ${paint(`error: ${squish(m.error)}`, "bad")}`);
     if (m.stages.length > 0) {
       const rows = m.stages.map((s) => [
         s.label,
@@ -138,7 +130,7 @@ function renderTask(d: SweepDetail, t: TaskView, paint: Paint): string[] {
         s.attempts === null ? "-" : String(s.attempts),
         formatUsd(s.usd),
         s.cached ? "yes" : "no",
-        clip(oneLine([s.error, s.notes].filter(Boolean).join("; ")), 100),
+        clip(squish([s.error, s.notes].filter(Boolean).join("; ")), 100),
       ]);
       out.push(
         ...renderTable(
@@ -175,12 +167,12 @@ function renderTask(d: SweepDetail, t: TaskView, paint: Paint): string[] {
     }
     if (m.reflection) {
       const r = m.reflection;
-      const what = r.ok ? (r.noEntry ? "ok, no entry" : "ok") : `failed: ${oneLine(r.error)}`;
+      const what = r.ok ? (r.noEntry ? "ok, no entry" : "ok") : `failed: ${squish(r.error)}`;
       out.push(`  reflection ${what}  ${formatUsd(r.usd)}`);
     }
     for (const e of m.library) {
-      out.push(`  library    + ${e.entry} (${e.confidence || "?"})  cue: ${oneLine(e.cue)}`);
-      out.push(`             lesson: ${oneLine(e.lesson)}`);
+      out.push(`  library    + ${e.entry} (${e.confidence || "?"})  cue: ${squish(e.cue)}`);
+      out.push(`             lesson: ${squish(e.lesson)}`);
     }
     for (const trip of m.tripwires)
       out.push(`  ${paint(`tripwire   ${tripwireLine(trip)}`, "bad")}`);
@@ -188,7 +180,7 @@ function renderTask(d: SweepDetail, t: TaskView, paint: Paint): string[] {
       const score = j.graded
         ? `${j.score ?? "?"}${j.total !== null ? ` (${j.passed ?? "?"}/${j.total})` : ""}`
         : "ungraded";
-      out.push(`  judgment   ${j.label || "(no pick)"} ${score}  ${oneLine(j.reason)}`);
+      out.push(`  judgment   ${j.label || "(no pick)"} ${score}  ${squish(j.reason)}`);
     }
   }
   for (const trip of t.tripwires) out.push(`  ${paint(`tripwire ${tripwireLine(trip)}`, "bad")}`);
@@ -242,7 +234,7 @@ function renderTask(d: SweepDetail, t: TaskView, paint: Paint): string[] {
           c.cached ? "yes" : "no",
           formatDuration(c.wallS),
           formatUsd(c.usd),
-          clip(oneLine(c.error), 80),
+          clip(squish(c.error), 80),
         ]),
         paint,
         () => "plain",

@@ -16,14 +16,11 @@ import { describeError } from "../lib/errors.ts";
 import { asInterruption, InterruptedError, throwIfInterrupted } from "../lib/interrupt.ts";
 import { roundUsd } from "../lib/money.ts";
 import { copyTreeSafe, dirExists, writeFileSafe } from "../lib/safe-fs.ts";
-import { Experience } from "../library/library.ts";
+import { Experience } from "../library/values.ts";
 import { experience as experiencePrompt, experienceRepair } from "../proposer/prompts/index.ts";
 import { type ExperienceParse, parseExperience } from "../proposer/reply.ts";
-import {
-  assertContextClean,
-  assertTreeHasNoGraderVerdicts,
-  type TripwireContext,
-} from "../safety/tripwires.ts";
+import type { TripwireContext } from "../safety/tripwire.ts";
+import { assertContextClean, assertTreeHasNoGraderVerdicts } from "../safety/tripwires.ts";
 import { type BenchmarkAdapter, type RunView, resolvePrompts } from "../seams/benchmark.ts";
 import type { ProposerLike } from "../seams/channel.ts";
 import { ProposerError } from "../seams/channel.ts";

@@ -7,7 +7,9 @@ import { treeDiff } from "../harness/diff.ts";
 import type { SurfaceSpec, Tree } from "../harness/surface.ts";
 import { readTree, writeTree } from "../harness/tree.ts";
 import { dirExists, writeFileSafe } from "../lib/safe-fs.ts";
-import { assertNoLeakPaths, assertNoSymlinks, type TripwireContext } from "../safety/tripwires.ts";
+import { assertNoLeakPaths } from "../safety/leak-globs.ts";
+import type { TripwireContext } from "../safety/tripwire.ts";
+import { assertNoSymlinks } from "../safety/tripwires.ts";
 import type { RunView } from "../seams/benchmark.ts";
 import type { EvidenceAdapter } from "./rollout.ts";
 import {

@@ -5,7 +5,7 @@
 import { lstatSync, mkdirSync, rmSync } from "node:fs";
 import { isAbsolute, join, relative, resolve, sep } from "node:path";
 import { z } from "zod";
-import type { SurfaceSpec, Tree } from "../harness/surface.ts";
+import type { SurfaceSpec } from "../harness/surface.ts";
 import { writeTree } from "../harness/tree.ts";
 import {
   copyTreeSafe,
@@ -14,23 +14,12 @@ import {
   walkFiles,
   writeFileSafe,
 } from "../lib/safe-fs.ts";
-import type { LibraryView } from "../library/library.ts";
-import {
-  assertContextClean,
-  assertNoLeakPaths,
-  assertNoSymlinks,
-  fireTripwire,
-  leakFilter,
-  type TripwireContext,
-} from "../safety/tripwires.ts";
+import type { LibraryView } from "../library/values.ts";
+import { assertNoLeakPaths, leakFilter } from "../safety/leak-globs.ts";
+import { fireTripwire, type TripwireContext } from "../safety/tripwire.ts";
+import { assertContextClean, assertNoSymlinks } from "../safety/tripwires.ts";
 import type { RunView } from "../seams/benchmark.ts";
-import {
-  assertCopyable,
-  BASE_BASELINE,
-  type PoolEntry,
-  readCheckedTree,
-  writePool,
-} from "./pool.ts";
+import { assertCopyable, type PoolEntry, readCheckedTree, writePool } from "./pool.ts";
 import {
   type DeliverablesMode,
   type EvidenceAdapter,
@@ -41,6 +30,9 @@ import {
 } from "./rollout.ts";
 
 export { BASE_BASELINE, type PoolBaseline, type PoolEntry } from "./pool.ts";
+
+import { contextLayout } from "./layout.ts";
+
 export type { EvidenceAdapter } from "./rollout.ts";
 
 const SKIP_DIRS: ReadonlySet<string> = new Set(["__pycache__"]);
@@ -333,112 +325,4 @@ function servedEntries(
   }
   assertNoLeakPaths(dir, leakGlobs, ctx, files);
   return entries;
-}
-
-const COLUMN = 33;
-
-function line(path: string, what: string): string {
-  return `${path.padEnd(COLUMN - 1)} ${what}`;
-}
-
-function indented(text: string): string {
-  return `${" ".repeat(COLUMN)}${text}`;
-}
-
-/**
- * Which tree each harness.diff is against, when not all are against context/harness/ (fix of
- * spec/03 §6.25). A baseline that is itself a pool candidate points at that candidate's harness.
- */
-function baselinesNote(t: {
-  pool: readonly string[];
-  poolBaselines: readonly string[];
-  current: Tree | null;
-}): string {
-  const named = t.poolBaselines.map((b) => {
-    if (t.pool.includes(b)) return `\`${b}\` is pool/${b}/harness/`;
-    if (b === BASE_BASELINE) return `\`${b}\` is the harness this task started from`;
-    return `\`${b}\` is not in this context`;
-  });
-  const current =
-    t.current === null ? "`empty` is no harness at all" : "`current` is context/harness/";
-  return (
-    "each harness.diff is against the harness that candidate was edited from, named on its " +
-    `\`---\` lines: ${[current, ...named].join(", ")}`
-  );
-}
-
-function firstSix(names: readonly string[], suffix: string): string {
-  const shown = names
-    .slice(0, 6)
-    .map((n) => `${n}${suffix}`)
-    .join(", ");
-  return names.length > 6 ? `${shown} (+${names.length - 6} more)` : shown;
-}
-
-/**
- * The layout section of the mission: one line per folder that exists, nothing else (fix of
- * spec/02 §4.11: the deliverable lines say which form each rollout's deliverable took).
- */
-export function contextLayout(
-  t: Omit<ContextTree, "layout" | "root" | "taskId" | "skippedSymlinks"> & {
-    current: Tree | null;
-  },
-): string {
-  const lines = [line("context/task.md", "the task as the agent received it")];
-  if (t.sourceFiles > 0) {
-    lines.push(line("context/source/", `the task's source material (${t.sourceFiles} files)`));
-  }
-  if (t.decisions > 0) {
-    lines.push(line("context/decisions/", "notes of earlier edits and composition decisions"));
-  }
-  if (t.rollouts.length > 0) {
-    lines.push(line("context/rollouts/", `FULL trajectories: ${firstSix(t.rollouts, ".md")}`));
-  }
-  const mixed = t.deliverableDirs.length > 0 && t.deliverableTexts.length > 0;
-  if (t.deliverableDirs.length > 0) {
-    const which = mixed ? ` (for ${firstSix(t.deliverableDirs, "")})` : "";
-    if (t.deliverablesMode === "names") {
-      lines.push(
-        line(
-          "context/deliverables/<label>/",
-          `INDEX.md lists WHICH files each rollout produced, names only${which}`,
-        ),
-        `${" ".repeat(COLUMN)}contents are deliberately not provided: work from the trajectories and the file set`,
-      );
-    } else {
-      lines.push(
-        line(
-          "context/deliverables/<label>/",
-          `the files each rollout produced, one text per artifact; start with INDEX.md${which}`,
-        ),
-      );
-    }
-  }
-  if (t.deliverableTexts.length > 0) {
-    const which = mixed ? ` (for ${firstSix(t.deliverableTexts, "")})` : "";
-    lines.push(
-      line("context/deliverables/<label>.md", `what each rollout produced, as one text${which}`),
-    );
-  }
-  if (t.current !== null) {
-    lines.push(line("context/harness/", `the harness you are editing (${t.harnessFiles} files)`));
-  }
-  if (t.pool.length > 0) {
-    const baseline =
-      t.current === null && t.poolBaselines.length === 0
-        ? "; with no harness under edit, each harness.diff is against an empty one"
-        : "";
-    lines.push(
-      line(
-        "context/pool/",
-        `${t.pool.length} candidates, each with its harness, harness.diff and (where it ran) its rollout${baseline}`,
-      ),
-    );
-    if (t.poolBaselines.length > 0) lines.push(indented(baselinesNote(t)));
-  }
-  if (t.library) {
-    const how = t.libraryIndex ? "browse INDEX.md first, then open" : "browse it and open";
-    lines.push(line("context/library/", `earlier tasks in this area; ${how} what looks relevant`));
-  }
-  return lines.join("\n");
 }

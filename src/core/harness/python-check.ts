@@ -5,8 +5,9 @@
 import { createHash } from "node:crypto";
 import { z } from "zod";
 import { InterruptedError } from "../lib/interrupt.ts";
-import { pickEnv, runProcess, SpawnError } from "../lib/process.ts";
+import { pickEnv, runProcess } from "../lib/process.ts";
 import { resolvePython } from "../lib/python.ts";
+import { SpawnError } from "../lib/spawn-error.ts";
 
 export type PythonSource = { rel: string; source: string };
 

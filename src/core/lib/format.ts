@@ -17,15 +17,19 @@ export function formatUsd(usd: number, opts: { precise?: boolean } = {}): string
   return usd < 0.01 ? `$${usd.toFixed(4)}` : `$${usd.toFixed(2)}`;
 }
 
-/** 42 → "42s", 75 → "1m 15s", 3725 → "1h 02m", 90000 → "1d 01h"; null → "-". */
-export function formatDuration(seconds: number | null): string {
+/**
+ * 42 → "42s", 75 → "1m 15s", 3725 → "1h 02m", 90000 → "1d 01h"; null → "-". `compact` drops the
+ * space ("1m15s"), for the live view's narrow header.
+ */
+export function formatDuration(seconds: number | null, opts: { compact?: boolean } = {}): string {
   if (seconds === null) return "-";
   const s = Math.max(0, Math.round(seconds));
   if (s < 60) return `${s}s`;
-  const pad = (n: number) => String(n).padStart(2, "0");
-  if (s < 3600) return `${Math.floor(s / 60)}m ${pad(s % 60)}s`;
-  if (s < 86_400) return `${Math.floor(s / 3600)}h ${pad(Math.floor((s % 3600) / 60))}m`;
-  return `${Math.floor(s / 86_400)}d ${pad(Math.floor((s % 86_400) / 3600))}h`;
+  const two = (n: number) => String(n).padStart(2, "0");
+  const sp = opts.compact ? "" : " ";
+  if (s < 3600) return `${Math.floor(s / 60)}m${sp}${two(s % 60)}s`;
+  if (s < 86_400) return `${Math.floor(s / 3600)}h${sp}${two(Math.floor((s % 3600) / 60))}m`;
+  return `${Math.floor(s / 86_400)}d${sp}${two(Math.floor((s % 86_400) / 3600))}h`;
 }
 
 /** An ISO instant as "YYYY-MM-DD HH:MMZ" (UTC, so one store prints the same everywhere). */
@@ -57,6 +61,19 @@ export function interval(
   return `[${f(sp.low)},${opts.compact ? "" : " "}${f(sp.high)}]`;
 }
 
+/** A mean's spread as the report prints it: sd, and a 95% interval (its bounds null below two values). */
+export type SpreadText = { sd: number | null; low: number | null; high: number | null };
+
+/** ", sd 0.500, 95% CI [-0.045, +1.546]" after a paired mean (", 95% CI —" below two tasks). */
+export function spreadSuffix(sp: SpreadText): string {
+  return `${sp.sd === null ? "" : `, sd ${fixed3(sp.sd)}`}, 95% CI ${interval(sp, { signed: true })}`;
+}
+
+/** " (sd 0.250, 95% CI [0.100, 0.900])" for a base harness mean; nothing below two tasks. */
+export function baseSpread(sp: SpreadText): string {
+  return sp.sd === null ? "" : ` (sd ${fixed3(sp.sd)}, 95% CI ${interval(sp)})`;
+}
+
 /** Terminal columns a text takes (wide CJK characters count 2, emoji 2, combining marks 0). */
 export function textWidth(text: string): number {
   return stringWidth(text);
@@ -81,6 +98,11 @@ export function truncate(text: string, width: number): string {
 export function pad(text: string, width: number, align: "left" | "right" = "left"): string {
   const fill = " ".repeat(Math.max(0, width - textWidth(text)));
   return align === "right" ? fill + text : text + fill;
+}
+
+/** A text on one line: every run of white space (newlines too) one space, the ends trimmed. */
+export function squish(text: string): string {
+  return text.replace(/\s+/g, " ").trim();
 }
 
 /** The first line of a text, trimmed and cut to `max` columns. */

@@ -4,22 +4,15 @@
 // parent's environment or stdin.
 
 import { type ChildProcess, spawn } from "node:child_process";
-import {
-  accessSync,
-  constants,
-  createWriteStream,
-  openSync,
-  statSync,
-  type WriteStream,
-} from "node:fs";
+import { accessSync, constants, statSync } from "node:fs";
 import { isAbsolute, join, resolve } from "node:path";
 import type { Readable } from "node:stream";
 import { z } from "zod";
+import { OutputCapture } from "./output-capture.ts";
+import { SpawnError } from "./spawn-error.ts";
 
 const DEFAULT_GRACE_MS = 5000;
 const DEFAULT_MAX_CAPTURE_BYTES = 16 * 1024 * 1024;
-/** Bytes kept at the end of each stream for error messages, whatever else happens to the output. */
-const TAIL_BYTES = 8192;
 
 export const SpawnOptionsSchema = z.object({
   argv: z
@@ -67,17 +60,6 @@ export const ExitRecordSchema = z.object({
   pid: z.number().int().nonnegative(),
 });
 export type ExitRecord = z.infer<typeof ExitRecordSchema>;
-
-/** The executable could not be started (missing, not executable, bad cwd, invalid options). */
-export class SpawnError extends Error {
-  constructor(
-    readonly argv0: string,
-    readonly reason: string,
-  ) {
-    super(`cannot start ${JSON.stringify(argv0)}: ${reason}`);
-    this.name = "SpawnError";
-  }
-}
 
 /**
  * The environment for a child: the variables in `names` that `source` defines, then `set` on top.
@@ -162,86 +144,6 @@ function installParentHooks(): void {
     };
     process.on(sig, onSignal);
   }
-}
-
-/** Keeps a bounded copy of one output stream (and its tail), or writes it to a file. */
-class OutputCapture {
-  private chunks: Buffer[] = [];
-  private captured = 0;
-  private tail: Buffer = Buffer.alloc(0);
-  bytes = 0;
-  truncated = false;
-  readonly file: WriteStream | null;
-
-  constructor(
-    private readonly cap: number,
-    filePath: string | undefined,
-    argv0: string,
-  ) {
-    if (filePath === undefined) {
-      this.file = null;
-      return;
-    }
-    let fd: number;
-    try {
-      fd = openSync(filePath, "w");
-    } catch (err) {
-      throw new SpawnError(argv0, `cannot open output file ${filePath}: ${(err as Error).message}`);
-    }
-    this.file = createWriteStream("", { fd });
-    this.file.on("error", () => {
-      // A failed write (full disk) loses file output; it must not crash this process.
-    });
-  }
-
-  write(chunk: Buffer): void {
-    this.bytes += chunk.length;
-    this.tail =
-      chunk.length >= TAIL_BYTES
-        ? chunk.subarray(chunk.length - TAIL_BYTES)
-        : Buffer.concat([this.tail, chunk]).subarray(-TAIL_BYTES);
-    if (this.file) {
-      this.file.write(chunk);
-      return;
-    }
-    this.chunks.push(chunk);
-    this.captured += chunk.length;
-    while (this.captured - (this.chunks[0]?.length ?? 0) >= this.cap && this.chunks.length > 1) {
-      this.captured -= this.chunks.shift()?.length ?? 0;
-      this.truncated = true;
-    }
-  }
-
-  /** Resolves once the file (if any) is flushed and closed. */
-  async finish(): Promise<void> {
-    const file = this.file;
-    if (!file) return;
-    await new Promise<void>((done) => {
-      file.once("error", () => done());
-      file.end(() => done());
-    });
-  }
-
-  text(): string {
-    if (this.file) return "";
-    let all = Buffer.concat(this.chunks);
-    if (all.length > this.cap) {
-      all = all.subarray(all.length - this.cap);
-      this.truncated = true;
-    }
-    return decodeFrom(all);
-  }
-
-  tailText(): string {
-    return decodeFrom(this.tail);
-  }
-}
-
-/** UTF-8 decode, skipping continuation bytes a cut may have left at the start. */
-function decodeFrom(buf: Buffer): string {
-  let start = 0;
-  while (start < buf.length && start < 4 && ((buf[start] ?? 0) & 0xc0) === 0x80) start++;
-  return new TextDecoder("utf-8").decode(buf.subarray(start));
 }
 
 function checkCwd(argv0: string, cwd: string | undefined): void {

@@ -6,7 +6,7 @@
 // anything out of a session through a symlink.
 
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { isAbsolute, join, relative, resolve } from "node:path";
 import { ProposerCall } from "../events/registry.ts";
@@ -16,8 +16,7 @@ import { hashDirectory } from "../lib/fingerprint.ts";
 import { InterruptedError, throwIfInterrupted } from "../lib/interrupt.ts";
 import { Limiter } from "../lib/limiter.ts";
 import { roundUsd } from "../lib/money.ts";
-import { copyTreeSafe, dirExists, lstatOrNull, removeTreeSoon } from "../lib/safe-fs.ts";
-import type { ChannelSpec } from "../seams/benchmark.ts";
+import { copyTreeSafe, dirExists, removeTreeSoon } from "../lib/safe-fs.ts";
 import {
   type CallOptions,
   type Channel,
@@ -26,6 +25,8 @@ import {
   type ProposerLike,
   type Reply,
 } from "../seams/channel.ts";
+import type { ChannelSpec } from "../seams/channel-spec.ts";
+import { AuditFolder } from "./audit.ts";
 
 /** Reply files of one call in the audit directory share this stem: `<safe label>.<cache key>`. */
 export function auditStem(label: string, key: string): string {
@@ -77,6 +78,7 @@ export class Proposer implements ProposerLike {
   readonly channelKind: string;
   readonly model: string;
   readonly #cfg: ProposerConfig;
+  readonly #audit: AuditFolder;
   /** Every reply this proposer produced or served, in order (cached, fresh). */
   readonly calls: Reply[] = [];
 
@@ -90,6 +92,13 @@ export class Proposer implements ProposerLike {
     this.#cfg = cfg;
     this.channelKind = cfg.channel.kind;
     this.model = cfg.spec.model;
+    this.#audit = new AuditFolder(
+      cfg.auditDir,
+      cfg.tmpRoot,
+      cfg.channel.kind,
+      cfg.spec.model,
+      cfg.spec.effort,
+    );
   }
 
   async call(
@@ -107,7 +116,7 @@ export class Proposer implements ProposerLike {
     const key = await this.cacheKey(label, mission, system, contextDir);
     const stem = auditStem(label, key);
 
-    const cached = this.#cached(label, stem, harvest !== null);
+    const cached = this.#audit.cached(label, stem, harvest !== null);
     if (cached) {
       this.#record(cached, opts, "");
       return cached;
@@ -160,10 +169,10 @@ export class Proposer implements ProposerLike {
         answer = { text: outcome.text, attempts: a, workspace: null, harvestError: "" };
         if (harvest) {
           try {
-            answer.workspace = this.#harvest(workspace, harvest, stem);
+            answer.workspace = this.#audit.harvest(workspace, harvest, stem);
           } catch (err) {
             answer.harvestError = describeError(err);
-            this.#dropWorkspace(stem); // a half copy must never be served as a cache hit
+            this.#audit.dropWorkspace(stem); // a half copy must never be served as a cache hit
           }
         }
         break;
@@ -199,7 +208,7 @@ export class Proposer implements ProposerLike {
         workspace: answer.workspace,
       };
       // A reply whose audit could not be written is still the reply; the event carries a note.
-      const audit = this.#tryWriteAudit(stem, mission, system, reply, "");
+      const audit = this.#audit.tryWrite(stem, mission, system, reply, "");
       reply.audit = audit.path;
       this.#record(reply, opts, audit.note);
       return reply;
@@ -224,7 +233,7 @@ export class Proposer implements ProposerLike {
       workspace: null,
     };
     if (interrupted) last = "interrupted";
-    const audit = this.#tryWriteAudit(stem, mission, system, failed, last);
+    const audit = this.#audit.tryWrite(stem, mission, system, failed, last);
     failed.audit = audit.path;
     this.#record(failed, opts, audit.note === "" ? last : `${last}; ${audit.note}`);
     if (interrupted) {
@@ -300,115 +309,6 @@ export class Proposer implements ProposerLike {
     return { text: result.timedOut ? "" : result.text, usd: result.usd, error };
   }
 
-  #cached(label: string, stem: string, needWorkspace: boolean): Reply | null {
-    const dir = this.#cfg.auditDir;
-    if (dir === null) return null;
-    const responsePath = join(dir, `${stem}.response.md`);
-    const metaPath = join(dir, `${stem}.meta.json`);
-    if (!existsSync(responsePath) || !existsSync(metaPath)) return null;
-    let meta: { ok?: unknown };
-    try {
-      meta = JSON.parse(readFileSync(metaPath, "utf8"));
-    } catch {
-      return null;
-    }
-    if (meta.ok !== true) return null; // a failed call is never served from cache
-    const text = readFileSync(responsePath, "utf8");
-    if (text.trim() === "") return null;
-    const ws = join(dir, `${stem}.workspace`);
-    const hasWorkspace = dirExists(ws);
-    if (needWorkspace && !hasWorkspace) return null;
-    return {
-      label,
-      text,
-      usd: 0,
-      wallS: 0,
-      attempts: 0,
-      cached: true,
-      channel: this.channelKind,
-      model: this.model,
-      audit: responsePath,
-      workspace: hasWorkspace ? ws : null,
-    };
-  }
-
-  /**
-   * Copies `workspace/<sub>` out before the session folder is deleted; null when it did not come
-   * back. The stale workspace of an earlier call is removed first, so no cache hit can serve it.
-   */
-  #harvest(workspace: string, sub: string, stem: string): string | null {
-    const auditDir = this.#cfg.auditDir;
-    if (auditDir !== null)
-      rmSync(join(auditDir, `${stem}.workspace`), { recursive: true, force: true });
-    const src = realDirInside(workspace, sub);
-    if (src === null) return null;
-    const base = auditDir ?? mkdtempSync(join(this.#cfg.tmpRoot ?? tmpdir(), "harness2-harvest-"));
-    const dest = join(base, `${stem}.workspace`);
-    // Symlinks inside the folder are skipped, never followed out of the workspace.
-    copyTreeSafe(src, dest, { skipDirs: new Set(["__pycache__"]) });
-    return dest;
-  }
-
-  /**
-   * Writes the audit, or, when that fails (a full disk, a read-only folder), removes the call's
-   * meta file so no half-written entry is ever served from the cache, and returns a note instead.
-   */
-  #tryWriteAudit(
-    stem: string,
-    mission: string,
-    system: string,
-    reply: Reply,
-    error: string,
-  ): { path: string; note: string } {
-    try {
-      return { path: this.#writeAudit(stem, mission, system, reply, error), note: "" };
-    } catch (err) {
-      const dir = this.#cfg.auditDir;
-      if (dir !== null) {
-        try {
-          rmSync(join(dir, `${stem}.meta.json`), { force: true });
-        } catch {
-          // The folder is unusable: there is no entry to serve either.
-        }
-      }
-      return { path: "", note: `audit not written: ${describeError(err)}` };
-    }
-  }
-
-  #dropWorkspace(stem: string): void {
-    const dir = this.#cfg.auditDir;
-    if (dir === null) return;
-    try {
-      rmSync(join(dir, `${stem}.workspace`), { recursive: true, force: true });
-    } catch {
-      // Nothing can be served from a folder that cannot be read either.
-    }
-  }
-
-  #writeAudit(stem: string, mission: string, system: string, reply: Reply, error: string): string {
-    const dir = this.#cfg.auditDir;
-    if (dir === null) return "";
-    mkdirSync(dir, { recursive: true });
-    writeFileSync(join(dir, `${stem}.mission.md`), mission);
-    if (system !== "") writeFileSync(join(dir, `${stem}.system.md`), system);
-    const responsePath = join(dir, `${stem}.response.md`);
-    // Fix: a failure never writes an empty response over an earlier good one.
-    if (reply.text !== "") writeFileSync(responsePath, reply.text);
-    const meta = {
-      label: reply.label,
-      ok: reply.text !== "",
-      channel: reply.channel,
-      model: reply.model,
-      effort: this.#cfg.spec.effort,
-      attempts: reply.attempts,
-      wall_s: reply.wallS,
-      cost_usd: reply.usd,
-      error,
-    };
-    writeFileSync(join(dir, `${stem}.meta.json`), `${JSON.stringify(meta, null, 2)}\n`);
-    return responsePath;
-  }
-
   #record(reply: Reply, opts: CallOptions, error: string): void {
     this.calls.push(reply);
     const cfg = this.#cfg;
@@ -451,22 +351,6 @@ export class Proposer implements ProposerLike {
       else timer = setTimeout(done, ms);
     });
   }
-}
-
-/**
- * `<workspace>/<sub>` when it and every folder on the way to it are real directories, else null.
- * Not in the original: a session could replace the harvested folder (or a parent of it) with a
- * symlink to a folder outside its workspace, and a copy that trusts its root would then carry
- * outside files into the audit folder. A symlink anywhere on the path counts as "did not come back".
- */
-function realDirInside(workspace: string, sub: string): string | null {
-  let path = workspace;
-  for (const part of ["", ...sub.split("/")]) {
-    path = part === "" ? path : join(path, part);
-    const st = lstatOrNull(path);
-    if (!st || st.isSymbolicLink() || !st.isDirectory()) return null;
-  }
-  return path;
 }
 
 function normaliseHarvest(sub: string): string {

@@ -17,7 +17,8 @@ import {
 } from "../lib/interrupt.ts";
 import { aggregate, composeRound, propose } from "../proposer/prompts/index.ts";
 import { type RolloutInputs, roll, rollMany } from "../rollout/rollouts.ts";
-import { type BenchPrompts, type RunView, resolvePrompts } from "../seams/benchmark.ts";
+import type { BenchPrompts } from "../seams/bench-prompts.ts";
+import { type RunView, resolvePrompts } from "../seams/benchmark.ts";
 import { Ledger } from "./ledger.ts";
 import {
   decisionsOf,

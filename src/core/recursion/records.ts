@@ -9,7 +9,7 @@ import type { Clock, EventSink } from "../events/sink.ts";
 import { emit } from "../events/sink.ts";
 import type { PythonChecker } from "../harness/python-check.ts";
 import { Diversity, type SurfaceSpec, Tree } from "../harness/tree.ts";
-import type { LibraryView } from "../library/library.ts";
+import type { LibraryView } from "../library/values.ts";
 import type { RunConfig } from "../run/config.ts";
 import { type BenchmarkAdapter, RunView } from "../seams/benchmark.ts";
 import type { ProposerLike } from "../seams/channel.ts";

@@ -23,12 +23,9 @@ import { describeError } from "../lib/errors.ts";
 import { asInterruption, InterruptedError, throwIfInterrupted } from "../lib/interrupt.ts";
 import { sortPaths } from "../lib/safe-fs.ts";
 import { extractNotes } from "../proposer/reply.ts";
-import {
-  assertTreeHasNoGraderVerdicts,
-  assertTreeHasNoLeakPaths,
-  type TripwireContext,
-  TripwireError,
-} from "../safety/tripwires.ts";
+import { assertTreeHasNoLeakPaths } from "../safety/leak-globs.ts";
+import { type TripwireContext, TripwireError } from "../safety/tripwire.ts";
+import { assertTreeHasNoGraderVerdicts } from "../safety/tripwires.ts";
 import { ProposerError, type Reply } from "../seams/channel.ts";
 import { type ModeInputs, modeFields, Stage, truncate } from "./records.ts";
 

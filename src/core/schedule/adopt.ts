@@ -2,13 +2,9 @@
 // add, plus the facts resume re-checks later (harness fingerprint, output digest). A library add
 // that fails leaves the selection and its spend standing (see docs/differences.md, "Results").
 
+import { selectionPool } from "../adoption/pool.ts";
 import { reflectAdoption } from "../adoption/reflection.ts";
-import {
-  runSelection,
-  type Selection,
-  selectionPool,
-  trivialSelection,
-} from "../adoption/selection.ts";
+import { runSelection, type Selection, trivialSelection } from "../adoption/selection.ts";
 import { type ModeToken, PhaseStarted } from "../events/registry.ts";
 import { emit } from "../events/sink.ts";
 import { diffSummary, type SurfaceSpec, type Tree } from "../harness/tree.ts";

@@ -7,8 +7,9 @@ import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSyn
 import { join } from "node:path";
 import { OpencodeCli, parseOpencodeEvents } from "../../clis/opencode.ts";
 import { ChannelSetupError } from "../../clis/session-env.ts";
-import { type ExitRecord, pickEnv, runProcess, SpawnError } from "../../core/lib/process.ts";
+import { type ExitRecord, pickEnv, runProcess } from "../../core/lib/process.ts";
 import { walkFiles } from "../../core/lib/safe-fs.ts";
+import { SpawnError } from "../../core/lib/spawn-error.ts";
 import {
   hasDeliverable,
   outputDirOf,

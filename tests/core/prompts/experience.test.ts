@@ -10,7 +10,7 @@ import {
   parseEdits,
   parseExperience,
 } from "../../../src/core/proposer/reply.ts";
-import { forbiddenWordsIn } from "../../../src/core/seams/benchmark.ts";
+import { forbiddenWordsIn } from "../../../src/core/seams/bench-prompts.ts";
 import { bareBench, bench, headings, SLOTS, sectionBody } from "./variants.ts";
 
 describe("experience", () => {

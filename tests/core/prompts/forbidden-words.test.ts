@@ -4,7 +4,7 @@
 // grader-verdict markers.
 import { describe, expect, test } from "bun:test";
 import { GRADER_VERDICT_MARKERS } from "../../../src/core/safety/tripwires.ts";
-import { forbiddenWordsIn } from "../../../src/core/seams/benchmark.ts";
+import { forbiddenWordsIn } from "../../../src/core/seams/bench-prompts.ts";
 import { allVariants } from "./variants.ts";
 
 const FORBIDDEN: readonly RegExp[] = [

@@ -8,7 +8,7 @@ import {
   propose,
   select,
 } from "../../../src/core/proposer/prompts/index.ts";
-import { BenchPrompts } from "../../../src/core/seams/benchmark.ts";
+import { BenchPrompts } from "../../../src/core/seams/bench-prompts.ts";
 import { CODEX_SURFACE } from "../../../src/substrate/codex/surface.ts";
 import { OPENCODE_SURFACE } from "../../../src/substrate/opencode/surface.ts";
 

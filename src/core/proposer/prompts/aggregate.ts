@@ -5,7 +5,7 @@
 // is balanced, so the k draws have a reason to differ (§4.3); the notes example never prints an
 // impossible count such as "2/1" (§4.1); both packs say merging does NOT launder an edit (§4.6).
 
-import type { BenchPrompts } from "../../seams/benchmark.ts";
+import type { BenchPrompts } from "../../seams/bench-prompts.ts";
 import { KEEP_BASE, NOTE_DECISIONS, TAG } from "../reply.ts";
 import {
   evidenceIsData,

@@ -1,7 +1,7 @@
 // The fixed blocks every prompt shares (spec/02 §1.1) and the section titles of all prompts.
 // Fixed text only: no block may name how the work is measured, and none takes a surface.
 
-import type { BenchPrompts } from "../../seams/benchmark.ts";
+import type { BenchPrompts } from "../../seams/bench-prompts.ts";
 import { KEEP_BASE } from "../reply.ts";
 import { prose, section } from "./text.ts";
 

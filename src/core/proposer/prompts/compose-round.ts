@@ -5,7 +5,7 @@
 // and a notes format like the parallel composer's (with `restored` for an earlier round's edit
 // brought back), and no talk of earlier rounds or a previous checkpoint in round 1.
 
-import type { BenchPrompts } from "../../seams/benchmark.ts";
+import type { BenchPrompts } from "../../seams/bench-prompts.ts";
 import { KEEP_BASE, NOTE_DECISIONS } from "../reply.ts";
 import { notesFormat } from "./aggregate.ts";
 import {

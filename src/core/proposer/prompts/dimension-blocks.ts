@@ -8,7 +8,7 @@
 // (which is what adapt DOM forbids). tts: the harness is carried to other tasks as it stands, so
 // task specifics stay in the notes. Each pack's own text is consistent with itself.
 
-import type { BenchPrompts } from "../../seams/benchmark.ts";
+import type { BenchPrompts } from "../../seams/bench-prompts.ts";
 import { generalizeAdaptTitle, HEADING } from "./blocks.ts";
 import { loopLever, triggerSentence } from "./surface-blocks.ts";
 import { type PromptSurface, prose, section } from "./text.ts";

@@ -5,7 +5,7 @@
 // lesson is a pattern for later tasks whichever way their harness is carried. No surface either:
 // the rows name components by their path in the tree.
 
-import type { BenchPrompts } from "../../seams/benchmark.ts";
+import type { BenchPrompts } from "../../seams/bench-prompts.ts";
 import { EDIT_VERDICTS, NO_ENTRY, TAG } from "../reply.ts";
 import { evidenceIsData, HEADING, lensSection, noAnswerKey, workSection } from "./blocks.ts";
 import { prose, section, tidy } from "./text.ts";

@@ -5,7 +5,7 @@
 // the previous checkpoint, never "candidate t of k drawn independently" (§4.2); round 1 is told
 // it edits the base harness. The tts pack keeps its own text in rounds too (§4.4).
 
-import type { BenchPrompts } from "../../seams/benchmark.ts";
+import type { BenchPrompts } from "../../seams/bench-prompts.ts";
 import { KEEP_BASE } from "../reply.ts";
 import {
   evidenceIsData,

@@ -6,7 +6,7 @@
 // the lead criterion, the conformance setting and the work-specific checks instead of ignoring
 // them (spec/04 §6.15).
 
-import type { BenchPrompts } from "../../seams/benchmark.ts";
+import type { BenchPrompts } from "../../seams/bench-prompts.ts";
 import { CHOICE_INFO, TAG } from "../reply.ts";
 import {
   anonymous,

@@ -1,7 +1,7 @@
 // Text plumbing shared by every prompt builder: sections, tidy joining, counted nouns, argument
 // checks and the surface lookup. Pure string functions; must never read files or the clock.
 
-import type { BenchPrompts } from "../../seams/benchmark.ts";
+import type { BenchPrompts } from "../../seams/bench-prompts.ts";
 
 /** The two prompt packs (spec/02 §1): the default "adapt" and "tts". */
 export type PromptPack = BenchPrompts["promptPack"];

@@ -1,0 +1,19 @@
+// The check command's report: one line per check as it completes (status, subject, text and its
+// fix), with the problems counted for the exit code.
+
+import { squish } from "../../core/lib/format.ts";
+import type { CliIO } from "../command.ts";
+
+export type Status = "ok" | "FAIL" | "live" | "skip" | "note";
+
+/** Prints one line per check as it completes and counts the problems. */
+export class Report {
+  problems = 0;
+  constructor(private readonly io: CliIO) {}
+  line(status: Status, subject: string, text: string, fix?: string): void {
+    if (status === "FAIL") this.problems++;
+    const tail = fix === undefined ? "" : ` Fix: ${squish(fix)}`;
+    const sentence = /[.!?]$/.test(text) || fix === undefined ? text : `${text}.`;
+    this.io.stdout(`${status.padEnd(5)} ${subject}: ${squish(sentence)}${tail}\n`);
+  }
+}
