@@ -1,4 +1,4 @@
-// Demo benchmark (ARCHITECTURE §10): wall time and peak RSS of the real `harness2 demo --no-tui`
+// Demo benchmark (bench/README.md): wall time and peak RSS of the real `harness2 demo --no-tui`
 // at k = 1, 2, 4, each run a fresh process writing to a fresh temp directory, against the Python
 // original's figures. Prints PASS/FAIL lines; never asserts, never run by tests.
 //   node_modules/.bin/bun bench/demo.ts [--runs N] [--k 1,2,4]

@@ -1,4 +1,4 @@
-// Evidence benchmark (ARCHITECTURE §10): the grader-verdict scan and the call fingerprint of the
+// Evidence benchmark (bench/README.md): the grader-verdict scan and the call fingerprint of the
 // 200-file / 50 MiB corpus, and evidence builds with one and six 8,000,000-character trajectories,
 // on the shared generators' byte-identical inputs. Prints figures and PASS/FAIL; never asserts.
 //   node_modules/.bin/bun bench/evidence.ts [--runs N] [--shared DIR]
@@ -194,8 +194,9 @@ try {
   const peakBefore = process.resourceUsage().maxRSS * 1024;
   const fingerprint = await timed(() => proposer.cacheKey("bench", "mission", "", corpus));
   const peakGrowth = (process.resourceUsage().maxRSS * 1024 - peakBefore) / MiB;
-  // §10's target for fingerprinting is streaming at disk speed, not a ratio (the ratio is shown
-  // for comparison). Read and hash cannot overlap in one SHA-256 stream: "disk speed" is their sum.
+  // The target for fingerprinting (bench/README.md, "The targets") is streaming at disk speed, not
+  // a ratio (the ratio is shown for comparison). Read and hash cannot overlap in one SHA-256
+  // stream: "disk speed" is their sum.
   const fp = report(
     "call fingerprint (Proposer.cacheKey), same folder",
     fingerprint,

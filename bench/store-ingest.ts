@@ -1,7 +1,7 @@
-// Store benchmark (ARCHITECTURE §10): records 100,000 method-shaped events through the real
+// Store benchmark (bench/README.md): records 100,000 method-shaped events through the real
 // StoreWriter, then times `runs` / `show` over the resulting 1,000-task sweep, in-process and
-// through the harness2 executable. Prints throughput and latency; never asserts, never run by tests.
-//   node_modules/.bin/bun bench/store-ingest.ts [--runs N]
+// through the harness2 executable. Prints throughput and latency; never asserts, never run by
+// tests.   node_modules/.bin/bun bench/store-ingest.ts [--runs N]
 
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";

@@ -18,7 +18,7 @@ import type {
 
 type Params = (string | number | null)[];
 
-/** The budget identity (spec/03 §2) shown while a mode has not reported its own counts. */
+/** The budget identity (docs/method.md §6) shown while a mode has not reported its own counts. */
 const expectedRollouts = (k: number) => 4 * k;
 const expectedSessions = (k: number) => 3 * k;
 
@@ -328,7 +328,7 @@ export function sweepTaskNames(db: Database, sweepId: string): string[] {
   ).map((r) => r.task);
 }
 
-/** A namespace's coordinates without its mode: what spec/03 §4.2 builds a namespace name from. */
+/** A namespace's coordinates without its mode: what a namespace name is built from (docs/method.md §10). */
 export type NamespaceKey = {
   bench: string;
   substrate: string;
@@ -350,7 +350,7 @@ export type TaskRecord = {
 const RECORD_LIMIT = 50;
 
 /**
- * What resume consults (spec/03 §4.8): the task's finished records in one sweep, or in every
+ * What resume consults (docs/method.md §11): the task's finished records in one sweep, or in every
  * sweep of a namespace, newest first. Skipped and running records never count as evidence.
  */
 export function taskRecord(

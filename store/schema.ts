@@ -1,6 +1,7 @@
 // The store's schema as an ordered list of migrations; `PRAGMA user_version` records how many have
 // been applied. Append a migration to change the schema — never edit or reorder a released one.
-// Column names use the method's vocabulary (spec/03): stage, rollout, ledger, fell_back, kept_base.
+// Column names use the method's vocabulary (docs/method.md, glossary): stage, rollout, ledger,
+// fell_back, kept_base.
 
 export type Migration = {
   /** 1-based; equals the `user_version` after this migration has run. */
@@ -285,7 +286,7 @@ FROM sweeps s;
   {
     version: 2,
     description: "adoption facts on selections, so resume is decided from the store alone",
-    // What resume re-checks about an adopted output (spec/03 §4.8), recorded once the task's
+    // What resume re-checks about an adopted output (docs/method.md §11), recorded once the task's
     // record is checkpointed (src/cli/store-resume.ts); adopted_at is NULL until then.
     sql: `
 ALTER TABLE selections ADD COLUMN output_digest TEXT;

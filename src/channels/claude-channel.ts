@@ -102,8 +102,8 @@ export class ClaudeChannel implements Channel {
       "acceptEdits",
     ];
     if (request.model.trim().length > 0) argv.push("--model", request.model.trim());
-    // Fix of spec/02 §4.24: the original ignored `steps` on this channel. `--max-turns` is the
-    // print-mode cap on agentic turns; a session that hits it ends with subtype
+    // Fix docs/differences.md E24: the original ignored `steps` on this channel. `--max-turns` is
+    // the print-mode cap on agentic turns; a session that hits it ends with subtype
     // "error_max_turns", which run() reports as a CLI error (no partial reply is accepted).
     if (Number.isInteger(request.steps) && request.steps > 0) {
       argv.push("--max-turns", String(request.steps));

@@ -14,8 +14,9 @@ const isPlain = (v: unknown): v is PlainObject =>
 
 /**
  * What must stay equal for a sweep to continue an experiment: the models, the improver channel and
- * effort, and where each model's requests go (spec/05: "models, endpoints, task stream, seed").
- * Endpoints are base URLs and Vertex/Bedrock project and region, never a key or a token.
+ * effort, and where each model's requests go (what must not change when an experiment resumes:
+ * models, endpoints, task stream, seed). Endpoints are base URLs and Vertex/Bedrock project and
+ * region, never a key or a token.
  */
 export function experimentIdentity(
   config: Pick<RunConfig, "solverModel">,

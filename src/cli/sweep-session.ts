@@ -51,7 +51,7 @@ export function chooseFrontEnd(io: CliIO, flags: { noTui: boolean; json: boolean
  * Every mode's base rollouts (run ids) and each task's summary.json live under the parallel
  * namespace, so a sequential-only sweep writes there too; locking only the requested modes let a
  * parallel-only sweep with the same settings run the same base run folders at the same time,
- * each wiping the other's (fix of spec/03 §6.22).
+ * each wiping the other's (fix docs/differences.md R22).
  */
 export function sweepLockNamespaces(
   cell: { benchmark: string; substrate: string; k: number; seed: number | null; tag: string },

@@ -228,8 +228,8 @@ function workspaceAliases(workspace: string): string[] {
 
 /**
  * `OPENCODE_PERMISSION`: every external directory denied except the workspace itself. A rule
- * OpenCode's own tools obey, not a sandbox (spec/02 §4.28): a process the session starts through
- * its shell can still read outside the workspace.
+ * OpenCode's own tools obey, not a sandbox (docs/differences.md E28): a process the session starts
+ * through its shell can still read outside the workspace.
  */
 export function workspaceFence(workspace: string): string {
   const rules: Record<string, string> = { "*": "deny" };

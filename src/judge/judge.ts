@@ -119,8 +119,8 @@ const firstNumber = (raw: Record<string, unknown>, keys: string[]): number | nul
 /**
  * A scorer result as a verdict: a `score` in [0, 1], or else `passed`/`total` (also the original's
  * `n_passed`/`n_criteria`) with 0 ≤ passed ≤ total and total > 0. Anything else is ungraded with
- * the reason — unlike the original, a positive total without a passed count is refused here, not a
- * crash later (spec/04 §6.11).
+ * the reason — unlike the original, a positive total without a passed count is refused here (docs/differences.md S11), not a
+ * crash later (docs/differences.md S11).
  */
 export function normaliseScore(raw: unknown): Verdict {
   if (raw === null || raw === undefined) {
@@ -224,10 +224,10 @@ async function scoreOne(scorer: Scorer, s: JudgeSubject): Promise<Verdict> {
  * `judgment.recorded` for each row that is new information (the store keeps a graded row against
  * any later ungraded one).
  *
- * Differences from the original (spec/04 §3.3, §3.5): rows come back in input order, not completion
+ * Differences from the original (docs/method.md §12): rows come back in input order, not completion
  * order; a run the same judge already graded for the same sweep is kept rather than scored again
  * (judges are costly model calls; `rejudge` forces it); and bases are rows of the same store table,
- * so the report can pair them (the original wrote them to a file nothing read).
+ * so the report can pair them (docs/differences.md S12, S13).
  */
 export async function judgeSweep(opts: JudgeOptions): Promise<Scored[]> {
   const parallel = opts.parallel ?? DEFAULT_JUDGE_PARALLEL;

@@ -2,9 +2,9 @@
 // Markdown. Every number printed is the Report's own number with a fixed number of decimals, so the
 // text, the Markdown and `--json` always agree. Formatting only: it never computes a figure.
 
-import { baseSpread, fixed3, interval, NONE, signed3, spreadSuffix } from "../core/lib/format.ts";
+import { baseSpread, fixed3, interval, signed3, spreadSuffix } from "../core/lib/format.ts";
 import { textTable } from "../core/lib/text-table.ts";
-import type { ModeSummary, Report, Spread } from "../core/report/types.ts";
+import type { ModeSummary, Report } from "../core/report/types.ts";
 
 export type TextOptions = {
   /** ANSI colours (a TTY without NO_COLOR). */
@@ -55,7 +55,7 @@ export function scoreRow(s: ModeSummary): string[] {
 
 /**
  * Columns of the spread table: each mean over tasks with its n, sample sd and 95% t-interval
- * (spec/04 §6.14); the Δ interval is the paired t-interval of the per-task differences.
+ * (docs/differences.md S14); the Δ interval is the paired t-interval of the per-task differences.
  */
 export const SPREAD_COLUMNS = [
   "mode",

@@ -1,7 +1,7 @@
-// The report's maths per mode × k: the mean over graded picks only (ungraded rows are counted, never
-// zeros), the paired delta against the base harness, the spread of each mean (n, sd, 95% t-interval),
-// provenance, fallbacks, similarity, spend, comparisons, notes and warnings. Pure: cells in, a Report
-// value out; it never prints or scores.
+// The report's maths per mode × k: the mean over graded picks only (ungraded rows are counted,
+// never zeros), the paired delta against the base harness, the spread of each mean (n, sd, 95%
+// t-interval), provenance, fallbacks, similarity, spend, comparisons, notes and warnings. Pure:
+// cells in, a Report value out; it never prints or scores.
 
 import type { ModeToken } from "../core/events/registry.ts";
 import {
@@ -27,7 +27,7 @@ const mean = (xs: readonly number[]): number | null =>
   xs.length === 0 ? null : xs.reduce((a, b) => a + b, 0) / xs.length;
 const r3OrNull = (x: number | null): number | null => (x === null ? null : round3(x));
 
-/** n, sd and the 95% t-interval of the mean of `xs`, each to 3 decimals (spec/04 §6.14). */
+/** n, sd and the 95% t-interval of the mean of `xs`, each to 3 decimals (docs/differences.md S14). */
 export function spreadOf(xs: readonly number[]): Spread {
   const i = meanInterval(xs);
   return {
@@ -47,8 +47,9 @@ export function cellName(mode: ModeToken, k: number): string {
 }
 
 /**
- * The kind of a graded pick (spec/04 §4.2): a `base*` label is a base run; in parallel mode an
- * `agg*` label, in sequential mode `c1..ck`, is the mode's own final; anything else is a candidate.
+ * The kind of a graded pick (docs/method.md §12): a `base*` label is a base run; in parallel mode
+ * an `agg*` label, in sequential mode `c1..ck`, is the mode's own final; anything else is a
+ * candidate.
  */
 export function pickKind(
   mode: ModeToken,
@@ -313,11 +314,11 @@ export type SummariseInput = {
 
 /**
  * Per (mode, k) figures, comparisons, notes and warnings for the given cells. Differences from the
- * original (spec/04 §4, §6.14): scores stay fractions in [0, 1] (not percent), the base harness is
- * paired per task, modes and k are compared on the same tasks, selection fallbacks get a warning
- * (the mean is conditioned on the selector succeeding), spend includes executor rollouts, and
- * every mean and paired delta carries n, sd and a 95% t-interval, with a note when a delta's
- * interval includes 0 (the original reports bare means).
+ * original (docs/differences.md S14; docs/method.md §12): scores stay fractions in [0, 1] (not
+ * percent), the base harness is paired per task, modes and k are compared on the same tasks,
+ * selection fallbacks get a warning (the mean is conditioned on the selector succeeding), spend
+ * includes executor rollouts, and every mean and paired delta carries n, sd and a 95% t-interval,
+ * with a note when a delta's interval includes 0 (docs/differences.md S14).
  */
 export function summarise(input: SummariseInput): Report {
   const groups = new Map<string, PickCell[]>();

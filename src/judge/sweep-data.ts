@@ -8,7 +8,8 @@ import { parseRunId } from "../core/run/naming.ts";
 import { type BaseSubject, judgmentSubject, type PickSubject, pickRefusal } from "./judge.ts";
 
 // The shapes this module reads. store/report-queries.ts returns values of exactly these shapes;
-// they are declared here so the judge depends on core only (ARCHITECTURE §3), not on the store.
+// they are declared here so the judge depends on core only (docs/architecture.md "Dependency
+// rules"), not on the store.
 
 export type Similarity = { n: number; nDistinct: number; meanLineJaccard: number };
 

@@ -1,5 +1,5 @@
-// The Claude Code channel: a fake `claude` (fixtures/fake-claude) for every outcome the channel must
-// tell apart, and the real binary against the scripted Anthropic server when it is installed.
+// The Claude Code channel: a fake `claude` (fixtures/fake-claude) for every outcome the channel
+// must tell apart, and the real binary against the scripted Anthropic server when it is installed.
 import { describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -176,7 +176,7 @@ describe("Claude channel with a fake claude", () => {
     expect(rec.stdin).toContain(withMode("result"));
   });
 
-  test("the proposer's steps limit is passed as --max-turns (spec/02 §4.24)", async () => {
+  test("the proposer's steps limit is passed as --max-turns (docs/differences.md E24)", async () => {
     const req = request({ mission: withMode("result"), steps: 3 });
     expect((await ch.run(req)).text).toBe("fake answer");
     const argv = fakeRecord(req).argv;

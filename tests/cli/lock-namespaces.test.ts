@@ -1,7 +1,8 @@
 // Sweeps in separate processes may share a runs directory only when they write disjoint folders.
 // Every mode's base rollouts and the task summaries live under the parallel namespace, so a
-// sequential-only sweep locks that namespace too (spec/03 §6.22): a parallel-only sweep with the
-// same settings is refused while it runs, and the other way round. `run --dry-run` says so.
+// sequential-only sweep locks that namespace too (docs/differences.md R22): a parallel-only sweep
+// with the same settings is refused while it runs, and the other way round. `run --dry-run` says
+// so.
 import { afterAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { runSweepSession, sweepLockNamespaces } from "../../src/cli/sweep-session.ts";

@@ -378,7 +378,7 @@ describe("rendering", () => {
   });
 });
 
-describe("spread: n, sd and the 95% t-interval of each mean (spec/04 §6.14)", () => {
+describe("spread: n, sd and the 95% t-interval of each mean (docs/differences.md S14)", () => {
   // Picks 1, 0.5, 1, 1 against base harness means 0, 0.5, 0, 0: per-task differences [1, 0, 1, 1].
   const picks = [
     cell({ task: "a", judgment: graded(1) }),

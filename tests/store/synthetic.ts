@@ -1,5 +1,6 @@
-// Synthetic but method-shaped event streams (spec/03 labels, ledger counts, selections) for the
-// store's tests and bench/store-ingest.ts. Deterministic for given options; never used at run time.
+// Synthetic but method-shaped event streams (the method's labels, ledger counts and selections,
+// docs/method.md §5, §6) for the store's tests and bench/store-ingest.ts. Deterministic for given
+// options; never used at run time.
 
 import type { HarnessEvent, ModeToken, StageDim } from "../../src/core/events/registry.ts";
 

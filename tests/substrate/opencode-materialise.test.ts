@@ -160,7 +160,7 @@ describe("materialise", () => {
       },
     });
     // The fingerprint is of the SOURCE tree (stubs and off-surface files included) AND of the
-    // materialiser version that rendered it (spec/01 §10.12).
+    // materialiser version that rendered it (docs/differences.md H12).
     expect(got.fingerprint).toBe(await rolloutFingerprint(src));
     expect(got.fingerprint).toBe(`m${MATERIALISE_VERSION}-${await treeFingerprint(src)}`);
     expect(got.agentsMd).toBe(true);
@@ -186,7 +186,7 @@ describe("materialise", () => {
   });
 });
 
-describe("rollout fingerprint (spec/01 §10.12)", () => {
+describe("rollout fingerprint (docs/differences.md H12)", () => {
   test("a changed materialise version makes a finished run incomplete; the same one reuses it", async () => {
     const src = tmp("fp-src");
     writeTree(

@@ -1,5 +1,6 @@
-// The OpenCode trajectory renderer on a stream recorded from the real binary (spec/06 §2 shapes)
-// and on hand-made events for the malformed cases the original crashed on (spec/01 §10.16).
+// The OpenCode trajectory renderer on a stream recorded from the real binary (docs/architecture.md
+// "Agent CLIs offline" shapes) and on hand-made events for the malformed cases the original crashed
+// on (docs/differences.md H16).
 import { afterAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -22,7 +23,7 @@ const SCRATCH = mkdtempSync(join(tmpdir(), "h2-render-test-"));
 afterAll(() => rmSync(SCRATCH, { recursive: true, force: true }));
 
 const RECORDED = readFileSync(join(import.meta.dir, "fixtures/opencode-stream.jsonl"), "utf8");
-/** Six recorded steps of 100 input / 20 output tokens, 0.00014 USD each (spec/06 §2). */
+/** Six recorded steps of 100 input / 20 output tokens, 0.00014 USD each (docs/architecture.md "Agent CLIs offline"). */
 const RECORDED_USAGE =
   "[HARNESS] session usage | steps=6 tokens in=600 cached=0 out=120 reasoning=0 usd=0.000840";
 const line = (o: unknown) => JSON.stringify(o);
@@ -188,7 +189,7 @@ describe("renderTrajectory on malformed and unusual events", () => {
   });
 });
 
-describe("token usage (spec/01 §10.16)", () => {
+describe("token usage (docs/differences.md H16)", () => {
   const finish = (id: string, tokens: unknown, cost?: unknown) => ({
     type: "step_finish",
     part: {

@@ -153,7 +153,7 @@ describe("ReportView: spend", () => {
   });
 });
 
-describe("ReportView: spread (spec/04 §6.14)", () => {
+describe("ReportView: spread (docs/differences.md S14)", () => {
   test("each mean with n, sd and its 95% interval; the delta's interval next to the delta", () => {
     const frame =
       render(<ReportView report={report} color={false} width={120} />).lastFrame() ?? "";

@@ -11,7 +11,7 @@ import { modeName, selectionMark, statusTone } from "./screens.ts";
 
 // ── one stage ────────────────────────────────────────────────────────────────────────────────
 
-/** The tree a stage edited (spec/03 §3.5–3.6): base for parallel mode and round 1, else c<t−1>. */
+/** The tree a stage edited (docs/method.md §5): base for parallel mode and round 1, else c<t−1>. */
 export function parentLabel(mode: string, label: string): string {
   if (mode !== "seq") return "base";
   const round = Number(/(\d+)$/.exec(label)?.[1] ?? "1");

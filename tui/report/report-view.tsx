@@ -10,11 +10,10 @@ import {
   fixed3,
   formatUsd,
   interval,
-  NONE,
   signed3,
   spreadSuffix,
 } from "../../src/core/lib/format.ts";
-import type { ModeSummary, Report, Spread } from "../../src/core/report/types.ts";
+import type { ModeSummary, Report } from "../../src/core/report/types.ts";
 import { type Column, Table } from "../components/Table.tsx";
 import { toneProps } from "../components/theme.ts";
 

@@ -1,6 +1,7 @@
 // The `tasks` benchmark: a user's own task folder, run by whichever executor the CLI hands it
-// (OpenCode today; install mode workspace_agents_md). The method sees instructions, inputs, trajectories and
-// output files; the answer key (tests/) reaches only the judge, through TasksScorer.
+// (OpenCode today; install mode workspace_agents_md). The method sees instructions, inputs,
+// trajectories and output files; the answer key (tests/) reaches only the judge, through
+// TasksScorer.
 
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -200,7 +201,7 @@ export class TasksAdapter implements BenchmarkAdapter {
     const model = this.#config.solverModel;
     this.substrate.preflight(model);
     const harness = harnessDir ?? (await this.baseHarness());
-    // Source tree + materialiser version (spec/01 §10.12): a changed rendering re-rolls.
+    // Source tree + materialiser version (docs/differences.md H12): a changed rendering re-rolls.
     const fingerprint = await this.substrate.rolloutFingerprint(harness);
     const runDir = this.rolloutDir(runId);
     if (await isRunComplete(runDir, fingerprint)) return runDir;

@@ -336,7 +336,7 @@ function printPlan(
   };
   const namespaces = f.modes.map((mode) => ns({ ...cell, mode }));
   // What the sweep will lock: the parallel namespace too, whose folders hold every mode's base
-  // rollouts and the summaries (spec/03 §6.22).
+  // rollouts and the summaries (docs/differences.md R22).
   const locks = sweepLockNamespaces(cell, f.modes);
   const tasks = [...stream.values()].reduce((n, t) => n + t.length, 0);
   const perTask = {

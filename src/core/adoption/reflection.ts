@@ -1,4 +1,4 @@
-// Reflection after an ok selection (spec/04 §1.14–§1.15): the complete record of the round is laid
+// Reflection after an ok selection (docs/method.md §8): the complete record of the round is laid
 // out for one session that writes what each edit did and at most one transferable lesson. It never
 // shows the library or any verdict, and it never turns a failure or NO_ENTRY into a lesson.
 
@@ -42,7 +42,8 @@ export type ReflectInput = {
   scope: SelectionScope;
   /**
    * Extra reflection turns after a reply the parser cannot use (default 1; 0 = none). Beyond the
-   * original (spec/04 §6.5), which lost the lesson on any malformed reply without feedback.
+   * original (docs/differences.md S5), which lost the lesson on any malformed reply without
+   * feedback.
    */
   repairTurns?: number;
   /**
@@ -100,9 +101,9 @@ function failureOf(parsed: ExperienceParse | null): string {
 }
 
 /**
- * Rewrites each pool candidate's harness.diff against the BASE harness. Fix of spec/04 §6.10: the
- * shared builder diffs against `context/harness/`, which here is the adopted tree, while the
- * prompt asks for diffs against `context/base_harness/`.
+ * Rewrites each pool candidate's harness.diff against the BASE harness. Fix docs/differences.md
+ * S10: the shared builder diffs against `context/harness/`, which here is the adopted tree, while
+ * the prompt asks for diffs against `context/base_harness/`.
  */
 function diffPoolAgainstBase(
   folder: string,
@@ -127,9 +128,10 @@ function diffPoolAgainstBase(
 /**
  * Lays out the round's record and runs the reflection session (`experience.<mode><k>`). Returns
  * the lesson, or null for NO_ENTRY, an unusable reply, a failed call or a tripwire. Fix of
- * spec/04 §6.6: every failure here is contained — recorded in `error` and `reflection.finished`
- * (a tripwire also emits `tripwire.fired`) — so it never wipes the mode's good selection record.
- * The one thing it throws is an interrupt (InterruptedError): then nothing is recorded.
+ * docs/differences.md S6: every failure here is contained — recorded in `error` and
+ * `reflection.finished` (a tripwire also emits `tripwire.fired`) — so it never wipes the mode's
+ * good selection record. The one thing it throws is an interrupt (InterruptedError): then nothing
+ * is recorded.
  */
 export async function reflectAdoption(input: ReflectInput): Promise<ReflectionResult> {
   const { sel, adapter, scope, taskId, signal } = input;
@@ -214,7 +216,7 @@ export async function reflectAdoption(input: ReflectInput): Promise<ReflectionRe
     if (parsed.kind === "entry") {
       const candidate = Experience.parse({ ...parsed.entry, edits: edits ?? "" });
       // Scanned as plain text: a JSON serialisation escapes the quotes the `"pass_rate"`-style
-      // markers carry, so the original's check of json.dumps(...) could never see them.
+      // markers carry, so a check of the serialised JSON could never see them (docs/differences.md X10).
       const text = Object.entries(candidate)
         .map(([key, value]) => `${key}: ${value}`)
         .join("\n");

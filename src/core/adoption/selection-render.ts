@@ -1,4 +1,4 @@
-// What the blind selector is shown (spec/04 §1.4, §1.7, §1.8 part B): which finals enter the pool
+// What the blind selector is shown (docs/method.md §7): which finals enter the pool
 // (drop rules), one anonymised file per candidate plus the assets the adapter names, and the
 // evidence listing of the mission. It must never write a label, a run-directory path, or any file
 // of a run directory the adapter did not name (the grader's own output lives there).
@@ -105,7 +105,8 @@ export async function renderPool(
     artifacts.set(c.label, `${TRANSCRIPT_LEAD}\n\n${transcript}`);
   }
   if (pool.length === 0) return { pool, artifacts, dropped, evidence: "deliverable" };
-  // Fix of spec/04 §6.4: a label now in the pool leaves `dropped` entirely, annotated or not.
+  // Fix docs/differences.md S4: a label now in the pool leaves `dropped` entirely, annotated or
+  // not.
   const shown = new Set(pool.map((c) => c.label));
   return {
     pool,
@@ -131,7 +132,7 @@ async function assetPaths(adapter: SelectionAdapter, runDir: string): Promise<st
 function defaultAssetsNote(id: string, names: readonly string[], referenceOnly: boolean): string {
   const dir = `context/candidates/${id}/`;
   const list = names.join(", ");
-  // Fix of spec/04 §6.16: raw originals are not called rendered evidence of a run.
+  // Fix docs/differences.md S16: raw originals are not called rendered evidence of a run.
   return referenceOnly
     ? `Its raw original files are in ${dir} (${list}): open them for detail the text above flattens.`
     : `${dir} holds rendered evidence of what this artifact does when run (${list}): open it.`;
@@ -202,7 +203,7 @@ function row(path: string, what: string): string {
 
 export type EvidenceListing = {
   ids: readonly string[];
-  /** Files copied to source/; the line is left out when none was (fix of spec/04 §6.17). */
+  /** Files copied to source/; the line is left out when none was (fix docs/differences.md S17). */
   sourceFiles: number;
   /** Asset names across candidates (sorted); empty when no candidate has assets. */
   assetNames: readonly string[];

@@ -1,6 +1,7 @@
-// Blind selection among a mode's k finals (spec/04 §1): the pool, anonymisation, the selector
-// session, the never-ok fallback, the k=1 trivial pick and selection.json. The selector must never
-// see a label, a score, a base rollout or anything a run directory holds that the adapter did not name.
+// Blind selection among a mode's k finals (docs/method.md §7): the pool, anonymisation, the
+// selector session, the never-ok fallback, the k=1 trivial pick and selection.json. The selector
+// must never see a label, a score, a base rollout or anything a run directory holds that the
+// adapter did not name.
 
 import { mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -106,8 +107,8 @@ function cut(text: string, max = ERROR_MAX): string {
 
 /**
  * Writes selection.json atomically (temp file + rename), so a crash never leaves a torn record;
- * reflection rewrites it with the lesson and the added spend (spec/04 §6.20). A failed write
- * makes the selection not ok and says so in `error`.
+ * reflection rewrites it with the lesson and the added spend (docs/differences.md S20). A failed
+ * write makes the selection not ok and says so in `error`.
  */
 export function persistSelection(
   folder: string,
@@ -263,7 +264,7 @@ export async function runSelection(input: RunSelectionInput): Promise<Selection>
   const { taskId, k, mode, adapter, scope, signal } = input;
   throwIfInterrupted(signal, `the selection of ${mode}${k}`);
   const folder = selectionDir(input.workDir, mode, k);
-  // Fix of spec/04 §6.3: wiped first, so a stale selection.json never outlives this attempt.
+  // Fix docs/differences.md S3: wiped first, so a stale selection.json never outlives this attempt.
   rmSync(folder, { recursive: true, force: true });
   const bp = await resolvePrompts(adapter, taskId);
   const rendered = await renderPool(input.candidates, adapter);
@@ -304,7 +305,8 @@ export async function runSelection(input: RunSelectionInput): Promise<Selection>
       assetNames: written.assetNames,
       referenceOnly: adapter.deliverableAssetsReferenceOnly === true,
     })}\n`;
-    // Everything the selector is shown: the folder (symlinks, leak paths, verdicts) and the mission.
+    // Everything the selector is shown: the folder (symlinks, leak paths, verdicts) and the
+    // mission.
     assertContextClean(folder, adapter.spec.leakGlobs, ctx);
     assertTreeHasNoGraderVerdicts({ "MISSION.md": mission }, ctx);
   } catch (err) {
@@ -352,7 +354,8 @@ export async function runSelection(input: RunSelectionInput): Promise<Selection>
     failure = parsed.error;
   }
 
-  // Fix of spec/04 §6.2: the stand-in is the first final in natural order (agg2 before agg10).
+  // Fix docs/differences.md S2: the stand-in is the first final in natural order (agg2 before
+  // agg10).
   const standIn = rendered.pool.map((r) => r.label).sort(compareLabels)[0] as string;
   const sel = Selection.parse({
     ...base,
@@ -367,7 +370,7 @@ export async function runSelection(input: RunSelectionInput): Promise<Selection>
   return finish(folder, scope, sel, rendered.pool);
 }
 
-/** The mission again, with what was wrong with the last reply (a repair turn, spec/04 §6.1). */
+/** The mission again, with what was wrong with the last reply (a repair turn, docs/differences.md S1). */
 function repairMission(mission: string, failure: string, ids: readonly string[]): string {
   return `${mission}
 # YOUR PREVIOUS REPLY COULD NOT BE USED

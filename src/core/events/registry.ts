@@ -1,11 +1,12 @@
-// The event spine (ARCHITECTURE §4): every meaningful occurrence in a run is one typed event,
-// validated by a zod schema and discriminated on `type` (`domain.verb`). Core emits through an
-// EventSink and never prints or writes SQL; the store, the TUI and the headless printers all consume
-// this one union. Add an event here (next to its domain group) and every sink sees it.
+// The event spine (docs/architecture.md "The event spine"): every meaningful occurrence in a run is
+// one typed event, validated by a zod schema and discriminated on `type` (`domain.verb`). Core
+// emits through an EventSink and never prints or writes SQL; the store, the TUI and the headless
+// printers all consume this one union. Add an event here (next to its domain group) and every sink
+// sees it.
 
 import { z } from "zod";
 
-/** Internal mode tokens: "agg" = parallel mode, "seq" = sequential mode (spec/03 §4.1). */
+/** Internal mode tokens: "agg" = parallel mode, "seq" = sequential mode (docs/method.md §5). */
 export const ModeToken = z.enum(["agg", "seq"]);
 export type ModeToken = z.infer<typeof ModeToken>;
 
@@ -316,7 +317,8 @@ export const LibraryAdded = z.object({
 
 /**
  * What a judge says of one run: the one definition behind the event, the store's rows and views,
- * the judge's records and the report. `graded` means the judge succeeded, not that the run did well.
+ * the judge's records and the report. `graded` means the judge succeeded, not that the run did
+ * well.
  */
 export const Judgment = z.object({
   graded: z.boolean(),

@@ -8,8 +8,8 @@ export function truncationMarker(dropped: number): string {
 }
 
 /**
- * The whole-trajectory marker. Fix of spec/01 §10.18: over the cap, the original kept only the
- * beginning and dropped the end, where the deliverable is written; here the MIDDLE is cut and
+ * The whole-trajectory marker. Fix docs/differences.md H18: over the cap, the original kept only
+ * the beginning and dropped the end, where the deliverable is written; here the MIDDLE is cut and
  * this marker says so, with the number of dropped characters.
  */
 export function middleTruncationMarker(dropped: number, maxChars: number): string {

@@ -17,7 +17,8 @@ export function indented(text: string): string {
 
 /**
  * Which tree each harness.diff is against, when not all are against context/harness/ (fix of
- * spec/03 §6.25). A baseline that is itself a pool candidate points at that candidate's harness.
+ * docs/differences.md R25). A baseline that is itself a pool candidate points at that candidate's
+ * harness.
  */
 export function baselinesNote(t: {
   pool: readonly string[];
@@ -47,7 +48,7 @@ export function firstSix(names: readonly string[], suffix: string): string {
 
 /**
  * The layout section of the mission: one line per folder that exists, nothing else (fix of
- * spec/02 §4.11: the deliverable lines say which form each rollout's deliverable took).
+ * docs/differences.md E11: the deliverable lines say which form each rollout's deliverable took).
  */
 export function contextLayout(
   t: Omit<ContextTree, "layout" | "root" | "taskId" | "skippedSymlinks"> & {

@@ -1,6 +1,6 @@
-// The mission actually sent to an improver session (spec/02 §2.10): the job, then a pointer to the
-// evidence on disk with its layout and how to read it. Evidence never travels in the prompt, and
-// this text never names how the work is measured.
+// The mission actually sent to an improver session (docs/method.md §3): the job, then a pointer to
+// the evidence on disk with its layout and how to read it. Evidence never travels in the prompt,
+// and this text never names how the work is measured.
 
 import type { ContextTree } from "./tree.ts";
 
@@ -31,7 +31,7 @@ function readingMethod(tree: ContextTree): string {
   }
   if (pool) {
     steps.push(
-      // Fix of spec/03 §6.25: a diff is against the harness its candidate edited, which in
+      // Fix docs/differences.md R25: a diff is against the harness its candidate edited, which in
       // sequential mode is not always the one under edit; its header names which.
       "For each candidate, compare what changed from the harness it was edited from (its " +
         "`harness.diff`, whose `---` lines name that harness), " +

@@ -36,8 +36,8 @@ export type PoolEntry = {
   harnessDir: string | null;
   rollout: RunView | null;
   /**
-   * Fix of spec/03 §6.25: the tree this candidate was proposed from, which its harness.diff is
-   * against. Absent, or the same folder as the harness under edit: the diff is against
+   * Fix docs/differences.md R25: the tree this candidate was proposed from, which its harness.diff
+   * is against. Absent, or the same folder as the harness under edit: the diff is against
    * `context/harness/` and its header says `current` (reflection relies on that, then rewrites
    * the diffs against the base itself).
    */
@@ -46,7 +46,7 @@ export type PoolEntry = {
 
 /**
  * Refuses a folder about to be copied into model context when it holds a symlink or a leak-glob
- * path — before anything is written (fix of spec/02 §4.18), so a leaked file never lands.
+ * path — before anything is written (fix docs/differences.md E18), so a leaked file never lands.
  */
 export function assertCopyable(
   dir: string,
@@ -150,7 +150,8 @@ export async function writePool(
     if (tree !== null) {
       writeTree(opts.surface, tree, `${root}/${dir}/harness`);
       const from = baselines.of(entry);
-      // Fix of spec/02 §4.22: without a harness under edit the baseline is empty, and it says so.
+      // Fix docs/differences.md E22: without a harness under edit the baseline is empty, and it
+      // says so.
       const diff =
         from.tree === null
           ? `${EMPTY_BASELINE_NOTE}${treeDiff({}, tree, "empty", name)}`
@@ -159,7 +160,7 @@ export async function writePool(
     }
     if (entry.rollout !== null) {
       const run = entry.rollout;
-      // Fix of spec/02 §4.13: each file carries its own failure; a deliverable failure never
+      // Fix docs/differences.md E13: each file carries its own failure; a deliverable failure never
       // overwrites a good rollout.md.
       const traj = await trajectoryText(adapter, run.runDir, opts.obsTrunc);
       writeFileSafe(root, `${dir}/rollout.md`, traj.text);

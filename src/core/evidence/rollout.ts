@@ -35,8 +35,9 @@ export function fileSafeName(name: string): string {
 }
 
 /**
- * Hands out distinct file names within one folder. Fix of spec/02 §4.19: `a/b` and `a__b` (or two
- * images with one basename) no longer overwrite each other; the later one becomes `a__b~2.txt`.
+ * Hands out distinct file names within one folder. Fix docs/differences.md E19: `a/b` and `a__b`
+ * (or two images with one basename) no longer overwrite each other; the later one becomes
+ * `a__b~2.txt`.
  */
 export class NameAllocator {
   private readonly taken = new Set<string>();
@@ -67,7 +68,7 @@ const WITHHELD_NOTE =
 
 /**
  * The names-only document for one run (deliverables/<label>/INDEX.md, pool/<label>/produced.md).
- * Fix of spec/02 §4.10 and §4.20: the note names no measurement, and a missing or failing listing
+ * Fix docs/differences.md E10, E20: the note names no measurement, and a missing or failing listing
  * is reported as unavailable instead of being counted as one file.
  */
 export async function listingDocument(
@@ -160,7 +161,7 @@ export async function writeRollout(
   try {
     if (adapter.deliverableFiles) files = await adapter.deliverableFiles(run.runDir);
   } catch (err) {
-    // Fix of spec/02 §4.14: this hook's failure is evidence too, not a stage error.
+    // Fix docs/differences.md E14: this hook's failure is evidence too, not a stage error.
     writeFileSafe(
       root,
       `deliverables/${name}.md`,
@@ -259,7 +260,8 @@ async function writeDeliverableFolder(
       "in once it is handed over, so reason about correctness from these texts: whatever did not " +
       "survive the conversion counts as unreadable.",
   ];
-  // Fix of spec/02 §4.12: images/ and raw/ are mentioned only when something was copied there.
+  // Fix docs/differences.md E12: images/ and raw/ are mentioned only when something was copied
+  // there.
   if (images.names.length > 0) {
     parts.push(
       `\`images/\` holds ${images.names.length} image(s) from the same deliverable ` +

@@ -1,6 +1,7 @@
 // Builds the evidence tree an improver session reads — the only way evidence reaches a model
-// (spec/02 §2). Every byte comes from a named adapter hook or a method-owned folder, never from a
-// scan of a run folder; nothing leaked is ever written, and a failed build leaves nothing behind.
+// (docs/method.md §3). Every byte comes from a named adapter hook or a method-owned folder, never
+// from a scan of a run folder; nothing leaked is ever written, and a failed build leaves nothing
+// behind.
 
 import { lstatSync, mkdirSync, rmSync } from "node:fs";
 import { isAbsolute, join, relative, resolve, sep } from "node:path";
@@ -60,7 +61,8 @@ export const ContextTree = z
     pool: z.array(z.string()),
     /**
      * Trees other than context/harness/ that pool diffs are against, as their headers name them
-     * (fix of spec/03 §6.25: in sequential mode each candidate is diffed against what it edited).
+     * (fix docs/differences.md R25: in sequential mode each candidate is diffed against what it
+     * edited).
      */
     poolBaselines: z.array(z.string()),
     library: z.boolean(),
@@ -154,7 +156,7 @@ function refuseWipingInputs(dest: string, inputs: readonly (string | null | unde
 }
 
 /**
- * Builds the evidence tree at `dest` in the documented order (spec/02 §2.3): wipe; task.md;
+ * Builds the evidence tree at `dest` in the documented order (docs/method.md §3): wipe; task.md;
  * source/; decisions/; rollouts/ + deliverables/; harness/; pool/; library/; the whole-tree
  * tripwires; the no-trajectory check. Any failure removes `dest` entirely and rethrows.
  */
@@ -205,8 +207,8 @@ export async function buildEvidenceTree(
     const current = readCheckedTree(opts.surface, opts.harnessDir ?? null, leakGlobs, opts);
     let harnessFiles = 0;
     if (current !== null) {
-      // Unlike the original's whole-folder copy, only on-surface files (plus the README stubs)
-      // are served: anything else could not be harvested back from the session anyway.
+      // Only on-surface files (plus the README stubs) are served: anything else could not be
+      // harvested back from the session anyway (docs/differences.md X12).
       writeTree(opts.surface, current, join(dest, "harness"));
       harnessFiles = new Set([...Object.keys(current), ...opts.surface.alwaysOn]).size;
     }
@@ -248,7 +250,7 @@ export async function buildEvidenceTree(
     };
     return ContextTree.parse({ ...fields, layout: contextLayout({ ...fields, current }) });
   } catch (err) {
-    // Fix of spec/02 §4.18: a tree that failed (a tripwire above all) never stays on disk.
+    // Fix docs/differences.md E18: a tree that failed (a tripwire above all) never stays on disk.
     rmSync(dest, { recursive: true, force: true });
     throw err;
   }

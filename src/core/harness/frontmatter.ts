@@ -1,7 +1,8 @@
 // Reads the YAML `---` frontmatter block at the very top of a SKILL.md or AGENT.md, the way the
 // agent frameworks do when they load it. Parsing only: it never judges what the fields mean.
-// Fix of spec/01 §10.1: the original searched the first 600 characters with regexes that could run
-// across lines (an empty `description:` followed by `---` passed); here the block is parsed as YAML.
+// Fix docs/differences.md H1: the original searched the first 600 characters with regexes that
+// could run across lines (an empty `description:` followed by `---` passed); here the block is
+// parsed as YAML.
 
 export type Frontmatter =
   | { kind: "none" }

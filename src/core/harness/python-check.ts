@@ -1,6 +1,6 @@
-// Syntax-checks a harness's Python scripts with at most ONE python3 process per call: the sources go
-// in on stdin as JSON and each is passed to compile(), which builds code objects and never runs them.
-// This module must never execute, import or write a harness script (no .pyc either).
+// Syntax-checks a harness's Python scripts with at most ONE python3 process per call: the sources
+// go in on stdin as JSON and each is passed to compile(), which builds code objects and never runs
+// them. This module must never execute, import or write a harness script (no .pyc either).
 
 import { createHash } from "node:crypto";
 import { z } from "zod";
@@ -84,7 +84,7 @@ const STOP_SIGNALS: ReadonlySet<string> = new Set(["SIGINT", "SIGTERM", "SIGHUP"
  */
 const KILLED_SETTLE_MS = 100;
 
-/** The detail after "does not compile: " is capped at this many characters (spec/01 §3.11). */
+/** The detail after "does not compile: " is capped at this many characters (docs/method.md §1). */
 export const COMPILE_DETAIL_MAX = 160;
 
 // compile() with dont_inherit=True builds the code object only: nothing in the source runs.

@@ -1,13 +1,13 @@
-// The editable surface of one executor framework (spec/01 §2) as a zod value, the harness Tree
-// type, and the pure path rules over them (§3.1–§3.4, §3.8). Pure functions of their inputs: no
-// file system, no processes. Each surface's patterns are compiled once and cached.
+// The editable surface of one executor framework (docs/method.md §1) as a zod value, the harness
+// Tree type, and the pure path rules over them (docs/method.md §1). Pure functions of their inputs:
+// no file system, no processes. Each surface's patterns are compiled once and cached.
 
 import { z } from "zod";
 import { PathEscapeError, relSegments } from "../lib/safe-fs.ts";
 
 /**
  * A harness: relative path → file content. Text files (valid UTF-8) are strings; any other file
- * is kept as its exact bytes, so binary files round-trip unchanged (fix of spec/01 §10.9).
+ * is kept as its exact bytes, so binary files round-trip unchanged (fix docs/differences.md H9).
  */
 export const Tree = z.record(
   z.string(),
@@ -22,9 +22,9 @@ export const Tree = z.record(
 export type Tree = z.infer<typeof Tree>;
 export type TreeValue = Tree[string];
 
-/** Normalises a tree-relative path, or throws PathEscapeError (spec/01 §3.2). */
+/** Normalises a tree-relative path, or throws PathEscapeError (docs/method.md §1). */
 export function normalizeRel(rel: string): string {
-  // Fix of spec/01 §10.11: `//` and `/./` collapse instead of silently failing isAllowed.
+  // Fix docs/differences.md H11: `//` and `/./` collapse instead of silently failing isAllowed.
   return relSegments(String(rel).trim()).join("/");
 }
 
@@ -103,7 +103,7 @@ export const SurfaceSpec = SurfaceFields.superRefine((s, ctx) => {
 }).readonly();
 export type SurfaceSpec = z.infer<typeof SurfaceSpec>;
 
-/** The whole-path patterns of one surface (spec/01 §3.1). */
+/** The whole-path patterns of one surface (docs/method.md §1). */
 export type SurfacePatterns = {
   skill: RegExp;
   skillScript: RegExp;
@@ -125,8 +125,8 @@ function compilePatterns(s: z.infer<typeof SurfaceFields>): SurfacePatterns {
     subagent: new RegExp(`^sub_agents/(${NAME})/AGENT\\.md$`),
     script: /^scripts\/[a-z0-9_][a-z0-9_]*\.py$/,
     plugin: s.pluginDir === null ? null : new RegExp(`^${escapeRe(s.pluginDir)}/(${NAME})\\.ts$`),
-    // Fix of spec/01 §10.5: `python` must start a word (no `cpython3 scripts/x.py`) and the path
-    // must end the word (no `scripts/x.pyc`), while a sentence's closing `.` is still allowed.
+    // Fix docs/differences.md H5: `python` must start a word (no `cpython3 scripts/x.py`) and the
+    // path must end the word (no `scripts/x.pyc`), while a sentence's closing `.` is still allowed.
     scriptRef: new RegExp(
       `(?<![\\w.-])python3?\\s+((?:${skillDir}/[\\w-]+/)?scripts/[\\w.-]+?\\.py)(?![\\w-]|[.][\\w-])`,
       "g",
@@ -157,7 +157,7 @@ function allowedBy(s: z.infer<typeof SurfaceFields>, p: SurfacePatterns, rel: st
   );
 }
 
-/** Whether `rel` is on the editable surface (spec/01 §3.3). Never throws. README stubs are not. */
+/** Whether `rel` is on the editable surface (docs/method.md §1). Never throws. README stubs are not. */
 export function isAllowed(surface: SurfaceSpec, rel: string): boolean {
   let norm: string;
   try {
@@ -228,7 +228,7 @@ export function codePointLength(text: string): number {
   return n;
 }
 
-/** The always-on files' texts in surface order joined by a blank line (spec/01 §3.8). */
+/** The always-on files' texts in surface order joined by a blank line (docs/method.md §1). */
 export function alwaysOnText(surface: SurfaceSpec, tree: Tree): string {
   return surface.alwaysOn.map((p) => textOf(tree[p])).join("\n\n");
 }
@@ -237,7 +237,7 @@ const NAME_CHAR = /[A-Za-z0-9_-]/;
 
 /**
  * Whether `name` occurs in `text` as a whole word: not touching letters, digits, `_` or `-`.
- * Fix of spec/01 §10.2: the original used a raw substring test, so `data` was "named" by
+ * Fix docs/differences.md H2: the original used a raw substring test, so `data` was "named" by
  * `database` and a one-letter skill by almost any text.
  */
 export function mentionsName(text: string, name: string): boolean {

@@ -1,6 +1,7 @@
-// The harness tree (spec/01 §1, §3): reading it from and writing it to disk, autotrigger, diffs and
-// diversity, plus the surface rules and validation re-exported from their own modules. Walks and
-// writes go through safe-fs: a tree is never read or written through a symlink or outside its root.
+// The harness tree (docs/method.md §1): reading it from and writing it to disk, autotrigger, diffs
+// and diversity, plus the surface rules and validation re-exported from their own modules. Walks
+// and writes go through safe-fs: a tree is never read or written through a symlink or outside its
+// root.
 
 import { mkdirSync, readFileSync, rmdirSync, unlinkSync } from "node:fs";
 import { join } from "node:path";
@@ -85,9 +86,10 @@ export class TreeKeyError extends Error {
 const SKIP_DIRS: ReadonlySet<string> = new Set(["__pycache__"]);
 
 /**
- * Reads the on-surface files under `dir` (spec/01 §3.5). A missing directory gives `{}`. Stub paths
- * are skipped silently; other off-surface files are skipped and, when `rejected` is given, their
- * relative paths are pushed onto it. Any symlink under `dir` is refused with TreeSymlinkError.
+ * Reads the on-surface files under `dir` (docs/method.md §1). A missing directory gives `{}`. Stub
+ * paths are skipped silently; other off-surface files are skipped and, when `rejected` is given,
+ * their relative paths are pushed onto it. Any symlink under `dir` is refused with
+ * TreeSymlinkError.
  */
 export function readTree(surface: SurfaceSpec, dir: string, rejected?: string[]): Tree {
   const symlinks: string[] = [];
@@ -106,7 +108,7 @@ export function readTree(surface: SurfaceSpec, dir: string, rejected?: string[])
   return tree;
 }
 
-/** True iff `dir` exists and holds at least one always-on file as a regular file (§3.6). */
+/** True iff `dir` exists and holds at least one always-on file as a regular file (docs/method.md §1). */
 export function isTree(surface: SurfaceSpec, dir: string): boolean {
   return dirExists(dir) && surface.alwaysOn.some((p) => isRegularFile(join(dir, p)));
 }
@@ -117,10 +119,11 @@ export type WriteTreeOptions = {
 };
 
 /**
- * Makes `dest` hold exactly `tree` on the surface (spec/01 §3.7): on-surface files and stubs no
- * longer in the tree are removed, off-surface files are kept, always-on files always exist.
- * Fixes of spec/01 §10.10: directories this call emptied are removed, and keys that are not normal
- * on-surface paths are refused (TreeKeyError) before anything on disk changes. Returns `dest`.
+ * Makes `dest` hold exactly `tree` on the surface (docs/method.md §1): on-surface files and stubs
+ * no longer in the tree are removed, off-surface files are kept, always-on files always exist.
+ * Fixes docs/differences.md H10: directories this call emptied are removed, and keys that are not
+ * normal on-surface paths are refused (TreeKeyError) before anything on disk changes. Returns
+ * `dest`.
  */
 export function writeTree(
   surface: SurfaceSpec,
@@ -193,8 +196,9 @@ const TEMPLATE_SLOT = /\{(name|desc)\}/g;
 
 /**
  * Adds a trigger line to the surface's autotrigger file for every skill the always-on text does not
- * name (spec/01 §3.9), as long as the always-on text stays within the cap. MUTATES `tree`; returns
- * the names it added lines for. A skill whose line would not fit is skipped (validate reports it).
+ * name (docs/method.md §1), as long as the always-on text stays within the cap. MUTATES `tree`;
+ * returns the names it added lines for. A skill whose line would not fit is skipped (validate
+ * reports it).
  */
 export function autotrigger(surface: SurfaceSpec, tree: Tree, alwaysOnMax?: number): string[] {
   const cap = alwaysOnMax ?? surface.alwaysOnMax;
@@ -234,7 +238,7 @@ export function autotrigger(surface: SurfaceSpec, tree: Tree, alwaysOnMax?: numb
   return added;
 }
 
-/** What changed between two trees (spec/01 §3.13); each list sorted by path segments. */
+/** What changed between two trees (docs/method.md §1); each list sorted by path segments. */
 export const TreeDiff = z.object({
   added: z.array(z.string()),
   removed: z.array(z.string()),
@@ -305,7 +309,7 @@ function canonical(tree: Tree): string {
 }
 
 /**
- * How different a set of trees is (spec/01 §3.14): distinct trees by exact content and the mean
+ * How different a set of trees is (docs/method.md §1): distinct trees by exact content and the mean
  * pairwise Jaccard similarity of their `<rel>:<line>` sets, rounded to 4 decimals.
  */
 export function diversity(trees: Record<string, Tree>): Diversity {

@@ -1,6 +1,6 @@
-// Validation of a harness tree against its surface (spec/01 §3.10–§3.12): collects EVERY problem
-// and throws one TreeValidationError whose message (problems joined by " | ") is fed verbatim to the
-// proposer as retry feedback. It never writes files and never runs a harness script.
+// Validation of a harness tree against its surface (docs/method.md §1): collects EVERY problem
+// and throws one TreeValidationError whose message (problems joined by " | ") is fed verbatim to
+// the proposer as retry feedback. It never writes files and never runs a harness script.
 
 import { z } from "zod";
 import { comparePathSegments } from "../lib/safe-fs.ts";
@@ -53,7 +53,7 @@ export type Census = z.infer<typeof Census>;
 export type ValidateOptions = {
   /**
    * Whether sub-agents may ship. Defaults to false, like BenchSpec (the original defaulted to true
-   * here and to false in BenchSpec, spec/01 §10.20).
+   * here and to false in BenchSpec, docs/differences.md H20).
    */
   allowSubagents?: boolean;
   /** Overrides the surface's always-on cap. */
@@ -84,7 +84,7 @@ export async function validate(
   const keys = Object.keys(tree).sort(comparePathSegments);
   const problems: string[] = [];
 
-  // Not in the original: a key off the surface would be refused by writeTree anyway; say so here.
+  // A key off the surface would be refused by writeTree anyway; say so here (docs/differences.md H10).
   for (const key of keys) {
     if (!isSurfaceKey(surface, key)) {
       problems.push(`\`${key}\` is not on the editable surface of ${surface.name}`);
@@ -240,10 +240,10 @@ function frontmatterOf(
 }
 
 /**
- * Fix of spec/01 §10.5: a SKILL.md's `python3 scripts/x.py` also resolves against the skill's own
- * folder, `python` no longer matches inside a word, and each (file, reference) is reported once.
- * Sub-agent files (`sub_agents/<n>/AGENT.md`) and plugins are scanned too, not only SKILL.md and
- * the always-on files; their relative `scripts/…` resolves against the top level.
+ * Fix docs/differences.md H5: a SKILL.md's `python3 scripts/x.py` also resolves against the skill's
+ * own folder, `python` no longer matches inside a word, and each (file, reference) is reported
+ * once. Sub-agent files (`sub_agents/<n>/AGENT.md`) and plugins are scanned too, not only SKILL.md
+ * and the always-on files; their relative `scripts/…` resolves against the top level.
  */
 function scriptRefProblems(
   surface: SurfaceSpec,
@@ -287,7 +287,7 @@ function scriptRefProblems(
   return [...out];
 }
 
-/** Problems of a hooks file's text (spec/01 §3.10); empty when it is well formed. */
+/** Problems of a hooks file's text (docs/method.md §1); empty when it is well formed. */
 export function checkHooks(surface: SurfaceSpec, src: string): string[] {
   const hf = surface.hooksFile ?? "hooks file";
   let data: unknown;

@@ -19,8 +19,8 @@ const SKIP_DIRS: ReadonlySet<string> = new Set(["__pycache__"]);
 
 /**
  * True for files no fingerprint includes: the run mark (and its in-flight temp files), Python
- * bytecode and `__pycache__`, and `.DS_Store`. The temp-file exclusion is ours: the original
- * could hash a marker caught mid-write.
+ * bytecode and `__pycache__`, and `.DS_Store`. The temp-file exclusion is ours, so a marker
+ * caught mid-write is never hashed (docs/differences.md X11).
  */
 export function isFingerprintExcluded(rel: string): boolean {
   const segs = rel.split("/");
@@ -127,8 +127,9 @@ export async function hashFile(path: string, algorithm: HashAlgorithm = "sha256"
  * The fingerprint of a harness (or output) directory: `"base"` for null (the adapter's own,
  * unmodified base harness), `"absent"` when `dir` is not a directory, else the first 16 hex of the
  * SHA-1 of hashDirectory — byte-identical to the original's fingerprints for regular files.
- * "base" is a constant whatever the base harness holds (spec/03 §6.11): a caller that wants base
- * rollouts re-rolled when the base harness changes fingerprints the base directory instead.
+ * "base" is a constant whatever the base harness holds (docs/differences.md R11): a caller that
+ * wants base rollouts re-rolled when the base harness changes fingerprints the base directory
+ * instead.
  */
 export async function treeFingerprint(dir: string | null): Promise<string> {
   if (dir === null) return "base";

@@ -1,6 +1,7 @@
-// Interrupting a sweep (q / Ctrl-C / SIGTERM; beyond the original, whose spec/03 has no interrupt):
-// the sweep's AbortSignal reaches every call, stage, rollout, selection and reflection; work in hand
-// stops at once, ends *interrupted*, is never recorded as finished, and resumes on the next run.
+// Interrupting a sweep (q / Ctrl-C / SIGTERM; the original had none, docs/differences.md X4):
+// the sweep's AbortSignal reaches every call, stage, rollout, selection and reflection; work in
+// hand stops at once, ends *interrupted*, is never recorded as finished, and resumes on the next
+// run.
 
 import { mapLimited } from "./limiter.ts";
 import { roundUsd } from "./money.ts";

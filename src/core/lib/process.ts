@@ -1,7 +1,7 @@
-// The one spawn module (ARCHITECTURE §7): every subprocess of the project starts here, from an argv
-// array with an explicit environment, bounded capture and a hard timeout that kills the whole process
-// group (SIGTERM, then SIGKILL after a grace). Never runs a shell string; a child never inherits the
-// parent's environment or stdin.
+// The one spawn module (docs/architecture.md "Processes"): every subprocess of the project starts
+// here, from an argv array with an explicit environment, bounded capture and a hard timeout that
+// kills the whole process group (SIGTERM, then SIGKILL after a grace). Never runs a shell string; a
+// child never inherits the parent's environment or stdin.
 
 import { type ChildProcess, spawn } from "node:child_process";
 import { accessSync, constants, statSync } from "node:fs";
@@ -139,7 +139,8 @@ function installParentHooks(): void {
   for (const sig of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
     const onSignal = () => {
       for (const pgid of liveGroups) signalGroup(pgid, "SIGTERM");
-      // Only we listen: do what the default action would have done (the exit hook SIGKILLs the rest).
+      // Only we listen: do what the default action would have done (the exit hook SIGKILLs the
+      // rest).
       if (process.listenerCount(sig) <= 1) process.exit(128 + (numbers[sig] ?? 0));
     };
     process.on(sig, onSignal);

@@ -81,7 +81,8 @@ export function compareCodePoints(a: string, b: string): number {
 }
 
 /** Orders `/`-separated paths segment by segment (`a/b` < `a-b/x` < `a.b`), like Python's Path
- * (spec/01 §10.22: a plain string sort would order errors and fingerprints differently). */
+ * (docs/differences.md H22: a plain string sort would order errors and fingerprints differently).
+ * */
 export function comparePathSegments(a: string, b: string): number {
   const sa = a.split("/");
   const sb = b.split("/");

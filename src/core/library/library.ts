@@ -1,6 +1,7 @@
-// The per-domain library (spec/04 §2): adopted harness trees of earlier tasks, each with the
+// The per-domain library (docs/method.md §8): adopted harness trees of earlier tasks, each with the
 // evidence-backed lesson that justified storing it, served to later tasks of the same domain.
-// It must never store an entry without a lesson, a grader verdict, a score, or a later task's entry.
+// It must never store an entry without a lesson, a grader verdict, a score, or a later task's
+// entry.
 
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -105,7 +106,8 @@ export class Library {
 
   /**
    * The directory later tasks are shown, or null when the library holds no lesson yet. Fix of
-   * spec/04 §6.8: entries whose INDEX.md went missing are no longer hidden; the index is rebuilt.
+   * docs/differences.md S8: entries whose INDEX.md went missing are no longer hidden; the index is
+   * rebuilt.
    */
   contextDir(): string | null {
     const withLesson = this.entries().some((n) =>
@@ -118,8 +120,8 @@ export class Library {
 
   /**
    * What a later task is shown; null when the library holds no lesson yet (as contextDir). Fix
-   * of spec/04 §6.8 (entry count and size unbounded): with `maxEntries` N > 0, only the N most
-   * recent entries in stream order are served; with `maxBytes` B > 0, only the most recent
+   * of docs/differences.md S8 (entry count and size unbounded): with `maxEntries` N > 0, only the N
+   * most recent entries in stream order are served; with `maxBytes` B > 0, only the most recent
    * entries whose files add up to at most B bytes (the newest entry is always served, never cut).
    * A capped view comes with an INDEX.md listing just its entries and saying how many older ones
    * are left out. 0 for both, or caps the whole library fits in, serve the whole folder. Nothing
@@ -250,7 +252,7 @@ export class Library {
     return final;
   }
 
-  /** Regenerates INDEX.md from what is on disk (spec/04 §2.5, entries in stream order). */
+  /** Regenerates INDEX.md from what is on disk (docs/method.md §8, entries in stream order). */
   rebuildIndex(): string {
     mkdirSync(this.dir, { recursive: true });
     writeFileSync(this.index, this.indexText(this.entries(), 0));
@@ -289,7 +291,7 @@ export class Library {
     return `${lines.join("\n")}\n`;
   }
 
-  /** EXPERIENCE.md (spec/04 §2.4), with the why's anonymous ids decoded. */
+  /** EXPERIENCE.md (docs/method.md §8), with the why's anonymous ids decoded. */
   private experienceText(
     taskId: string,
     tree: Tree,

@@ -29,7 +29,7 @@ export const Experience = ExperienceEntry.extend({
 });
 export type Experience = z.infer<typeof Experience>;
 
-/** True iff `x` carries a non-blank cue, lesson and evidence (spec/04 §2.1). */
+/** True iff `x` carries a non-blank cue, lesson and evidence (docs/method.md §8). */
 export function hasExperience(x: unknown): x is Experience {
   return Experience.safeParse(x).success;
 }
@@ -48,7 +48,7 @@ export function domainDir(domain: string): string {
 }
 
 /**
- * The library root of one sweep configuration (spec/03 §4.11), before `/<mode>/<domain dir>`:
+ * The library root of one sweep configuration (docs/method.md §10), before `/<mode>/<domain dir>`:
  * `<runsRoot>/library/<bench>/k<k>-<substrate>[-s<seed>][-<tag>]`.
  */
 export function libraryRootFor(cell: {
@@ -66,8 +66,8 @@ export function libraryRootFor(cell: {
 
 /**
  * What a stored tree holds, e.g. "2 skills, 1 sub_agents, 3 scripts; 1,234 always-on chars".
- * Fixes of spec/04 §6.9: sub-agents are counted as agents (not files), skill-local scripts count
- * as scripts, and the always-on count is the files' own characters, without the separators.
+ * Fixes docs/differences.md S9: sub-agents are counted as agents (not files), skill-local scripts
+ * count as scripts, and the always-on count is the files' own characters, without the separators.
  */
 export function inventory(surface: SurfaceSpec, tree: Tree): string {
   const pats = surfacePatterns(surface);
@@ -89,9 +89,9 @@ export function inventory(surface: SurfaceSpec, tree: Tree): string {
 }
 
 /**
- * The selector's reasoning for a later reader. Fix of spec/04 §6.7: a non-trivial `why` names
- * anonymous ids (A, B, …) that mean nothing without the id map, so a legend decoding every id to
- * its label is appended. Ids are not rewritten inside the text, where "A" may be an article.
+ * The selector's reasoning for a later reader. Fix docs/differences.md S7: a non-trivial `why`
+ * names anonymous ids (A, B, …) that mean nothing without the id map, so a legend decoding every id
+ * to its label is appended. Ids are not rewritten inside the text, where "A" may be an article.
  */
 export function whyWithLegend(why: string, idMap: Readonly<Record<string, string>>): string {
   const text = why.trim();

@@ -134,7 +134,7 @@ export class AuditFolder {
 
 /**
  * `<workspace>/<sub>` when it and every folder on the way to it are real directories, else null.
- * Not in the original: a session could replace the harvested folder (or a parent of it) with a
+ * (docs/differences.md X9) A session could replace the harvested folder (or a parent of it) with a
  * symlink to a folder outside its workspace, and a copy that trusts its root would then carry
  * outside files into the audit folder. A symlink anywhere on the path counts as "did not come back".
  */

@@ -1,4 +1,4 @@
-// The proposer loop (spec/02 §3): one improver call = cache lookup, then up to N transport
+// The proposer loop (docs/method.md §4): one improver call = cache lookup, then up to N transport
 // attempts, each in a fresh workspace holding a copy of the evidence as `context/`, through the
 // process-wide session limiter; harvest, audit, Reply. It never returns an empty text: every
 // failure ends in a ProposerError carrying attempts and spent USD (an interrupt in an
@@ -52,7 +52,7 @@ export type ProposerConfig = {
   auditDir: string | null;
   /**
    * The evidence folder enters the cache key relative to this root, so moving a runs directory
-   * keeps its cache (the original keyed on the absolute path).
+   * keeps its cache (docs/differences.md E25).
    */
   runsRoot: string;
   /** Transport attempts per call (default 2). */
@@ -165,7 +165,8 @@ export class Proposer implements ProposerLike {
           continue;
         }
         // The session answered: whatever fails from here on is local and starts no other session
-        // (fix of spec/02 §4.31: the original re-ran the model when a copy or a write failed).
+        // (fix docs/differences.md E31: the original re-ran the model when a copy or a write
+        // failed).
         answer = { text: outcome.text, attempts: a, workspace: null, harvestError: "" };
         if (harvest) {
           try {
@@ -192,7 +193,7 @@ export class Proposer implements ProposerLike {
         void removeTreeSoon(tmp);
       }
     }
-    // Unlike the original, wall time excludes back-off sleeps: it is time spent in sessions.
+    // Wall time excludes back-off sleeps: it is time spent in sessions (docs/differences.md E30).
     const wallS = Math.round(busyMs / 100) / 10;
     if (answer !== null && answer.harvestError === "") {
       const reply: Reply = {
@@ -252,9 +253,10 @@ export class Proposer implements ProposerLike {
 
   /**
    * Content address of a call: label, mission, system, channel kind, model, effort and steps (fix
-   * of spec/02 §4.25: the original left them out, so switching the model, HARNESS2_PROPOSER_EFFORT
-   * or HARNESS2_PROPOSER_STEPS served stale replies), the evidence folder's path relative to the
-   * runs root, and every file's path and bytes (streamed by hashDirectory).
+   * of docs/differences.md E25: the original left them out, so switching the model,
+   * HARNESS2_PROPOSER_EFFORT or HARNESS2_PROPOSER_STEPS served stale replies), the evidence
+   * folder's path relative to the runs root, and every file's path and bytes (streamed by
+   * hashDirectory).
    */
   async cacheKey(
     label: string,

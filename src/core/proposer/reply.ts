@@ -98,7 +98,7 @@ export type Notes = {
   tagged: boolean;
 };
 
-/** The stage's notes (spec/03 §3.1): first `<notes>` block, else the whole reply, trimmed. */
+/** The stage's notes (docs/method.md §5): first `<notes>` block, else the whole reply, trimmed. */
 export function extractNotes(reply: string): Notes {
   const block = firstTagBlock(reply, TAG.notes);
   if (block) return { notes: block.body, tagged: true };
@@ -183,10 +183,10 @@ function matchId(written: string, ids: readonly string[]): string | null {
  * the id match case-insensitively, an exact id winning over a case-folded one. `why` is the
  * first `<why>` block, trimmed and cut to WHY_MAX characters ("" when absent).
  *
- * Fix of spec/04 §6.1, last match wins: the select prompt and the repair turn ask for the choice
- * "as the very last thing", so an earlier fence is a draft or a quote (Python took the first).
- * When that last single-id fence names no candidate, the reply is an error, NOT a fall-back to
- * an earlier valid fence: the selector's final word was something else, an earlier fence is
+ * Fix docs/differences.md S1, last match wins: the select prompt and the repair turn ask for the
+ * choice "as the very last thing", so an earlier fence is a draft or a quote (Python took the
+ * first). When that last single-id fence names no candidate, the reply is an error, NOT a fall-back
+ * to an earlier valid fence: the selector's final word was something else, an earlier fence is
  * one it moved past, and the error buys a repair turn that asks again instead of silently
  * adopting a choice the selector may have rejected.
  */
@@ -372,8 +372,8 @@ function lessonOf(body: string): Lesson {
  * The reflection's lesson. The first `<experience>` block that is NO_ENTRY or a complete lesson
  * decides (so an echoed template does not hide the real block); a complete lesson needs
  * non-empty `cue`, `lesson` and `evidence` (a later duplicate key overwrites an earlier one;
- * `confidence` is optional; a value of mere `<placeholders>` counts as empty). Failing that, the first
- * block decides, an unclosed one running to the end of the reply. A reply without a complete
+ * `confidence` is optional; a value of mere `<placeholders>` counts as empty). Failing that, the
+ * first block decides, an unclosed one running to the end of the reply. A reply without a complete
  * lesson that says NO_ENTRY anywhere is `no_entry`; anything else is an `error` naming what is
  * missing.
  */

@@ -1,6 +1,7 @@
 // The budget ledger of one (mode, task): every executor rollout and improver session the mode
-// spends, in the order recorded, and the identity R = 4k rollouts, P = 3k sessions (spec/03 §2).
-// It only counts and checks; it never decides what runs, and never lets a duplicate label pass.
+// spends, in the order recorded, and the identity R = 4k rollouts, P = 3k sessions (docs/method.md
+// §6). It only counts and checks; it never decides what runs, and never lets a duplicate label
+// pass.
 
 import { z } from "zod";
 import { ModeToken } from "../events/registry.ts";
@@ -226,9 +227,9 @@ export class Ledger {
 }
 
 /**
- * The label order recursion produces (spec/03 §2). agg: rollouts base1..k, inv1, dom1, …, invk,
- * domk, agg1..k; sessions inv1, dom1, …, agg1..k. seq: rollouts base1..k then inv_t, dom_t, c_t
- * per round; sessions inv_t, dom_t, c_t per round.
+ * The label order recursion produces (docs/method.md §6). agg: rollouts base1..k, inv1, dom1, …,
+ * invk, domk, agg1..k; sessions inv1, dom1, …, agg1..k. seq: rollouts base1..k then inv_t, dom_t,
+ * c_t per round; sessions inv_t, dom_t, c_t per round.
  */
 export function expectedLabels(
   mode: ModeToken,

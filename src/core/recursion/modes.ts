@@ -1,4 +1,4 @@
-// The two recursion modes (spec/03 §3.5–§3.8): parallel ("agg": 2k i.i.d. proposals, then k
+// The two recursion modes (docs/method.md §5): parallel ("agg": 2k i.i.d. proposals, then k
 // independent composers) and sequential ("seq": k rounds of inv/dom + a chained composer). Both
 // spend exactly R = 4k rollouts and P = 3k sessions and check it; neither ever reads a score.
 // An interrupt starts no further phase and ends the mode with InterruptedError, never a result.
@@ -160,7 +160,7 @@ async function interruptible(run: ModeRun, body: () => Promise<ModeResult>): Pro
   }
 }
 
-/** Parallel mode (spec/03 §3.5). Phases are barriers: proposals → candidate rollouts → composers → final rollouts. */
+/** Parallel mode (docs/method.md §5). Phases are barriers: proposals → candidate rollouts → composers → final rollouts. */
 export async function runParallel(inputs: ModeInputs): Promise<ModeResult> {
   const m: ModeInputs = { ...inputs, scope: { ...inputs.scope, mode: "agg" } };
   const run = new ModeRun(m, "agg");
@@ -189,9 +189,9 @@ async function parallel(m: ModeInputs, run: ModeRun): Promise<ModeResult> {
   }
   const candidates = await run.stagesPhase(proposals, width);
 
-  // Phases wait for each other, as in the original (spec/03 §6.20 notes the wall-time cost): a
-  // probe could start as soon as its own proposal is accepted, but the phase events, the ledger
-  // order and resume all rely on whole phases, and model time dominates the wait.
+  // Phases wait for each other, as in the original (docs/differences.md R20 notes the wall-time
+  // cost): a probe could start as soon as its own proposal is accepted, but the phase events, the
+  // ledger order and resume all rely on whole phases, and model time dominates the wait.
   phase(m, "probes");
   await run.rollPhase(candidates, width);
 
@@ -205,7 +205,8 @@ async function parallel(m: ModeInputs, run: ModeRun): Promise<ModeResult> {
       label: `agg${i}`,
       dim: "AGG",
       job: aggregate(bp, m.surface, { k, index: i }),
-      // Every composer falls back to the base (spec/03 §6.10 kept: the budget convention).
+      // Every composer falls back to the base (docs/differences.md R10 kept: the budget
+      // convention).
       fallback: m.baseTree,
       harnessDir: baseDir,
       pool,
@@ -227,7 +228,7 @@ function composerJob(bp: BenchPrompts, m: ModeInputs, t: number): string {
     : composeRound(bp, m.surface, { t, k });
 }
 
-/** Sequential mode (spec/03 §3.6): k rounds, each checkpoint the next round's harness and fallback. */
+/** Sequential mode (docs/method.md §5): k rounds, each checkpoint the next round's harness and fallback. */
 export async function runSequential(inputs: ModeInputs): Promise<ModeResult> {
   const m: ModeInputs = { ...inputs, scope: { ...inputs.scope, mode: "seq" } };
   const run = new ModeRun(m, "seq");
@@ -244,8 +245,8 @@ async function sequential(m: ModeInputs, run: ModeRun): Promise<ModeResult> {
 
   for (let t = 1; t <= k; t++) {
     const currentDir = writeTree(m.surface, current, harnessDir(m, currentLabel));
-    // Fix of spec/03 §6.25: this round's candidates and composer edit `current`, so their diffs
-    // stay against it in every later round, not against whatever checkpoint is current then.
+    // Fix docs/differences.md R25: this round's candidates and composer edit `current`, so their
+    // diffs stay against it in every later round, not against whatever checkpoint is current then.
     const baseline = { label: currentLabel, harnessDir: currentDir };
 
     phase(m, "proposals");

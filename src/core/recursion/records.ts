@@ -1,4 +1,4 @@
-// Records and shared inputs of the recursion (spec/03 §3.1): one improvement Stage, one mode's
+// Records and shared inputs of the recursion (docs/method.md §5): one improvement Stage, one mode's
 // ModeResult and the summary forms of both, plus the ledger/event plumbing every stage, rollout
 // and mode uses. It never reads a score: a rollout is what the adapter says it produced, no more.
 
@@ -24,7 +24,7 @@ export function truncate(text: string, max: number = ERROR_MAX): string {
 
 // ── records ──────────────────────────────────────────────────────────────────────────────────
 
-/** One improvement stage, including its retries (spec/03 §3.1). */
+/** One improvement stage, including its retries (docs/method.md §5). */
 export const Stage = z.object({
   label: z.string().min(1),
   dim: StageDim,
@@ -54,7 +54,7 @@ export type StageRecord = z.infer<typeof StageRecord>;
 
 /**
  * How a mode ended. `degraded`: it finished, but every stage fell back, so it adapted nothing
- * (fix of spec/03 §6.1, where such a mode was silently ok). `failed`: an exception ended it.
+ * (fix docs/differences.md R1, where such a mode was silently ok). `failed`: an exception ended it.
  */
 export const ModeStatus = z.enum(["ok", "degraded", "failed"]);
 export type ModeStatus = z.infer<typeof ModeStatus>;
@@ -71,13 +71,14 @@ export const ModeRecord = z.object({
   fellBack: z.array(z.string()),
   keptBase: z.array(z.string()),
   stages: z.array(StageRecord),
-  /** Diversity of the finals, in both modes (fix of spec/03 §6.2: the original skipped seq). */
+  /** Diversity of the finals, in both modes (fix docs/differences.md R2: the original skipped seq). */
   similarity: Diversity.nullable(),
   ledger: LedgerRecord,
   errors: z.array(z.string()),
   /**
    * A failure AFTER the recursion (selection, reflection, library), kept beside the recursion's
-   * record instead of replacing it (fix of spec/03 §6.5: the spent ledger was lost). "" when none.
+   * record instead of replacing it (fix docs/differences.md R5: the spent ledger was lost). "" when
+   * none.
    */
   error: z.string().default(""),
   traceback: z.string().default(""),

@@ -1,4 +1,4 @@
-// One improvement stage (spec/03 §3.2–§3.3): build the evidence, ask the proposer to edit
+// One improvement stage (docs/method.md §5): build the evidence, ask the proposer to edit
 // `context/harness/`, read the edit back and accept it, retrying once with the rejection fed back
 // verbatim, else fall back to the inherited tree. A stage never sees a score, and an invalid,
 // verdict-carrying or leaking tree is never accepted; an interrupted stage never falls back: it
@@ -87,7 +87,7 @@ export type Acceptance = {
 };
 
 /**
- * Accepts or rejects a proposed tree (spec/03 §3.3): autotrigger (MUTATES `tree`), kept-base
+ * Accepts or rejects a proposed tree (docs/method.md §5): autotrigger (MUTATES `tree`), kept-base
  * against `fallback`, surface validation, the adapter's own rules, then the authored-tree
  * tripwires. Invalid trees come back as an error string; anything else thrown (an adapter bug, a
  * missing python3, a syntax checker killed twice) propagates and ends the mode — it is never
@@ -246,7 +246,7 @@ async function proposeAndAccept(m: ModeInputs, spec: StageSpec, ctxDir: string):
       const interrupted = asInterruption(err, m.signal);
       if (interrupted !== null) throw interrupted.plus(tally.usd);
       if (!(err instanceof ProposerError)) throw err;
-      // No stage retry after a transport failure: the proposer already retried (spec/03 §3.2).
+      // No stage retry after a transport failure: the proposer already retried (docs/method.md §5).
       tally.usd += err.usd;
       tally.attempts += err.attempts > 0 ? err.attempts : m.limits.transportAttempts;
       tally.cached = false;
@@ -269,7 +269,7 @@ async function proposeAndAccept(m: ModeInputs, spec: StageSpec, ctxDir: string):
       proposed = readTree(m.surface, reply.workspace, rejected);
     } catch (err) {
       if (!(err instanceof TreeSymlinkError)) throw err;
-      // Not in the original: a symlinked edit is the model's mistake, fed back like any other.
+      // A symlinked edit is the model's mistake, fed back like any other (docs/differences.md X9).
       error = err.message;
       continue;
     }
@@ -280,7 +280,7 @@ async function proposeAndAccept(m: ModeInputs, spec: StageSpec, ctxDir: string):
     }
     if (rejected.length > 0) {
       error = offSurfaceError(m, rejected);
-      // Fix of spec/03 §6.8: the retry edits its own attempt (minus the off-surface files)
+      // Fix docs/differences.md R8: the retry edits its own attempt (minus the off-surface files)
       // instead of starting again from the original harness.
       writeTree(m.surface, proposed, join(ctxDir, "harness"));
       continue;

@@ -1,6 +1,7 @@
 // The report's value (what `harness2 report --json` prints and the TUI's report view draws): per
-// mode × k figures over judged picks, paired deltas against the base harness, comparisons, notes and
-// warnings. Schemas only — built by src/judge/report.ts; nothing in the method's run path reads it.
+// mode × k figures over judged picks, paired deltas against the base harness, comparisons, notes
+// and warnings. Schemas only — built by src/judge/report.ts; nothing in the method's run path reads
+// it.
 
 import { z } from "zod";
 import { ModeToken } from "../events/registry.ts";
@@ -14,9 +15,10 @@ const usd = z.number().nonnegative();
 const nonnegative = z.number().nonnegative().nullable();
 
 /**
- * The spread of a mean over tasks (spec/04 §6.14): sample sd and the 95% Student-t interval of the
- * mean, each rounded to 3 decimals. Below two values sd, t and the interval are null (drawn "—"),
- * never 0. The interval is not clipped to the score range, so a wide one reads as wide.
+ * The spread of a mean over tasks (docs/differences.md S14): sample sd and the 95% Student-t
+ * interval of the mean, each rounded to 3 decimals. Below two values sd, t and the interval are
+ * null (drawn "—"), never 0. The interval is not clipped to the score range, so a wide one reads as
+ * wide.
  */
 export const Spread = z.object({
   n: count,

@@ -1,6 +1,7 @@
-// Resume (spec/03 §4.8): decides, from a task's record and the artifacts on disk, which requested
-// modes are finished and intact, so only the rest re-runs; and replays intact adoptions into the
-// library. It trusts nothing the record says about the adopted output without re-reading it.
+// Resume (docs/method.md §11): decides, from a task's record and the artifacts on disk, which
+// requested modes are finished and intact, so only the rest re-runs; and replays intact adoptions
+// into the library. It trusts nothing the record says about the adopted output without re-reading
+// it.
 
 import { createHash } from "node:crypto";
 import type { ModeToken } from "../events/registry.ts";
@@ -22,9 +23,9 @@ import {
 
 /**
  * Where a task's last record comes from. Commands resume from the SQLite store (the system of
- * record, ARCHITECTURE §5): src/cli/store-resume.ts builds this record from store rows, and a
- * task the store does not know is "missing" even when a summary.json exists. Core knows no
- * store; the skip decision below is the same whichever source answers.
+ * record, docs/architecture.md "Files and the store"): src/cli/store-resume.ts builds this record
+ * from store rows, and a task the store does not know is "missing" even when a summary.json exists.
+ * Core knows no store; the skip decision below is the same whichever source answers.
  */
 export interface TaskRecordSource {
   read(taskId: string, taskDir: string): Promise<SummaryRead>;
@@ -104,7 +105,7 @@ async function modeProblem(
   const record = ModeRecord.safeParse(summary.modes[mode]);
   if (!record.success) return "the mode's record holds no ledger";
   const ledger = record.data.ledger;
-  // Not in the original: a record whose budget does not balance is not a finished mode.
+  // A record whose budget does not balance is not a finished mode (docs/differences.md R15).
   if (ledger.R !== expectedRollouts(summary.k) || ledger.P !== expectedSessions(summary.k)) {
     return `the recorded ledger does not balance (R=${ledger.R}, P=${ledger.P})`;
   }
@@ -134,8 +135,8 @@ async function modeProblem(
  * THE skip decision. A mode is intact only when the record says it, its selection and chosen label
  * are ok, its ledger balances, and its adopted output and harness still match what was recorded.
  * The task is skipped only when its record's status is ok and every requested mode is intact.
- * Unlike the original (spec/03 §6.15), an intact mode is not re-run because another one must be,
- * and any error while checking means "re-run", never an escape.
+ * Unlike the original (docs/differences.md R15), an intact mode is not re-run because another one
+ * must be, and any error while checking means "re-run", never an escape.
  */
 export async function shouldSkipTask(q: ResumeQuery): Promise<SkipDecision> {
   const read = await q.source.read(q.taskId, q.summaryDir);
@@ -182,7 +183,7 @@ export async function shouldSkipTask(q: ResumeQuery): Promise<SkipDecision> {
 }
 
 /**
- * Replays intact adoptions into their libraries (spec/03 §4.8 `_restore_libraries`): the adopted
+ * Replays intact adoptions into their libraries (docs/method.md §11): the adopted
  * tree is read back from the mode's harness dir and re-added with its why and lesson. Returns the
  * modes whose entry was restored.
  */

@@ -1,4 +1,4 @@
-// The per-task `summary.json` (spec/03 §4.6–§4.7): the task's record across runs and processes,
+// The per-task `summary.json` (docs/method.md §10): the task's record across runs and processes,
 // its status, and the locked merge-and-write that checkpoints it. It records what the method did
 // and chose; it never holds a score, and a write never leaves a torn or half-merged file.
 
@@ -116,8 +116,8 @@ function modeOfError(error: string): ModeToken | null {
 }
 
 /**
- * Merges this run's record over the one on disk (spec/03 §4.7): the modes and selections this run
- * ran replace the old ones; old errors survive unless they are about the missing base (now that
+ * Merges this run's record over the one on disk (docs/method.md §10): the modes and selections this
+ * run ran replace the old ones; old errors survive unless they are about the missing base (now that
  * bases ran) or about a mode this run re-ran, and are never repeated. Differences from the
  * original: a re-run mode's old selection is dropped even when this run stored none (it would be
  * stale), and an old error about a re-run mode is dropped whether or not the mode now succeeded
@@ -214,8 +214,8 @@ function holderAlive(lockPath: string, staleMs: number): boolean {
 
 /**
  * Runs `fn` holding `lockPath` (created exclusively, holding our pid). A lock whose holder is dead
- * is taken over; the lock file is removed afterwards (fix of spec/03 §6.27: the original left
- * `summary.lock` behind). Separate processes can therefore each write their own modes.
+ * is taken over; the lock file is removed afterwards (fix docs/differences.md R27: the original
+ * left `summary.lock` behind). Separate processes can therefore each write their own modes.
  */
 export async function withFileLock<T>(
   lockPath: string,
@@ -265,7 +265,7 @@ export async function withFileLock<T>(
 /**
  * Merges `current` over the summary on disk and writes it atomically (temp file + rename) under
  * the lock. An unreadable old summary counts as empty. Returns what was written: the returned
- * status is the on-disk status (fix of spec/03 §6.14, where the two could disagree).
+ * status is the on-disk status (fix docs/differences.md R14, where the two could disagree).
  */
 export async function writeSummary(taskDir: string, current: TaskSummary): Promise<TaskSummary> {
   const path = join(taskDir, SUMMARY_FILE);

@@ -1,4 +1,4 @@
-// Executor rollouts (spec/03 §3.4, §4.5 step 5): materialise a harness, run it through the
+// Executor rollouts (docs/method.md §5, §10 step 5): materialise a harness, run it through the
 // adapter, and describe the result as a RunView. A rollout never raises for a failed execution: it
 // is a dead rollout, still counted in the ledger. Only writing the harness directory and an
 // interrupt (InterruptedError: the rollout stays unfinished, never dead, never counted) throw.
@@ -72,8 +72,8 @@ type Started = { ts: number; wallMs: number };
  * rollout started means the adapter reused a finished run, which costs nothing now: it was paid
  * for by the run that produced it, as a cached reply is. Marks are stamped on the system clock,
  * so that is what they are compared with. `extras.usd` is the executor cost the adapter reported
- * (fix of spec/03 §6.18: the original recorded every rollout at zero cost). An adapter that keeps
- * its marks elsewhere reports neither: cost 0, not reused.
+ * (fix docs/differences.md R18: the original recorded every rollout at zero cost). An adapter that
+ * keeps its marks elsewhere reports neither: cost 0, not reused.
  */
 async function markFacts(
   runDir: string,
@@ -95,7 +95,7 @@ async function describeRun(
   started: Started,
 ): Promise<Rolled> {
   const wallS = Math.max(0, (inputs.scope.clock.now() - started.ts) / 1000);
-  // Fix of spec/03 §6.3: every path checks that the returned run directory exists.
+  // Fix docs/differences.md R3: every path checks that the returned run directory exists.
   if (!dirExists(runDir)) {
     return {
       view: RunView.parse({
@@ -244,9 +244,10 @@ export async function rollMany(
  * mode. With more than one base and an `executeMany` hook, one batch call; otherwise per base,
  * up to `width` at once. Never raises; not recorded in any ledger (each mode records them).
  *
- * In a batch, an Error in a run's place makes that base alone dead (fix of spec/03 §6.4: the
- * original's batch was all-or-nothing), and a run dir is checked like any other (§6.3): one that
- * does not exist is a dead base. Only a batch call that throws fails every base.
+ * In a batch, an Error in a run's place makes that base alone dead (fix docs/differences.md R4: the
+ * original's batch was all-or-nothing), and a run dir is checked like any other
+ * (docs/differences.md R3): one that does not exist is a dead base. Only a batch call that throws
+ * fails every base.
  */
 export async function rollBases(
   inputs: RolloutInputs,
@@ -272,7 +273,8 @@ export async function rollBases(
   } catch (err) {
     const interrupted = asInterruption(err, inputs.signal);
     if (interrupted !== null) throw interrupted;
-    // One call: its failure is every base's failure (spec/03 §6.4, unavoidable for a batch).
+    // One call: its failure is every base's failure (docs/differences.md R4, unavoidable for a
+    // batch).
     failure = err;
   }
   if (inputs.signal?.aborted) {

@@ -1,6 +1,7 @@
-// The rollout completion marker (spec/03 §5): written only by code that saw the executor return
-// normally, and read to decide whether a finished rollout may be reused. The presence of outputs
-// alone never counts as completion, and a marker from another version or harness never matches.
+// The rollout completion marker (docs/method.md §2): written only by code that saw the executor
+// return normally, and read to decide whether a finished rollout may be reused. The presence of
+// outputs alone never counts as completion, and a marker from another version or harness never
+// matches.
 
 import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";

@@ -1,6 +1,6 @@
-// Run configuration from environment variables (spec/03 §1): paths, models, endpoints and every
-// limit the original hard-coded, each overridable with the original's default. Reads only the env
-// object it is given (Bun has already added a `.env` of the working directory to the process
+// Run configuration from environment variables (docs/method.md §10): paths, models, endpoints and
+// every limit the original hard-coded, each overridable with the original's default. Reads only the
+// env object it is given (Bun has already added a `.env` of the working directory to the process
 // environment, the shell winning) and never writes back into any environment.
 
 import { homedir } from "node:os";
@@ -190,7 +190,7 @@ export function loadRunConfig(env: Env, opts: LoadOptions = {}): RunConfig {
 }
 
 /**
- * What a command that spends money needs (spec/03 §1.2 validate_models): a solver model; solver
+ * What a command that spends money needs (docs/method.md §10): a solver model; solver
  * and improver in `provider/model` form when they run on OpenCode; a project for Vertex models;
  * and a judge model when `judge` is set.
  */

@@ -103,7 +103,7 @@ const Tag = z.string().superRefine((tag, ctx) => {
 export const Namespace = z
   .object({
     // Benchmark names may hold `-` (`wb-office`); the substrate may not, so a namespace string
-    // parses back unambiguously (fix of spec/03 §6.13: neither name was checked).
+    // parses back unambiguously (fix docs/differences.md R13: neither name was checked).
     benchmark: z.string().regex(BENCH_RE, {
       error: (iss) =>
         `benchmark ${JSON.stringify(iss.input)} must be lowercase letters and digits in '-'-separated words (e.g. jb, wb-office)`,
@@ -161,8 +161,8 @@ export function parseNamespace(name: string): Namespace | null {
 
 /**
  * A predicate matching exactly the namespaces of one (benchmark, substrate, k) cell, optionally
- * one mode, with any seed and tag. Replaces the original's loose globs (spec/03 §6.13), where
- * `…-agg1*` also matched k = 11 and `-*` matched other k values.
+ * one mode, with any seed and tag. Replaces the original's loose globs (docs/differences.md R13),
+ * where `…-agg1*` also matched k = 11 and `-*` matched other k values.
  */
 export function namespaceMatcher(cell: {
   benchmark: string;
@@ -254,7 +254,8 @@ function isPlain(id: string): boolean {
  * as `__` (`jb/acct-01` → `jb__acct-01`). Any other id — upper case (case-insensitive file
  * systems), `_`/`.` at segment edges, `__`, other characters, or over 120 characters — becomes a
  * sanitised prefix plus `~` and 16 hex of its SHA-256, so two different ids never share a
- * directory. Fix of spec/03 §6.27: the original replaced only `/`, so `a/b` and `a__b` collided.
+ * directory. Fix docs/differences.md R27: the original replaced only `/`, so `a/b` and `a__b`
+ * collided.
  */
 export function taskSlug(id: string): string {
   validateTaskId(id);

@@ -1,6 +1,6 @@
-// Anonymous candidate ids for blind selection (spec/04 §1.5): a deterministic, seeded shuffle of
-// the candidate labels onto the ids A, B, …, Z, AA, AB, …. It must never hand a label (or anything
-// derived from a label's order) to the selector; it sees only the ids.
+// Anonymous candidate ids for blind selection (docs/method.md §7): a deterministic, seeded shuffle
+// of the candidate labels onto the ids A, B, …, Z, AA, AB, …. It must never hand a label (or
+// anything derived from a label's order) to the selector; it sees only the ids.
 
 import { createHash } from "node:crypto";
 import { compareCodePoints } from "../lib/safe-fs.ts";
@@ -77,8 +77,8 @@ class HashStream {
  *     from SHA-256(seed ‖ ":" ‖ block) words (HashStream) by rejection sampling;
  *  4. position i gets anonId(i).
  * Deliberate difference from the original: it seeded Python's Mersenne Twister with 48 bits of a
- * SHA-1, so our ids do not match Python-made artifacts (spec/04 §6.21); they only need to be
- * deterministic, distinct, and independent of how the labels sort.
+ * SHA-1, so our ids do not match Python-made artifacts (docs/differences.md S21); they only need to
+ * be deterministic, distinct, and independent of how the labels sort.
  *
  * The result's keys are in id order (A, B, …). Duplicate labels are refused.
  */

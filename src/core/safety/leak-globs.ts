@@ -11,7 +11,7 @@ import { fireTripwire, type TripwireContext } from "./tripwire.ts";
 /**
  * Normalises one leak glob: `\` becomes `/`, then leading `./` and `/` are removed as PREFIXES.
  * Deliberate difference from the original, which stripped `.` and `/` as a character set and so
- * turned `.env` into `env` (spec/02 §4.15): here `.env` and `.secrets/**` keep their dot.
+ * turned `.env` into `env` (docs/differences.md E15): here `.env` and `.secrets/**` keep their dot.
  */
 export function normalizeLeakGlob(glob: string): string {
   let g = glob.replaceAll("\\", "/");

@@ -22,8 +22,8 @@ export const GRADER_VERDICT_MARKERS: readonly string[] = [
 
 /**
  * Lower-cased suffixes whose contents are scanned for markers ("" = no suffix, which includes
- * dotfiles such as `.env`). Fix of spec/02 §4.17: `.ts`, `.tsx`, `.jsx` and `.css` are scanned
- * too, so a plugin body cannot carry a marker past the wire.
+ * dotfiles such as `.env`). Fix docs/differences.md E17: `.ts`, `.tsx`, `.jsx` and `.css` are
+ * scanned too, so a plugin body cannot carry a marker past the wire.
  */
 export const MARKER_SCAN_SUFFIXES: ReadonlySet<string> = new Set([
   "",
@@ -192,7 +192,7 @@ export function assertNoGraderVerdicts(
  * The same checks on an agent-authored tree before it is rolled or stored: a tree carrying a
  * marker could never afterwards be served as evidence. Messages are retry feedback addressed to
  * the author, so they say "reserved string" rather than naming what the string belongs to
- * (a deliberate difference from the original's wording).
+ * (docs/differences.md X10).
  */
 export function assertTreeHasNoGraderVerdicts(
   tree: Tree,

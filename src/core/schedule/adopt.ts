@@ -68,7 +68,7 @@ type LibraryFailure = { error: string; traceback: string };
  * Selection, reflection and the library add after a finished recursion. An interrupt throws
  * InterruptedError carrying the selection's spend when the selection had finished. A library
  * add that throws (a tripwire, a disk error) does not throw here: it comes back as
- * `libraryFailure` beside the finished selection (fix of spec/03 §6.5 / spec/04 §6.6).
+ * `libraryFailure` beside the finished selection (fix docs/differences.md R5, S6).
  */
 export async function adopt(
   t: TaskContext,
@@ -137,7 +137,8 @@ export async function adopt(
   if (!sel.ok) errors.push(`${mode}: selection failed: ${sel.error}`);
   else {
     const chosen = result.rollouts[sel.chosenLabel];
-    // Fix of spec/03 §6.16: a state deliverable shown as its trajectory is not "undelivered".
+    // Fix docs/differences.md R16: a state deliverable shown as its trajectory is not
+    // "undelivered".
     const stateShown = sel.evidence === "trajectory" && inputs.adapter.spec.stateDeliverable;
     if (chosen !== undefined && !chosen.delivered && !stateShown) {
       errors.push(`${mode}: selected run ${chosen.runId} produced no deliverable`);
@@ -145,7 +146,8 @@ export async function adopt(
   }
   let libraryFailure: LibraryFailure | null = null;
   if (lib !== undefined && sel.ok && experience !== null && record.ok) {
-    // A lesson is stored only for a mode that is recorded as finished, never for an interrupted one.
+    // A lesson is stored only for a mode that is recorded as finished, never for an interrupted
+    // one.
     if (signal?.aborted)
       throw new InterruptedError(`interrupted before the ${mode} library add`).plus(sel.usd);
     try {
@@ -157,7 +159,7 @@ export async function adopt(
         experience,
       });
     } catch (err) {
-      // Fix of spec/03 §6.5 / spec/04 §6.6: the original let this wipe the mode's whole result,
+      // Fix docs/differences.md R5, S6: the original let this wipe the mode's whole result,
       // a good selection record included. The selection (and its spend) stands; the caller
       // marks the mode failed so the next run retries the add from caches.
       if (err instanceof InterruptedError) throw err.plus(sel.usd);

@@ -35,7 +35,7 @@ export type ScheduleLimits = RecursionLimits &
 export type ScheduleInputs = {
   adapter: BenchmarkAdapter;
   proposer: ProposerLike;
-  /** Selector and reflection sessions; defaults to `proposer` (the CLI resolves spec/03 §4.4). */
+  /** Selector and reflection sessions; defaults to `proposer` (the CLI picks them, docs/method.md §4). */
   selector?: ProposerLike;
   limits: ScheduleLimits;
   /** `<bench runs root>/adapt`: namespaces, task dirs and summaries go under it. */

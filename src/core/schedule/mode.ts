@@ -1,5 +1,6 @@
 // One mode of one task, start to finish: the recursion, then adoption, then one mode.finished.
-// A failure is recorded in the mode's entry and never thrown; an interrupt throws and records nothing.
+// A failure is recorded in the mode's entry and never thrown; an interrupt throws and records
+// nothing.
 
 import { ModeFinished, ModeStarted, type ModeToken } from "../events/registry.ts";
 import { emit } from "../events/sink.ts";
@@ -105,7 +106,7 @@ export async function runOneMode(t: TaskContext, mode: ModeToken): Promise<ModeO
     // Interrupted after the recursion: nothing of it is selected, reflected on or stored; the
     // stages' replies and the rollouts' run marks make the next run cheap.
     if (err instanceof InterruptedError) throw err.plus(result.ledger.usd);
-    // Fix of spec/03 §6.5: the recursion's record (and the money it spent) is kept.
+    // Fix docs/differences.md R5: the recursion's record (and the money it spent) is kept.
     const error = describeError(err);
     record = { ...record, status: "failed", ok: false, error, traceback: tracebackOf(err) };
     errors.push(`${mode}: ${error}`);

@@ -1,5 +1,5 @@
-// The continual-learning order of a sweep (spec/03 §4.3): which domains run, in which order, and
-// the strict order of tasks inside each. A seeded order reproduces CPython's string-seeded
+// The continual-learning order of a sweep (docs/method.md §10): which domains run, in which order,
+// and the strict order of tasks inside each. A seeded order reproduces CPython's string-seeded
 // Mersenne Twister shuffle exactly, so a seed names the same stream as the original. Never reads
 // a score or anything but task ids and domains.
 
@@ -81,7 +81,7 @@ export type StreamOptions = {
   maxTasks?: number | null;
 };
 
-/** Groups the adapter's tasks by domain and orders them (spec/03 §4.3 `task_stream`). */
+/** Groups the adapter's tasks by domain and orders them (docs/method.md §10). */
 export async function taskStream(
   source: StreamSource,
   opts: StreamOptions = {},

@@ -30,7 +30,7 @@ export type SweepResult = {
   startedAt: string;
   finishedAt: string;
   nDomains: number;
-  /** In stream order (fix of spec/03 §6.23: the original returned completion order). */
+  /** In stream order (fix docs/differences.md R23: the original returned completion order). */
   domains: (DomainResult | { domain: string; error: string })[];
 };
 

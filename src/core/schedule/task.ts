@@ -176,9 +176,9 @@ export async function runTask(
   };
   let usd = 0;
   // base-failed is decided on `ok` (a run folder was produced), not `delivered`, deliberately and
-  // as the original does (spec/03 §6.3): a base that ran but delivered nothing is the most useful
-  // evidence the improvers can get (its trajectory shows why it failed), and a task whose
-  // deliverable is its state never "delivers" a file at all. Only when no base ran is there
+  // as the original does (docs/differences.md R3): a base that ran but delivered nothing is the
+  // most useful evidence the improvers can get (its trajectory shows why it failed), and a task
+  // whose deliverable is its state never "delivers" a file at all. Only when no base ran is there
   // nothing to learn from.
   if (!bases.some((b) => b.view.ok)) {
     const written = await writeSummary(dir, {

@@ -8,9 +8,9 @@ import { z } from "zod";
 /**
  * Words about measurement that prompt text must not contain: it describes the work, not how the
  * work is assessed. Matched as whole words in these exact forms, case-insensitively, with any
- * non-letter, non-digit character (space, `-`, `_`, punctuation) as a word edge — fix of spec/01
- * §10.19, where a plain substring test also refused `underscore`, `scoreboard` and `benchmarked`.
- * So `score`, `Scores`, `scored`, `scoring`, `pass_score` and `re-evaluation` hit;
+ * non-letter, non-digit character (space, `-`, `_`, punctuation) as a word edge — fix
+ * docs/differences.md H19, where a plain substring test also refused `underscore`, `scoreboard` and
+ * `benchmarked`. So `score`, `Scores`, `scored`, `scoring`, `pass_score` and `re-evaluation` hit;
  * `underscore`, `scoreboard`, `scorecard`, `evaluate` and `benchmarking` do not.
  */
 export const FORBIDDEN_PROMPT_WORDS = [
@@ -40,8 +40,8 @@ export function forbiddenWordsIn(text: string): string[] {
 
 /**
  * BenchPrompts fields that reach the improver or selector as free text and are scanned.
- * `selectionLead` is scanned too (the original skipped it, spec/01 §10.19); the single words
- * `domainWord` and `deliverableWord` and the enums are not free text.
+ * `selectionLead` is scanned too (the original skipped it, docs/differences.md H19); the single
+ * words `domainWord` and `deliverableWord` and the enums are not free text.
  */
 export const SCANNED_PROMPT_FIELDS = [
   "work",
@@ -53,7 +53,7 @@ export const SCANNED_PROMPT_FIELDS = [
   "selectionLead",
 ] as const;
 
-/** Benchmark-shaped text for the shared prompts (spec/02 §0). */
+/** Benchmark-shaped text for the shared prompts (docs/method.md §4). */
 export const BenchPrompts = z
   .object({
     /** What the work is, as the agent meets it: the `[WORK]` section of every prompt. */
@@ -74,7 +74,7 @@ export const BenchPrompts = z
     domainGuidance: z.string().default(""),
     selectionChecks: z.string().default(""),
     selectionLead: z.string().default(""),
-    // Validated (fix): the original accepted any string here and then emitted both variants.
+    // Validated (docs/differences.md E7): any other value is refused.
     selectionConformance: z
       .enum(["full", "value_only"], {
         error: (iss) =>

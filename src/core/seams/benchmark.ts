@@ -1,6 +1,7 @@
-// The benchmark seam (spec/01 §4): values a benchmark hands the method (ChannelSpec, BenchPrompts,
-// BenchSpec, RunView) and the interfaces it implements (BenchmarkAdapter, SubstrateLike). Nothing
-// here can carry a score into the method: scoring is a separate Scorer that only the judge sees.
+// The benchmark seam (docs/architecture.md "Layout"): values a benchmark hands the method
+// (ChannelSpec, BenchPrompts, BenchSpec, RunView) and the interfaces it implements
+// (BenchmarkAdapter, SubstrateLike). Nothing here can carry a score into the method: scoring is a
+// separate Scorer that only the judge sees.
 
 import { z } from "zod";
 import type { Tree } from "../harness/surface.ts";
@@ -10,7 +11,7 @@ import type { SubstrateLike } from "./executor.ts";
 
 // ── benchmark spec ───────────────────────────────────────────────────────────────────────────
 
-/** How a substrate's staged harness becomes a runnable configuration (spec/01 §8). */
+/** How a substrate's staged harness becomes a runnable configuration (docs/method.md §2). */
 export const INSTALL_MODES = [
   "workspace_agents_md",
   "home_dir_jinja",
@@ -28,7 +29,7 @@ export const OBS_TRUNC_MIN = 10_000;
 
 /**
  * One (benchmark, substrate) cell. `domainWord` lives only in BenchPrompts (the original kept a
- * second copy here, spec/01 §10.20), and the channels map is frozen with the rest.
+ * second copy here, docs/differences.md H20), and the channels map is frozen with the rest.
  */
 export const BenchSpec = z
   .object({
@@ -154,12 +155,12 @@ export interface BenchmarkAdapter {
   /**
    * Benchmark-specific problems with a proposed tree, each fed back verbatim to the proposer; []
    * when valid. Returning problems (instead of throwing a ValueError) means an adapter bug — a
-   * thrown error — can never be mistaken for an invalid proposal (spec/03 §6.6).
+   * thrown error — can never be mistaken for an invalid proposal (docs/differences.md R6).
    */
   validateTree(tree: Tree): Promise<string[]>;
   /**
    * Offline readiness checks (required here; the original called it without declaring it,
-   * spec/01 §10.20). Throws with a remediation; never starts a model.
+   * docs/differences.md H20). Throws with a remediation; never starts a model.
    */
   preflight(): Promise<void>;
 
@@ -188,7 +189,7 @@ export interface BenchmarkAdapter {
   /**
    * Base rollouts in one batch (one run dir per run id, in order); without it, execute per run.
    * A run that failed is an Error in its place (like `execute` throwing; a `usd` on it is its
-   * spend), so the others are kept (spec/03 §6.4); throwing fails every run of the batch.
+   * spend), so the others are kept (docs/differences.md R4); throwing fails every run of the batch.
    */
   executeMany?(
     taskId: string,

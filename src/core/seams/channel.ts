@@ -1,6 +1,7 @@
-// The seam between the method and an improver CLI (ARCHITECTURE §6). A Channel runs ONE model
-// session in a workspace the proposer prepared (it holds `context/`) and reports text, cost and
-// error; it never retries, caches, harvests or audits — the Proposer (proposer.ts) does that.
+// The seam between the method and an improver CLI (docs/architecture.md "Layout"). A Channel runs
+// ONE model session in a workspace the proposer prepared (it holds `context/`) and reports text,
+// cost and error; it never retries, caches, harvests or audits — the Proposer (proposer.ts) does
+// that.
 
 /** What one channel session is asked to do. */
 export type ChannelRequest = {
@@ -104,7 +105,7 @@ export class ProposerError extends Error {
 
 /**
  * A channel that cannot run at all (binary missing, bad configuration). Permanent: the proposer
- * does not retry it with back-off (the original retried a missing checkout pointlessly).
+ * does not retry it with back-off (docs/differences.md E26).
  */
 export class ChannelSetupError extends Error {
   constructor(

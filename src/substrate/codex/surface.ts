@@ -1,5 +1,5 @@
-// The Codex editable surface (spec/01 §2.2), as data. A pure value: nothing here touches the disk
-// or knows how a tree is installed for Codex.
+// The Codex editable surface (docs/method.md §1), as data. A pure value: nothing here touches the
+// disk or knows how a tree is installed for Codex.
 
 import { SurfaceSpec } from "../../core/harness/tree.ts";
 

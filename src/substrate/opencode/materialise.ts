@@ -1,17 +1,18 @@
 // Renders a harness tree on the OpenCode surface into a runnable workspace configuration
-// (install mode `workspace_agents_md`, spec/01 §8): AGENTS.md, .opencode/{skills,agent,plugin},
-// scripts/, skills/<n>/scripts/ and opencode.json. Reads only the tree; never runs anything.
+// (install mode `workspace_agents_md`, docs/method.md §2): AGENTS.md,
+// .opencode/{skills,agent,plugin}, scripts/, skills/<n>/scripts/ and opencode.json. Reads only the
+// tree; never runs anything.
 //
-// AGENTS.md, in ONE documented order (fix of spec/01 §10.8, where each renderer had its own):
+// AGENTS.md, in ONE documented order (fix docs/differences.md H8, where each renderer had its own):
 //   1. systemprompt.md (no heading)
 //   2. guardrails.md                         under "# Operating Guardrails"
 //   3. LongTermMEMORY.md                     under "# Long-Term Memory"
 //   4. tool_descriptions/tool_guidance.md    under "# Tool Guidance"
-//   5. the helper scripts, as `python3 scripts/<file>` lines, under "# Helper scripts (run via Bash)"
-// This is the surface's own always-on order — the order the proposer is told about and the cap is
-// measured in. (The original JobBench renderer put tool guidance before memory.) In each file every
-// HTML comment is removed and the known `{{ token }}` slots are filled; blank parts are skipped, and
-// a harness whose parts are all blank renders no AGENTS.md at all (= stock OpenCode).
+//   5. the helper scripts, as `python3 scripts/<file>` lines, under "# Helper scripts (run via
+// Bash)" This is the surface's own always-on order — the order the proposer is told about and the
+// cap is measured in. (The original JobBench renderer put tool guidance before memory.) In each
+// file every HTML comment is removed and the known `{{ token }}` slots are filled; blank parts are
+// skipped, and a harness whose parts are all blank renders no AGENTS.md at all (= stock OpenCode).
 
 import { mkdirSync, readdirSync } from "node:fs";
 import { posix } from "node:path";
@@ -31,11 +32,11 @@ export const MATERIALISE_VERSION = 1;
 
 /**
  * The key a rollout's run mark records and reuse compares: the SOURCE tree's fingerprint plus
- * MATERIALISE_VERSION. Fix of spec/01 §10.12, where only the source dir was hashed, so a changed
- * renderer silently reused rollouts of the old rendering. Hashing the rendered output instead
- * would not work: it embeds the workspace path and today's date, so no run would ever be reused.
- * Resume is unaffected: a finished task is skipped on its recorded selection (harness tree and
- * output digests), never on this key; only rollouts still to be reused re-run after a bump.
+ * MATERIALISE_VERSION. Fix docs/differences.md H12, where only the source dir was hashed, so a
+ * changed renderer silently reused rollouts of the old rendering. Hashing the rendered output
+ * instead would not work: it embeds the workspace path and today's date, so no run would ever be
+ * reused. Resume is unaffected: a finished task is skipped on its recorded selection (harness tree
+ * and output digests), never on this key; only rollouts still to be reused re-run after a bump.
  * (The trajectory renderer needs no version: trajectories are rendered afresh from the saved
  * stream on every read.)
  */
@@ -71,7 +72,7 @@ export type MaterialiseOptions = {
 export type Installed = {
   /** The destination directory, now holding the rendered configuration. */
   dir: string;
-  /** rolloutFingerprint of the SOURCE harness directory (spec/01 §10.12: not of the output). */
+  /** rolloutFingerprint of the SOURCE harness directory (docs/differences.md H12: not of the output). */
   fingerprint: string;
   /** Whether an AGENTS.md was written (false when every always-on part is blank). */
   agentsMd: boolean;
@@ -92,7 +93,7 @@ const TOKEN = /\{\{\s*(env_description|domain_focus|date|working_directory)\s*\}
 
 /**
  * Fills the known `{{ token }}` slots. Unknown `{{ … }}` text is left as written (the original
- * replaced it with nothing, silently eating text the proposer wrote).
+ * replaced it with nothing, silently eating text the proposer wrote; docs/differences.md H13).
  */
 export function fillTemplate(text: string, ctx: Required<TemplateContext>): string {
   return text.replace(TOKEN, (_m, name: string) => {
@@ -204,11 +205,12 @@ export function utcDate(now: Date = new Date()): string {
  * - each `skills/<n>/` that has a SKILL.md → `.opencode/skills/<n>/` (SKILL.md and its scripts),
  *   and its scripts ALSO → `skills/<n>/scripts/` at the workspace root, so the relative
  *   `python3 skills/<n>/scripts/x.py` that validation accepts works from the workspace (fix of
- *   spec/01 §10.6, where the JobBench layout broke it);
+ *   docs/differences.md H6, where the JobBench layout broke it);
  * - `sub_agents/<n>/AGENT.md` → `.opencode/agent/<n>.md` with `mode: subagent` ensured;
  * - `plugin/<n>.ts` → `.opencode/plugin/<n>.ts`;
  * - `scripts/*.py` → `scripts/` (all of them: the original dropped `_`-prefixed modules, which
- *   broke scripts that import them; those are only left out of the AGENTS.md list);
+ *   broke scripts that import them; those are only left out of the AGENTS.md list;
+ *   docs/differences.md H6);
  * - opencode.json (see workspaceConfig).
  * Off-surface files of the source (README stubs, manifests) are not rendered.
  */

@@ -1,7 +1,8 @@
-// Renders an OpenCode `--format json` event stream into the shared trajectory grammar (spec/01
-// §6.5): [ASSISTANT] [THINKING] [ACTION] tool(args) [OBSERVATION] [OBSERVATION ERROR] [ERROR], plus
-// one closing [HARNESS] session usage line summing the step_finish events' tokens and cost.
-// Pure and total: any line, however malformed, degrades to nothing or to an [ERROR] — never a throw.
+// Renders an OpenCode `--format json` event stream into the shared trajectory grammar
+// (docs/method.md §2): [ASSISTANT] [THINKING] [ACTION] tool(args) [OBSERVATION] [OBSERVATION ERROR]
+// [ERROR], plus one closing [HARNESS] session usage line summing the step_finish events' tokens and
+// cost. Pure and total: any line, however malformed, degrades to nothing or to an [ERROR] — never a
+// throw.
 
 import { readFile } from "node:fs/promises";
 import {
@@ -12,9 +13,9 @@ import {
   stringify,
 } from "../../core/evidence/clip.ts";
 
-/** Clip of a tool call's JSON arguments (spec/05 §3.0: 400 for OpenCode). */
+/** Clip of a tool call's JSON arguments (docs/method.md §2: 400 for OpenCode). */
 export const ARGS_TRUNC = 400;
-/** Clip of one [ERROR] message. The original used 300 without a marker; this one says it clipped. */
+/** Clip of one [ERROR] message, with the clip marker (docs/differences.md H16). */
 export const ERROR_TRUNC = 1000;
 
 type Obj = Record<string, unknown>;
@@ -42,7 +43,7 @@ function errorMessage(error: unknown, event: Obj): string {
   if (typeof error === "string" && error.trim() !== "") return error;
   if (isObj(error)) {
     const data = error.data;
-    // Fix of spec/01 §10.16: a string `data` is the message, not a crash.
+    // Fix docs/differences.md H16: a string `data` is the message, not a crash.
     if (isObj(data) && str(data.message)?.trim()) return data.message as string;
     if (str(data)?.trim()) return data as string;
     if (str(error.message)?.trim()) return error.message as string;
@@ -68,7 +69,8 @@ function toolName(part: Obj, event: Obj): string {
 function toolLines(part: Obj, event: Obj, o: Required<RenderOptions>): string[] {
   const state = isObj(part.state) ? part.state : part;
   const status = str(state.status) ?? "";
-  // Fix of spec/01 §10.16: present-but-falsy inputs (`{}`) render; only null/absent fall through.
+  // Fix docs/differences.md H16: present-but-falsy inputs (`{}`) render; only null/absent fall
+  // through.
   const input = [state.input, part.input, part.args].find(present);
   const args = input === undefined ? "" : clipText(input, o.argsTrunc);
   const lines = [`[ACTION] ${toolName(part, event)}(${args})`];
@@ -100,7 +102,7 @@ function renderEvent(event: Obj, o: Required<RenderOptions>): { lines: string[];
     return { lines: [`[ERROR] ${clipText(errorMessage(event.error, event), ERROR_TRUNC)}`] };
   }
   const part = isObj(event.part) ? event.part : event;
-  // A list-valued or otherwise non-string type is ignored (the original crashed on it).
+  // A list-valued or otherwise non-string type is ignored (docs/differences.md H16).
   const type = str(part.type) ?? str(event.type);
   if (type === undefined) return { lines: [] };
   if (type === "text" || type === "reasoning") {
@@ -119,7 +121,7 @@ function renderEvent(event: Obj, o: Required<RenderOptions>): { lines: string[];
   return { lines: [] };
 }
 
-/** One step's usage as OpenCode reports it in `step_finish.part` (spec/06 §2). */
+/** One step's usage as OpenCode reports it in `step_finish.part` (docs/architecture.md "Agent CLIs offline"). */
 type StepUsage = {
   input: number;
   cached: number;
@@ -152,8 +154,8 @@ function stepUsage(event: Obj): { usage: StepUsage; key?: string } | undefined {
 }
 
 /**
- * Fix of spec/01 §10.16 (the original rendered no usage for OpenCode while Codex showed it): one
- * line for the whole session in the Codex `[HARNESS] … | tokens in= cached= out= reasoning=`
+ * Fix docs/differences.md H16 (the original rendered no usage for OpenCode while Codex showed it):
+ * one line for the whole session in the Codex `[HARNESS] … | tokens in= cached= out= reasoning=`
  * shape, plus the step count and, when the steps priced themselves, the summed USD. A per-step
  * line would add one line per model call to every trajectory; the total is what the improver
  * can act on. Only fixed words and numbers, so no verdict marker or forbidden word can appear.
@@ -188,7 +190,7 @@ export function capTrajectory(text: string, maxChars: number): string {
 const isLowSurrogate = (c: number) => c >= 0xdc00 && c <= 0xdfff;
 
 /** Renders a whole JSONL stream. Repeated states of one tool call are rendered once, at the
- * position of the first, with the latest state (fix of spec/01 §10.16). The usage line comes
+ * position of the first, with the latest state (fix docs/differences.md H16). The usage line comes
  * last, so the middle cut of an over-long trajectory always keeps it. */
 export function renderTrajectory(jsonl: string, opts: RenderOptions): string {
   const o: Required<RenderOptions> = { argsTrunc: ARGS_TRUNC, ...opts };

@@ -1,5 +1,6 @@
-// The OpenCode editable surface (spec/01 §2.1) and the starting OpenCode harness (§9), as data.
-// Pure values: nothing here touches the disk or knows how a tree is rendered for OpenCode.
+// The OpenCode editable surface (docs/method.md §1) and the starting OpenCode harness
+// (docs/method.md §1), as data. Pure values: nothing here touches the disk or knows how a tree is
+// rendered for OpenCode.
 
 import { SurfaceSpec, type Tree } from "../../core/harness/tree.ts";
 

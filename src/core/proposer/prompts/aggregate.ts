@@ -1,9 +1,10 @@
-// The parallel composer's job text (spec/02 §1.7): fold 2k candidates into THE harness that is
+// The parallel composer's job text (docs/method.md §4): fold 2k candidates into THE harness that is
 // adopted. Must never give the k parallel composers byte-identical prompts.
 //
 // Fixes: each of k > 1 composers is told its index and given its own leaning for evidence that
-// is balanced, so the k draws have a reason to differ (§4.3); the notes example never prints an
-// impossible count such as "2/1" (§4.1); both packs say merging does NOT launder an edit (§4.6).
+// is balanced, so the k draws have a reason to differ (docs/differences.md E3); the notes example
+// never prints an impossible count such as "2/1" (docs/differences.md E1); both packs say merging
+// does NOT launder an edit (docs/differences.md E6).
 
 import type { BenchPrompts } from "../../seams/bench-prompts.ts";
 import { KEEP_BASE, NOTE_DECISIONS, TAG } from "../reply.ts";

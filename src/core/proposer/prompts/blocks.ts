@@ -1,4 +1,4 @@
-// The fixed blocks every prompt shares (spec/02 §1.1) and the section titles of all prompts.
+// The fixed blocks every prompt shares (docs/method.md §4) and the section titles of all prompts.
 // Fixed text only: no block may name how the work is measured, and none takes a surface.
 
 import type { BenchPrompts } from "../../seams/bench-prompts.ts";
@@ -6,8 +6,8 @@ import { KEEP_BASE } from "../reply.ts";
 import { prose, section } from "./text.ts";
 
 /**
- * The level-1 heading of each section, keyed by the spec's label for it (spec/02 §1). Tests find
- * sections through these, so a title can be reworded without touching them.
+ * The level-1 heading of each section, keyed by the spec's label for it (docs/method.md §4). Tests
+ * find sections through these, so a title can be reworded without touching them.
  */
 export const HEADING = {
   WORK: "The work",

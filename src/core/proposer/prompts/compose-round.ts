@@ -1,9 +1,9 @@
-// The sequential composer's job text (spec/02 §1.8): fold round t into checkpoint t, or into the
-// final harness when t = k. Must never suggest that KEEP_BASE resets to the original harness.
+// The sequential composer's job text (docs/method.md §4): fold round t into checkpoint t, or into
+// the final harness when t = k. Must never suggest that KEEP_BASE resets to the original harness.
 //
-// Beyond the original: both packs (tts uses its own surface text, §4.4), the yardstick section
-// and a notes format like the parallel composer's (with `restored` for an earlier round's edit
-// brought back), and no talk of earlier rounds or a previous checkpoint in round 1.
+// Beyond the original: both packs (tts uses its own surface text, docs/differences.md E4), the
+// yardstick section and a notes format like the parallel composer's (with `restored` for an earlier
+// round's edit brought back), and no talk of earlier rounds or a previous checkpoint in round 1.
 
 import type { BenchPrompts } from "../../seams/bench-prompts.ts";
 import { KEEP_BASE, NOTE_DECISIONS } from "../reply.ts";

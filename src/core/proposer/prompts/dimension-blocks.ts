@@ -1,8 +1,8 @@
 // The proposer's dimension blocks (INV: how the agent works; DOM: what a practitioner knows), the
-// two GENERALIZE blocks and tts's HOW-TO-READ (spec/02 §1.3–§1.5). Filled from BenchPrompts only.
+// two GENERALIZE blocks and tts's HOW-TO-READ (docs/method.md §4). Filled from BenchPrompts only.
 //
-// The packs disagree on purpose about task facts (spec/02 §4.5), because their harnesses serve
-// different ends. adapt: the harness runs on THIS task and enters the library as an example
+// The packs disagree on purpose about task facts (docs/differences.md E5), because their harnesses
+// serve different ends. adapt: the harness runs on THIS task and enters the library as an example
 // that a later task copies and re-verifies, so verified workspace facts are encoded, labelled
 // "In this workspace", inside the component that uses them, and never phrased as durable memory
 // (which is what adapt DOM forbids). tts: the harness is carried to other tasks as it stands, so

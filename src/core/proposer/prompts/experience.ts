@@ -1,4 +1,4 @@
-// The reflection's job text (spec/02 §1.10; spec/04 §1.15): one row per edited component and at
+// The reflection's job text (docs/method.md §4, §8): one row per edited component and at
 // most one transferable lesson for the domain library. Must never treat adoption as proof.
 //
 // One text serves both packs on purpose: the library entry and its parser are shared, and the
@@ -93,8 +93,8 @@ confidence: <high | medium | low>, <why>
 
 /**
  * Appended to the mission for the one repair turn after a reply the parser could not use: what
- * was wrong, and the two shapes a usable reply may take. Beyond the original (spec/04 §6.5), which
- * dropped the lesson without feedback.
+ * was wrong, and the two shapes a usable reply may take. Beyond the original (docs/differences.md
+ * S5), which dropped the lesson without feedback.
  */
 export function experienceRepair(failure: string): string {
   return tidy([

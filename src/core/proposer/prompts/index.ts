@@ -1,4 +1,4 @@
-// Every prompt the method sends (spec/02 §1): each builder returns the `job` text of one
+// Every prompt the method sends (docs/method.md §4): each builder returns the `job` text of one
 // session's mission; stage sessions get no system text. No prompt may name how work is measured.
 
 export { type AggregateOptions, aggregate, COMPOSER_LEANINGS } from "./aggregate.ts";

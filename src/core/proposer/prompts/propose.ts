@@ -1,9 +1,10 @@
-// The proposer's job text, one per dimension (spec/02 §1.6): INV edits how the agent works, DOM
-// what a practitioner knows. Must never tell a sequential round it is an independent draw.
+// The proposer's job text, one per dimension (docs/method.md §4): INV edits how the agent works,
+// DOM what a practitioner knows. Must never tell a sequential round it is an independent draw.
 //
 // Fixes: a sequential round (roundT set) is told it is round t of a sequential loop building on
-// the previous checkpoint, never "candidate t of k drawn independently" (§4.2); round 1 is told
-// it edits the base harness. The tts pack keeps its own text in rounds too (§4.4).
+// the previous checkpoint, never "candidate t of k drawn independently" (docs/differences.md E2);
+// round 1 is told it edits the base harness. The tts pack keeps its own text in rounds too
+// (docs/differences.md E4).
 
 import type { BenchPrompts } from "../../seams/bench-prompts.ts";
 import { KEEP_BASE } from "../reply.ts";

@@ -1,10 +1,10 @@
-// The blind selector's job text (spec/02 §1.9; spec/04 §1.8): pick one of n anonymous artifacts
+// The blind selector's job text (docs/method.md §4, §7): pick one of n anonymous artifacts
 // for the person who asked. Substrate-free; must never reveal how a candidate was produced.
 //
 // Fixes: criteria are numbered 1..m with no gaps whatever the conformance setting, and the value
-// rule is stated exactly once (§4.7); the tts pack is complete (§4.4): it honours the lens,
-// the lead criterion, the conformance setting and the work-specific checks instead of ignoring
-// them (spec/04 §6.15).
+// rule is stated exactly once (docs/differences.md E7); the tts pack is complete
+// (docs/differences.md E4): it honours the lens, the lead criterion, the conformance setting and
+// the work-specific checks instead of ignoring them (docs/differences.md S15).
 
 import type { BenchPrompts } from "../../seams/bench-prompts.ts";
 import { CHOICE_INFO, TAG } from "../reply.ts";

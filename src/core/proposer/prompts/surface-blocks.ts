@@ -1,12 +1,13 @@
-// The "what you can change" text of each substrate (spec/02 §1.2), for both prompt packs, plus
+// The "what you can change" text of each substrate (docs/method.md §4), for both prompt packs, plus
 // the two per-surface phrases the dimension blocks borrow. The substrate enters the prompts only
 // here, picked by the surface's name; nothing here may import a substrate module.
 //
 // The tts texts are assembled from the same named parts as the adapt ones, so no copy can drift.
 // Deliberate changes from the original: the tts texts keep the deliverable-shape paragraph
-// (spec/02 §4.4), the tts codex text carries the full hooks paragraph, and the tts opencode table
-// says outright that c6 has two homes instead of printing "c6" twice unexplained (§4.9). The codex
-// texts have no template-brace rule: AGENTS.md is not rendered as a template.
+// (docs/differences.md E4), the tts codex text carries the full hooks paragraph, and the tts
+// opencode table says outright that c6 has two homes instead of printing "c6" twice unexplained
+// (docs/differences.md E9). The codex texts have no template-brace rule: AGENTS.md is not rendered
+// as a template.
 
 import { KEEP_BASE, TAG } from "../reply.ts";
 import { HEADING } from "./blocks.ts";

@@ -3,7 +3,7 @@
 
 import type { BenchPrompts } from "../../seams/bench-prompts.ts";
 
-/** The two prompt packs (spec/02 §1): the default "adapt" and "tts". */
+/** The two prompt packs (docs/method.md §4): the default "adapt" and "tts". */
 export type PromptPack = BenchPrompts["promptPack"];
 
 /** Version of the prompt texts; part of every call fingerprint through the mission itself. */
