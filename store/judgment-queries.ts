@@ -3,7 +3,7 @@
 
 import type { Database } from "bun:sqlite";
 import type { JudgmentRow } from "./report-queries.ts";
-import { bool, num, numOrNull, parse, type Row, str, strOrNull } from "./rows.ts";
+import { bool, num, parse, type Row, str, strOrNull, verdictOf } from "./rows.ts";
 
 /** The stored judgments of the given subjects, each with the unit its recording event named. */
 export function judgmentsFor(db: Database, subjects: readonly string[]): Map<string, JudgmentRow> {
@@ -20,14 +20,7 @@ export function judgmentsFor(db: Database, subjects: readonly string[]): Map<str
       task: str(r.task),
       mode: str(r.mode),
       k: num(r.k),
-      label: str(r.label),
-      runId: str(r.run_id),
-      graded: bool(r.graded),
-      score: numOrNull(r.score),
-      passed: numOrNull(r.passed),
-      total: numOrNull(r.total),
-      reason: str(r.reason),
-      judge: str(r.judge),
+      ...verdictOf(r),
       metric: null,
       at: num(r.at),
     });

@@ -4,7 +4,18 @@
 
 import type { Database } from "bun:sqlite";
 import { liveSweepIds } from "./lock.ts";
-import { bool, iso, isoOrNull, num, numOrNull, parse, type Row, str, strOrNull } from "./rows.ts";
+import {
+  bool,
+  iso,
+  isoOrNull,
+  num,
+  numOrNull,
+  parse,
+  type Row,
+  str,
+  strOrNull,
+  verdictOf,
+} from "./rows.ts";
 import { SUMMARY_SQL, summaryOf } from "./sweep-list.ts";
 import type {
   ModeView,
@@ -165,16 +176,7 @@ function loadTasks(db: Database, idsSql: string, params: Params, live: Set<strin
   const judgments = groupBy(
     q("SELECT * FROM judgments WHERE task_id IN ($IDS) ORDER BY at"),
     byTaskMode,
-    (r) => ({
-      label: str(r.label),
-      runId: str(r.run_id),
-      graded: bool(r.graded),
-      score: numOrNull(r.score),
-      passed: numOrNull(r.passed),
-      total: numOrNull(r.total),
-      reason: str(r.reason),
-      judge: str(r.judge),
-    }),
+    verdictOf,
   );
   const rollouts = groupBy(
     q("SELECT * FROM rollouts WHERE task_id IN ($IDS) ORDER BY rowid"),

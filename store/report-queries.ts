@@ -4,6 +4,13 @@
 
 import type { Database } from "bun:sqlite";
 import type { Judgment } from "../src/core/events/registry.ts";
+import type {
+  Similarity,
+  StoredBase,
+  StoredCell,
+  StoredRollout,
+  StoredSelection,
+} from "../src/core/report/records.ts";
 import { bool, num, numOrNull, parse, type Row, str, strOrNull } from "./rows.ts";
 
 export type SweepRow = {
@@ -21,63 +28,15 @@ export type SweepRow = {
   runsRoot: string;
 };
 
-export type RolloutRow = {
-  label: string;
-  runId: string;
-  runDir: string;
-  finished: boolean;
-  ok: boolean;
-};
+export type RolloutRow = StoredRollout;
+export type SelectionRow = StoredSelection;
+export type { Similarity } from "../src/core/report/records.ts";
 
-export type SelectionRow = {
-  chosenLabel: string;
-  ok: boolean;
-  fallback: boolean;
-  trivial: boolean;
-  error: string;
-  chosenRunId: string | null;
-  chosenRunDir: string | null;
-};
+/** One task × mode × k, with the task record it came from. */
+export type ModeCellRow = StoredCell & { recordId: string };
 
-export type Similarity = { n: number; nDistinct: number; meanLineJaccard: number };
-
-/** One task × mode × k, from the newest record (at or before the sweep) that has the mode. */
-export type ModeCellRow = {
-  /** The sweep whose record this is (an earlier one when the task was skipped on resume). */
-  sweepId: string;
-  recordId: string;
-  domain: string;
-  task: string;
-  k: number;
-  mode: string;
-  carried: boolean;
-  /** null when the mode never started in any record. */
-  modeStatus: string | null;
-  modeError: string;
-  fellBack: string[];
-  similarity: Similarity | null;
-  selection: SelectionRow | null;
-  /** Every rollout of the record (both modes share one task record), to locate the chosen run. */
-  rollouts: RolloutRow[];
-  /** Uncached improver calls of this mode, by purpose ("probe" counts as stage work). */
-  improver: { stages: number; selection: number; reflection: number };
-  /** This mode's executor rollouts that ran (not reused), bases excluded. */
-  executor: number;
-};
-
-/** The base rollouts of one task and k (shared by the modes). */
-export type BaseCellRow = {
-  sweepId: string;
-  recordId: string;
-  domain: string;
-  task: string;
-  k: number;
-  /** The modes the record declares (the first files the base judgments). */
-  modes: string[];
-  carried: boolean;
-  rollouts: RolloutRow[];
-  executor: number;
-};
+/** The base rollouts of one task and k, with the task record they came from. */
+export type BaseCellRow = StoredBase & { recordId: string };
 
 export type SweepRecords = { sweep: SweepRow; cells: ModeCellRow[]; bases: BaseCellRow[] };
 

@@ -13,6 +13,20 @@ export const strOrNull = (v: unknown): string | null =>
 export const iso = (ms: unknown): string => new Date(Number(ms)).toISOString();
 export const isoOrNull = (ms: unknown): string | null => (ms === null ? null : iso(ms));
 
+/** A judgments row's verdict (its unit, when the event named one, comes from the event log). */
+export function verdictOf(r: Row) {
+  return {
+    label: str(r.label),
+    runId: str(r.run_id),
+    graded: bool(r.graded),
+    score: numOrNull(r.score),
+    passed: numOrNull(r.passed),
+    total: numOrNull(r.total),
+    reason: str(r.reason),
+    judge: str(r.judge),
+  };
+}
+
 /** JSON text as a value, or `fallback` when the cell is NULL or not JSON. */
 export function parse<T>(v: unknown, fallback: T): T {
   try {

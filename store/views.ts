@@ -3,7 +3,7 @@
 // remove one. Built only by store/queries.ts; nothing here touches the database.
 
 import { z } from "zod";
-import { Judgment } from "../src/core/events/registry.ts";
+import { Judgment, SelectionMade } from "../src/core/events/registry.ts";
 
 /**
  * running: a live process holds the sweep's lock. unfinished: no end was recorded and nothing
@@ -71,17 +71,19 @@ export const LedgerEntryView = z.object({
 });
 export type LedgerEntryView = z.infer<typeof LedgerEntryView>;
 
-export const SelectionView = z.object({
-  chosenLabel: z.string(),
-  anonId: z.string(),
-  idMap: z.record(z.string(), z.string()),
-  why: z.string(),
-  ok: z.boolean(),
-  fallback: z.boolean(),
-  trivial: z.boolean(),
-  dropped: z.array(z.string()),
-  usd: z.number(),
-  error: z.string(),
+/** A mode's selection as the store holds it: the event's fields plus the adoption's. */
+export const SelectionView = SelectionMade.pick({
+  chosenLabel: true,
+  anonId: true,
+  idMap: true,
+  why: true,
+  ok: true,
+  fallback: true,
+  trivial: true,
+  dropped: true,
+  usd: true,
+  error: true,
+}).extend({
   chosenRunId: z.string().nullable(),
   chosenRunDir: z.string().nullable(),
   harnessFingerprint: z.string().nullable(),

@@ -4,7 +4,7 @@
 
 import { z } from "zod";
 import { which } from "../core/lib/process.ts";
-import { ChannelSetupError } from "./session-env.ts";
+import { BEDROCK_ENV, ChannelSetupError } from "./session-env.ts";
 
 /**
  * Credentials and routing passed through to Claude Code when set: the Anthropic API (key, token,
@@ -30,13 +30,7 @@ export const CLAUDE_PROVIDER_ENV = [
   "CLOUDSDK_CONFIG",
   "CLAUDE_CODE_USE_BEDROCK",
   "ANTHROPIC_BEDROCK_BASE_URL",
-  "AWS_ACCESS_KEY_ID",
-  "AWS_SECRET_ACCESS_KEY",
-  "AWS_SESSION_TOKEN",
-  "AWS_REGION",
-  "AWS_DEFAULT_REGION",
-  "AWS_PROFILE",
-  "AWS_BEARER_TOKEN_BEDROCK",
+  ...BEDROCK_ENV,
   "AWS_CONFIG_FILE",
   "AWS_SHARED_CREDENTIALS_FILE",
   "CLAUDE_CODE_MAX_RETRIES",

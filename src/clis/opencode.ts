@@ -8,7 +8,7 @@ import { join, resolve } from "node:path";
 import { z } from "zod";
 import { roundUsd } from "../core/lib/money.ts";
 import { pickEnv, which } from "../core/lib/process.ts";
-import { ChannelSetupError, SESSION_BASE_ENV } from "./session-env.ts";
+import { BEDROCK_ENV, ChannelSetupError, SESSION_BASE_ENV } from "./session-env.ts";
 
 const PROJECT_ROOT = resolve(import.meta.dir, "../..");
 
@@ -41,15 +41,7 @@ export const OPENCODE_PROVIDER_ENV: Readonly<Record<string, readonly string[]>> 
   google: ["GOOGLE_GENERATIVE_AI_API_KEY", "GEMINI_API_KEY"],
   "google-vertex": VERTEX_ENV,
   "google-vertex-anthropic": VERTEX_ENV,
-  "amazon-bedrock": [
-    "AWS_ACCESS_KEY_ID",
-    "AWS_SECRET_ACCESS_KEY",
-    "AWS_SESSION_TOKEN",
-    "AWS_REGION",
-    "AWS_DEFAULT_REGION",
-    "AWS_PROFILE",
-    "AWS_BEARER_TOKEN_BEDROCK",
-  ],
+  "amazon-bedrock": BEDROCK_ENV,
   azure: ["AZURE_RESOURCE_NAME", "AZURE_API_KEY"],
   openrouter: ["OPENROUTER_API_KEY"],
   groq: ["GROQ_API_KEY"],

@@ -34,6 +34,17 @@ export const SESSION_BASE_ENV = [
  * A channel cannot run at all (missing CLI or checkout, unreadable config): retrying cannot help.
  * The core class with the reason and the remedy kept apart, so the proposer never retries it.
  */
+/** Amazon Bedrock's credentials and region, as both CLIs read them. */
+export const BEDROCK_ENV = [
+  "AWS_ACCESS_KEY_ID",
+  "AWS_SECRET_ACCESS_KEY",
+  "AWS_SESSION_TOKEN",
+  "AWS_REGION",
+  "AWS_DEFAULT_REGION",
+  "AWS_PROFILE",
+  "AWS_BEARER_TOKEN_BEDROCK",
+] as const;
+
 export class ChannelSetupError extends CoreChannelSetupError {
   constructor(
     channel: string,

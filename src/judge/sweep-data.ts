@@ -4,53 +4,13 @@
 
 import type { Judgment } from "../core/events/registry.ts";
 import { ModeToken } from "../core/events/registry.ts";
+import type { Similarity, StoredBase, StoredCell } from "../core/report/records.ts";
 import { parseRunId } from "../core/run/naming.ts";
 import { type BaseSubject, judgmentSubject, type PickSubject, pickRefusal } from "./judge.ts";
 
-// The shapes this module reads. store/report-queries.ts returns values of exactly these shapes;
-// they are declared here so the judge depends on core only (docs/architecture.md "Dependency
-// rules"), not on the store.
-
-export type Similarity = { n: number; nDistinct: number; meanLineJaccard: number };
-
-export type StoredRollout = { label: string; runId: string; runDir: string; finished: boolean };
-
-/** One task × mode × k as recorded (see store/report-queries.ts StoredCell). */
-export type StoredCell = {
-  sweepId: string;
-  domain: string;
-  task: string;
-  k: number;
-  mode: string;
-  carried: boolean;
-  modeStatus: string | null;
-  modeError: string;
-  fellBack: string[];
-  similarity: Similarity | null;
-  selection: {
-    chosenLabel: string;
-    ok: boolean;
-    fallback: boolean;
-    trivial: boolean;
-    error: string;
-    chosenRunId: string | null;
-    chosenRunDir: string | null;
-  } | null;
-  rollouts: StoredRollout[];
-  improver: { stages: number; selection: number; reflection: number };
-  executor: number;
-};
-
-/** The base rollouts of one task and k (see store/report-queries.ts StoredBase). */
-export type StoredBase = {
-  sweepId: string;
-  domain: string;
-  task: string;
-  k: number;
-  modes: string[];
-  rollouts: StoredRollout[];
-  executor: number;
-};
+// The shapes this module reads are core's (src/core/report/records.ts): store/report-queries.ts
+// returns them, so the judge depends on core only (docs/architecture.md "Dependency rules").
+export type { Similarity, StoredBase, StoredCell, StoredRollout } from "../core/report/records.ts";
 
 export type StoredRecords = { cells: readonly StoredCell[]; bases: readonly StoredBase[] };
 

@@ -60,17 +60,21 @@ function attempt<T>(read: () => T): { value: T } | { error: string } {
   }
 }
 
-const noView = (crumbs: string, message: string): View => ({
+/** A screen that only scrolls: no items to open, no tabs. */
+const scrollView = (crumbs: string, body: Line[], offset = 0): View => ({
   crumbs,
   head: [],
-  body: [line(message, "warn")],
+  body,
   kind: "scroll",
   count: 0,
   cursorLine: 0,
-  offset: 0,
+  offset,
   open: () => null,
   tabs: [],
 });
+
+const noView = (crumbs: string, message: string): View =>
+  scrollView(crumbs, [line(message, "warn")]);
 
 export function BrowseApp({ source, color, initialSweep, onQuit }: BrowseAppProps) {
   const [nav, dispatch] = useReducer(navigate, initialSweep, startAt);
@@ -331,10 +335,9 @@ function buildView(top: Screen, r: Reads): View {
         stage.harnessDir || ("value" in paths ? (paths.value?.harnessDir ?? "") : "");
       const parent = parentDir(harnessDir, parentLabel(top.mode, stage.label));
       const diff = harnessDir ? r.diffOf(parent, harnessDir) : null;
-      return {
-        crumbs: `sweeps › ${id} › ${task.task} k=${task.k} › ${modeName(top.mode)} ${stage.label}`,
-        head: [],
-        body: stageLines({
+      return scrollView(
+        `sweeps › ${id} › ${task.task} k=${task.k} › ${modeName(top.mode)} ${stage.label}`,
+        stageLines({
           task,
           mode: top.mode,
           stage,
@@ -342,28 +345,17 @@ function buildView(top: Screen, r: Reads): View {
           diff,
           width: r.width,
         }),
-        kind: "scroll",
-        count: 0,
-        cursorLine: 0,
-        offset: top.scroll,
-        open: () => null,
-        tabs: [],
-      };
+        top.scroll,
+      );
     }
     case "selection": {
       const mode = task?.modes.find((m) => m.mode === top.mode);
       if (!task || !mode) return noView(id, "this selection record is gone");
-      return {
-        crumbs: `sweeps › ${id} › ${task.task} k=${task.k} › ${modeName(top.mode)} selection`,
-        head: [],
-        body: selectionLines(task, mode, r.width),
-        kind: "scroll",
-        count: 0,
-        cursorLine: 0,
-        offset: top.scroll,
-        open: () => null,
-        tabs: [],
-      };
+      return scrollView(
+        `sweeps › ${id} › ${task.task} k=${task.k} › ${modeName(top.mode)} selection`,
+        selectionLines(task, mode, r.width),
+        top.scroll,
+      );
     }
   }
 }

@@ -5,17 +5,17 @@
 import { Box, Static, Text, useInput, useStdin, useWindowSize } from "ink";
 import { useEffect, useRef, useState, useSyncExternalStore } from "react";
 import type { ModeToken } from "../../src/core/events/registry.ts";
-import { EventLog } from "../components/EventLog.tsx";
-import { FinishedTaskRow } from "../components/FinishedTaskRow.tsx";
-import { Footer } from "../components/Footer.tsx";
-import { Header } from "../components/Header.tsx";
-import { Lanes } from "../components/Lanes.tsx";
-import { LedgerCounters } from "../components/LedgerCounters.tsx";
-import { Selections } from "../components/Selections.tsx";
-import { StageTable } from "../components/StageTable.tsx";
-import { TripwireAlerts } from "../components/TripwireAlerts.tsx";
 import { toneProps } from "../components/theme.ts";
 import type { FrameBatcher } from "./batcher.ts";
+import { EventLog } from "./components/EventLog.tsx";
+import { FinishedTaskRow } from "./components/FinishedTaskRow.tsx";
+import { Footer } from "./components/Footer.tsx";
+import { Header } from "./components/Header.tsx";
+import { Lanes } from "./components/Lanes.tsx";
+import { LedgerCounters } from "./components/LedgerCounters.tsx";
+import { Selections } from "./components/Selections.tsx";
+import { StageTable } from "./components/StageTable.tsx";
+import { TripwireAlerts } from "./components/TripwireAlerts.tsx";
 import { focusedTask, progress } from "./derive.ts";
 import type { FinishedRow, LiveState, TaskLive } from "./view-model.ts";
 

@@ -34,6 +34,9 @@ const usd = (x: number) => formatUsd(x, { precise: true });
 const deltaTone = (x: number | null) =>
   x === null || x === 0 ? undefined : x > 0 ? "ok" : "error";
 
+/** The four tables of the view, in order (their keys). */
+const TABLE_KEYS = ["score", "spread", "process", "spend"] as const;
+
 const SCORE_COLUMNS: Column<ModeSummary>[] = [
   { header: "mode × k", cell: (s) => s.name },
   { header: "graded", cell: (s) => `${s.n}/${s.tasks}`, align: "right" },
@@ -229,42 +232,17 @@ export function ReportView({ report, color, width = 100, perTask = false }: Repo
         </Box>
       ) : (
         <>
-          <Box marginTop={1}>
-            <Table
-              columns={SCORE_COLUMNS}
-              rows={[...report.summaries]}
-              color={color}
-              width={width}
-              rowKey={(s) => s.name}
-            />
-          </Box>
-          <Box marginTop={1}>
-            <Table
-              columns={SPREAD_COLUMNS}
-              rows={[...report.summaries]}
-              color={color}
-              width={width}
-              rowKey={(s) => s.name}
-            />
-          </Box>
-          <Box marginTop={1}>
-            <Table
-              columns={PROCESS_COLUMNS}
-              rows={[...report.summaries]}
-              color={color}
-              width={width}
-              rowKey={(s) => s.name}
-            />
-          </Box>
-          <Box marginTop={1}>
-            <Table
-              columns={SPEND_COLUMNS}
-              rows={[...report.summaries]}
-              color={color}
-              width={width}
-              rowKey={(s) => s.name}
-            />
-          </Box>
+          {[SCORE_COLUMNS, SPREAD_COLUMNS, PROCESS_COLUMNS, SPEND_COLUMNS].map((columns, i) => (
+            <Box key={TABLE_KEYS[i]} marginTop={1}>
+              <Table
+                columns={columns}
+                rows={[...report.summaries]}
+                color={color}
+                width={width}
+                rowKey={(s) => s.name}
+              />
+            </Box>
+          ))}
           <Box marginTop={1} flexDirection="column">
             {report.bases.map((b) => (
               <Text key={b.k}>

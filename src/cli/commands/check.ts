@@ -272,6 +272,14 @@ async function checkBaseHarness(report: Report, dir: string): Promise<void> {
   }
 }
 
+/** A path that does not exist yet: fine when its nearest existing ancestor is a writable folder. */
+function reportCreatable(report: Report, subject: string, path: string, dir: string, fix: string) {
+  const parent = existingAncestor(dir);
+  if (dirExists(parent) && writable(parent)) {
+    report.line("ok", subject, `${path} (created on the first run)`);
+  } else report.line("FAIL", subject, `${path} cannot be created under ${parent}`, fix);
+}
+
 function checkRunsAndStore(
   report: Report,
   runsFlag: string | undefined,
@@ -286,19 +294,7 @@ function checkRunsAndStore(
     else if (!writable(where.runsDir))
       report.line("FAIL", "runs directory", `${where.runsDir} is not writable`, fixRuns);
     else report.line("ok", "runs directory", where.runsDir);
-  } else {
-    const parent = existingAncestor(where.runsDir);
-    if (dirExists(parent) && writable(parent)) {
-      report.line("ok", "runs directory", `${where.runsDir} (created on the first run)`);
-    } else {
-      report.line(
-        "FAIL",
-        "runs directory",
-        `${where.runsDir} cannot be created under ${parent}`,
-        fixRuns,
-      );
-    }
-  }
+  } else reportCreatable(report, "runs directory", where.runsDir, where.runsDir, fixRuns);
 
   if (existsSync(where.dbPath)) {
     try {
@@ -314,16 +310,7 @@ function checkRunsAndStore(
       }
     }
   } else {
-    const parent = existingAncestor(dirname(where.dbPath));
-    if (dirExists(parent) && writable(parent)) {
-      report.line("ok", "store", `${where.dbPath} (created on the first run)`);
-    } else {
-      report.line(
-        "FAIL",
-        "store",
-        `${where.dbPath} cannot be created under ${parent}`,
-        "point HARNESS2_DB at a writable place",
-      );
-    }
+    const fix = "point HARNESS2_DB at a writable place";
+    reportCreatable(report, "store", where.dbPath, dirname(where.dbPath), fix);
   }
 }

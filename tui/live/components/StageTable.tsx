@@ -3,12 +3,12 @@
 // the first line of its error. Pure function of its props.
 
 import { Box, Text } from "ink";
-import { formatUsd } from "../live/derive.ts";
-import { MODE_NAME } from "../live/log-line.ts";
-import type { ModeLive, StageRow } from "../live/view-model.ts";
-import { SPINNER_STILL } from "./Spinner.tsx";
-import { type Cell, type Column, Table } from "./Table.tsx";
-import { toneProps } from "./theme.ts";
+import { SPINNER_STILL } from "../../components/Spinner.tsx";
+import { type Cell, type Column, Table } from "../../components/Table.tsx";
+import { toneProps } from "../../components/theme.ts";
+import { formatUsd } from "../derive.ts";
+import { MODE_NAME } from "../log-line.ts";
+import type { ModeLive, StageRow } from "../view-model.ts";
 
 export type StageTableProps = {
   mode: ModeLive;

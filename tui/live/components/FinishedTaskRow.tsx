@@ -2,10 +2,10 @@
 // domain and task, per mode the chosen candidate (or FALLBACK / k=1), fell-back stages, cost, time.
 
 import { Text } from "ink";
-import { formatDuration, formatUsd } from "../live/derive.ts";
-import { MODE_NAME } from "../live/log-line.ts";
-import type { FinishedRow } from "../live/view-model.ts";
-import { toneProps } from "./theme.ts";
+import { toneProps } from "../../components/theme.ts";
+import { formatDuration, formatUsd } from "../derive.ts";
+import { MODE_NAME } from "../log-line.ts";
+import type { FinishedRow } from "../view-model.ts";
 
 export type FinishedTaskRowProps = { row: FinishedRow; color: boolean };
 

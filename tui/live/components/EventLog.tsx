@@ -2,8 +2,8 @@
 // level. Pure function of its props.
 
 import { Box, Text } from "ink";
-import type { LogLine } from "../live/view-model.ts";
-import { toneProps } from "./theme.ts";
+import { toneProps } from "../../components/theme.ts";
+import type { LogLine } from "../view-model.ts";
 
 export type EventLogProps = {
   lines: LogLine[];

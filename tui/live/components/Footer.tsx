@@ -2,8 +2,8 @@
 // Pure function of its props.
 
 import { Text } from "ink";
-import type { LiveState } from "../live/view-model.ts";
-import { toneProps } from "./theme.ts";
+import { toneProps } from "../../components/theme.ts";
+import type { LiveState } from "../view-model.ts";
 
 export type FooterProps = {
   stop: LiveState["stop"];

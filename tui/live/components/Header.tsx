@@ -2,12 +2,12 @@
 // run, what it has spent, and how far it is (tasks ok/failed/skipped of total, a bar, an ETA).
 
 import { Box, Text } from "ink";
-import type { Progress } from "../live/derive.ts";
-import { formatDuration, formatUsd } from "../live/derive.ts";
-import { MODE_NAME } from "../live/log-line.ts";
-import type { LiveState, SweepHeader } from "../live/view-model.ts";
-import { Bar } from "./Bar.tsx";
-import { toneProps } from "./theme.ts";
+import { Bar } from "../../components/Bar.tsx";
+import { toneProps } from "../../components/theme.ts";
+import type { Progress } from "../derive.ts";
+import { formatDuration, formatUsd } from "../derive.ts";
+import { MODE_NAME } from "../log-line.ts";
+import type { LiveState, SweepHeader } from "../view-model.ts";
 
 export type HeaderProps = {
   sweep: SweepHeader | null;

@@ -2,9 +2,9 @@
 // marker; they stay until the user acknowledges them with `a`. Pure function of its props.
 
 import { Box, Text } from "ink";
-import { MODE_NAME } from "../live/log-line.ts";
-import type { TripwireAlert } from "../live/view-model.ts";
-import { toneProps } from "./theme.ts";
+import { toneProps } from "../../components/theme.ts";
+import { MODE_NAME } from "../log-line.ts";
+import type { TripwireAlert } from "../view-model.ts";
 
 export type TripwireAlertsProps = {
   alerts: TripwireAlert[];

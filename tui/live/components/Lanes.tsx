@@ -2,11 +2,11 @@
 // mode, the phase that task is in. The focused task's lane is marked. Pure function of its props.
 
 import { Box, Text } from "ink";
-import { pad, truncate } from "../../src/core/lib/format.ts";
-import { MODE_NAME } from "../live/log-line.ts";
-import type { Lane, ModeLive, TaskLive } from "../live/view-model.ts";
-import { Spinner } from "./Spinner.tsx";
-import { toneProps } from "./theme.ts";
+import { pad, truncate } from "../../../src/core/lib/format.ts";
+import { Spinner } from "../../components/Spinner.tsx";
+import { toneProps } from "../../components/theme.ts";
+import { MODE_NAME } from "../log-line.ts";
+import type { Lane, ModeLive, TaskLive } from "../view-model.ts";
 
 export type LanesProps = {
   lanes: Lane[];

@@ -2,11 +2,11 @@
 // against 3k, each with a bar, green once the budget identity is met. Pure function of its props.
 
 import { Box, Text } from "ink";
-import { pad } from "../../src/core/lib/format.ts";
-import { MODE_NAME } from "../live/log-line.ts";
-import type { ModeLive } from "../live/view-model.ts";
-import { Bar } from "./Bar.tsx";
-import { toneProps } from "./theme.ts";
+import { pad } from "../../../src/core/lib/format.ts";
+import { Bar } from "../../components/Bar.tsx";
+import { toneProps } from "../../components/theme.ts";
+import { MODE_NAME } from "../log-line.ts";
+import type { ModeLive } from "../view-model.ts";
 
 export type LedgerCountersProps = {
   modes: ModeLive[];

@@ -3,10 +3,10 @@
 // that has not reached selection takes no line.
 
 import { Box, Text } from "ink";
-import { pad } from "../../src/core/lib/format.ts";
-import { MODE_NAME } from "../live/log-line.ts";
-import type { ModeLive } from "../live/view-model.ts";
-import { toneProps } from "./theme.ts";
+import { pad } from "../../../src/core/lib/format.ts";
+import { toneProps } from "../../components/theme.ts";
+import { MODE_NAME } from "../log-line.ts";
+import type { ModeLive } from "../view-model.ts";
 
 export type SelectionsProps = {
   modes: ModeLive[];
