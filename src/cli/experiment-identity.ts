@@ -3,7 +3,7 @@
 // must never hold a credential: keys, tokens and passwords are left out or redacted.
 
 import { readFileSync } from "node:fs";
-import type { RunConfig } from "../core/run/config.ts";
+import type { RunConfig } from "../core/run/run-config.ts";
 import type { ChannelSpec } from "../core/seams/channel-spec.ts";
 
 type Env = Record<string, string | undefined>;

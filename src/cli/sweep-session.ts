@@ -95,7 +95,8 @@ export async function runSweepSession(opts: SweepSessionOptions): Promise<SweepS
     inputs.modes,
   );
   const identity = opts.sweepOptions.identity ?? {};
-  const domainsForIdentity = await plannedStream(inputs, opts.sweepOptions);
+  const stream = await plannedStream(inputs, opts.sweepOptions);
+  const domainsForIdentity = [...stream.entries()].map(([domain, tasks]) => ({ domain, tasks }));
   assertContinuesExperiment(db, {
     bench: adapter.spec.name,
     substrate: adapter.substrate.name,
@@ -186,7 +187,7 @@ export async function runSweepSession(opts: SweepSessionOptions): Promise<SweepS
         ),
         signal: abort.signal,
       },
-      opts.sweepOptions,
+      { ...opts.sweepOptions, stream },
     );
   } finally {
     sweepOver = true;
@@ -237,12 +238,11 @@ function interruptedSweep(events: RecordingSink, sweep: string): EventOf<"sweep.
   });
 }
 
-/** The stream the sweep will run, for the identity check (the scheduler computes the same). */
+/** The stream the sweep will run: checked against the experiment, then handed to the scheduler. */
 async function plannedStream(
   inputs: SweepSessionOptions["inputs"],
   opts: SweepOptions,
-): Promise<{ domain: string; tasks: string[] }[]> {
+): Promise<Map<string, string[]>> {
   const { taskStream } = await import("../core/schedule/stream.ts");
-  const stream = await taskStream(inputs.adapter, { ...opts, seed: inputs.seed ?? null });
-  return [...stream.entries()].map(([domain, tasks]) => ({ domain, tasks }));
+  return taskStream(inputs.adapter, { ...opts, seed: inputs.seed ?? null });
 }

@@ -9,8 +9,9 @@ import { isTree, type Tree, writeTree } from "../../core/harness/tree.ts";
 import { isRegularFile, walkFiles } from "../../core/lib/safe-fs.ts";
 import { hasDeliverable, outputDirOf } from "../../core/rollout/layout.ts";
 import { isOutputIntact, isRunComplete, readRunMark } from "../../core/rollout/runmark.ts";
-import { loadRunConfig, type RunConfig } from "../../core/run/config.ts";
+import { loadRunConfig } from "../../core/run/config.ts";
 import { parseRunId, taskSlug } from "../../core/run/naming.ts";
+import type { RunConfig } from "../../core/run/run-config.ts";
 import type { BenchPrompts } from "../../core/seams/bench-prompts.ts";
 import {
   type BenchmarkAdapter,

@@ -3,7 +3,7 @@
 
 import { mkdtempSync } from "node:fs";
 import { join } from "node:path";
-import type { RunConfig } from "../../core/run/config.ts";
+import type { RunConfig } from "../../core/run/run-config.ts";
 import type { Channel } from "../../core/seams/channel.ts";
 import type { Report } from "./report.ts";
 

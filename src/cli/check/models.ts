@@ -2,7 +2,7 @@
 // improver runs on, and whether the provider's credentials are present (offline; never sends).
 
 import { existsSync, readFileSync } from "node:fs";
-import type { RunConfig } from "../../core/run/config.ts";
+import type { RunConfig } from "../../core/run/run-config.ts";
 import type { Report } from "./report.ts";
 
 // ── models ───────────────────────────────────────────────────────────────────────────────────

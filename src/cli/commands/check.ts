@@ -17,8 +17,9 @@ import {
 import { runProcess, which } from "../../core/lib/process.ts";
 import { pythonEnv, resolvePython } from "../../core/lib/python.ts";
 import { dirExists } from "../../core/lib/safe-fs.ts";
-import { loadRunConfig, type RunConfig } from "../../core/run/config.ts";
+import { loadRunConfig } from "../../core/run/config.ts";
 import { ConfigError } from "../../core/run/env-vars.ts";
+import type { RunConfig } from "../../core/run/run-config.ts";
 import { liveImprover, liveSolver } from "../check/live.ts";
 import { checkModels } from "../check/models.ts";
 import { Report } from "../check/report.ts";

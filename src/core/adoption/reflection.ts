@@ -6,9 +6,10 @@ import { rmSync } from "node:fs";
 import { basename, join } from "node:path";
 import { ReflectionFinished } from "../events/registry.ts";
 import { emit } from "../events/sink.ts";
+import type { ContextTree } from "../evidence/context-tree.ts";
 import { mission } from "../evidence/mission.ts";
 import { readCheckedTree } from "../evidence/pool.ts";
-import { buildEvidenceTree, type ContextTree, type PoolEntry } from "../evidence/tree.ts";
+import { buildEvidenceTree, type PoolEntry } from "../evidence/tree.ts";
 import { treeDiff } from "../harness/diff.ts";
 import type { Tree } from "../harness/surface.ts";
 import { readTree, writeTree } from "../harness/tree.ts";
@@ -152,7 +153,13 @@ export async function reflectAdoption(input: ReflectInput): Promise<ReflectionRe
 
   const folder = reflectionDir(input.workDir, sel);
   const copy = `${folder}.experience`;
-  const ctx: TripwireContext = { ...scope, task: taskId, mode: sel.mode, stage: "reflection" };
+  const ctx: TripwireContext = {
+    ...scope,
+    task: taskId,
+    mode: sel.mode,
+    k: sel.k,
+    stage: "reflection",
+  };
   let usd = 0;
   let lesson: Experience | null = null;
   let noEntry = false;

@@ -288,7 +288,7 @@ export async function runSelection(input: RunSelectionInput): Promise<Selection>
     mode,
   );
   const ids = Object.keys(idMap).sort(compareAnonIds);
-  const ctx: TripwireContext = { ...scope, task: taskId, mode, stage: "selection" };
+  const ctx: TripwireContext = { ...scope, task: taskId, mode, k, stage: "selection" };
   let mission: string;
   try {
     writeFileSafe(folder, "task.md", await adapter.taskPrompt(taskId));

@@ -166,7 +166,7 @@ export const ProposerCall = z.object({
   domain: z.string().optional(),
   task: z.string().optional(),
   mode: ModeToken.optional(),
-  /** Which of the sweep's k values this belongs to (absent in emitters that predate the field). */
+  /** Which of the sweep's k values this belongs to (absent only in events stored before it was filled). */
   k: z.number().int().positive().optional(),
   label: z.string(),
   /** "stage", "selection" or "reflection". */
@@ -185,7 +185,7 @@ export const ProposerCall = z.object({
 export const RolloutStarted = z.object({
   type: z.literal("rollout.started"),
   ...inTask,
-  /** Which of the sweep's k values this belongs to (absent in emitters that predate the field). */
+  /** Which of the sweep's k values this belongs to (absent only in events stored before it was filled). */
   k: z.number().int().positive().optional(),
   label: z.string(),
   runId: z.string(),
@@ -194,7 +194,7 @@ export const RolloutStarted = z.object({
 export const RolloutFinished = z.object({
   type: z.literal("rollout.finished"),
   ...inTask,
-  /** Which of the sweep's k values this belongs to (absent in emitters that predate the field). */
+  /** Which of the sweep's k values this belongs to (absent only in events stored before it was filled). */
   k: z.number().int().positive().optional(),
   label: z.string(),
   runId: z.string(),
@@ -231,7 +231,7 @@ export const TripwireFired = z.object({
   domain: z.string().optional(),
   task: z.string().optional(),
   mode: ModeToken.optional(),
-  /** Which of the sweep's k values this belongs to (absent in emitters that predate the field). */
+  /** Which of the sweep's k values this belongs to (absent only in events stored before it was filled). */
   k: z.number().int().positive().optional(),
   kind: TripwireKind,
   path: z.string(),

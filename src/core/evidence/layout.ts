@@ -2,8 +2,8 @@
 // each folder holds, which baseline each pool diff is against). Pure text from the tree's record.
 
 import type { Tree } from "../harness/surface.ts";
+import type { ContextTree } from "./context-tree.ts";
 import { BASE_BASELINE } from "./pool.ts";
-import type { ContextTree } from "./tree.ts";
 
 export const COLUMN = 33;
 

@@ -2,7 +2,7 @@
 // the evidence on disk with its layout and how to read it. Evidence never travels in the prompt,
 // and this text never names how the work is measured.
 
-import type { ContextTree } from "./tree.ts";
+import type { ContextTree } from "./context-tree.ts";
 
 /** The renderer's marker for a clipped observation, as trajectories show it (N = dropped chars). */
 export const RENDER_TRUNCATION_MARKER = "…(+N chars — render truncation)";

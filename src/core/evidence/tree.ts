@@ -5,7 +5,6 @@
 
 import { lstatSync, mkdirSync, rmSync } from "node:fs";
 import { isAbsolute, join, relative, resolve, sep } from "node:path";
-import { z } from "zod";
 import type { SurfaceSpec } from "../harness/surface.ts";
 import { writeTree } from "../harness/tree.ts";
 import {
@@ -32,46 +31,12 @@ import {
 
 export { BASE_BASELINE, type PoolBaseline, type PoolEntry } from "./pool.ts";
 
+import { ContextTree } from "./context-tree.ts";
 import { contextLayout } from "./layout.ts";
 
 export type { EvidenceAdapter } from "./rollout.ts";
 
 const SKIP_DIRS: ReadonlySet<string> = new Set(["__pycache__"]);
-
-/** A built evidence tree and what actually landed in it; `layout` names only what exists. */
-export const ContextTree = z
-  .object({
-    root: z.string().min(1),
-    taskId: z.string().min(1),
-    sourceFiles: z.number().int().nonnegative(),
-    /** Symlinks in the task's source folder, skipped and never followed. */
-    skippedSymlinks: z.array(z.string()),
-    decisions: z.number().int().nonnegative(),
-    /** rollouts/<name>.md files whose trajectory rendered. */
-    rollouts: z.array(z.string()),
-    /** "<label>: Type: message" for each trajectory that could not be rendered. */
-    failed: z.array(z.string()),
-    deliverablesMode: z.enum(["contents", "names"]),
-    /** Rollouts whose deliverable is a folder deliverables/<name>/ with INDEX.md. */
-    deliverableDirs: z.array(z.string()),
-    /** Rollouts whose deliverable is one text, deliverables/<name>.md (contents mode only). */
-    deliverableTexts: z.array(z.string()),
-    /** On-surface files under harness/ (0 when no harness is being edited). */
-    harnessFiles: z.number().int().nonnegative(),
-    pool: z.array(z.string()),
-    /**
-     * Trees other than context/harness/ that pool diffs are against, as their headers name them
-     * (fix docs/differences.md R25: in sequential mode each candidate is diffed against what it
-     * edited).
-     */
-    poolBaselines: z.array(z.string()),
-    library: z.boolean(),
-    /** library/INDEX.md exists. */
-    libraryIndex: z.boolean(),
-    layout: z.string(),
-  })
-  .readonly();
-export type ContextTree = z.infer<typeof ContextTree>;
 
 /** Rollouts were given but not one trajectory could be rendered: the improver would adapt on nothing. */
 export class NoTrajectoryError extends Error {

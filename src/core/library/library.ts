@@ -213,6 +213,7 @@ export class Library {
       task: taskId,
       domain: this.opts.domain,
       mode: this.opts.mode,
+      k: this.opts.k,
       stage: "library",
     };
     assertTreeHasNoLeakPaths(tree, this.opts.leakGlobs ?? [], ctx);

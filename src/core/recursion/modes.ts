@@ -16,7 +16,7 @@ import {
   throwIfInterrupted,
 } from "../lib/interrupt.ts";
 import { aggregate, composeRound, propose } from "../proposer/prompts/index.ts";
-import { type RolloutInputs, roll, rollMany } from "../rollout/rollouts.ts";
+import { type Rolled, type RolloutInputs, roll, rollMany } from "../rollout/rollouts.ts";
 import type { BenchPrompts } from "../seams/bench-prompts.ts";
 import { type RunView, resolvePrompts } from "../seams/benchmark.ts";
 import { Ledger } from "./ledger.ts";
@@ -25,7 +25,6 @@ import {
   type ModeInputs,
   type ModeResult,
   modeFields,
-  type Rolled,
   recordRollout,
   recordSession,
   recursionStatus,

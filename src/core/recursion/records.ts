@@ -10,7 +10,8 @@ import { emit } from "../events/sink.ts";
 import type { PythonChecker } from "../harness/python-check.ts";
 import { Diversity, type SurfaceSpec, Tree } from "../harness/tree.ts";
 import type { LibraryView } from "../library/values.ts";
-import type { RunConfig } from "../run/config.ts";
+import type { Rolled } from "../rollout/rollouts.ts";
+import type { RunConfig } from "../run/run-config.ts";
 import { type BenchmarkAdapter, RunView } from "../seams/benchmark.ts";
 import type { ProposerLike } from "../seams/channel.ts";
 import { type Ledger, LedgerRecord } from "./ledger.ts";
@@ -97,9 +98,6 @@ export type ModeFailure = z.infer<typeof ModeFailure>;
 
 export const ModeEntry = z.union([ModeRecord, ModeFailure]);
 export type ModeEntry = z.infer<typeof ModeEntry>;
-
-/** A rollout and whether a finished, intact run mark let the adapter reuse it without executing. */
-export type Rolled = { view: RunView; reused: boolean };
 
 /** One mode's live result (holds the Ledger and the trees, which the record leaves out). */
 export type ModeResult = {

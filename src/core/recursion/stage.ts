@@ -73,6 +73,7 @@ function tripwireContext(m: ModeInputs, label: string): TripwireContext {
     domain: s.domain,
     task: s.task,
     mode: s.mode,
+    k: s.k,
     stage: label,
   };
 }

@@ -6,6 +6,9 @@
 import { join } from "node:path";
 import { RolloutFinished, RolloutStarted } from "../events/registry.ts";
 import type { Clock, EventSink } from "../events/sink.ts";
+import { emit } from "../events/sink.ts";
+import { type SurfaceSpec, type Tree, writeTree } from "../harness/tree.ts";
+import { describeError } from "../lib/errors.ts";
 import {
   allOrInterrupted,
   asInterruption,
@@ -13,17 +16,13 @@ import {
   mapInterruptible,
   throwIfInterrupted,
 } from "../lib/interrupt.ts";
-import type { Rolled } from "../recursion/records.ts";
-
-export type { Rolled };
-
-import { emit } from "../events/sink.ts";
-import { type SurfaceSpec, type Tree, writeTree } from "../harness/tree.ts";
-import { describeError } from "../lib/errors.ts";
 import { dirExists } from "../lib/safe-fs.ts";
 import type { BenchmarkAdapter, ExecuteOptions } from "../seams/benchmark.ts";
 import { RunView } from "../seams/benchmark.ts";
 import { readRunMark } from "./runmark.ts";
+
+/** A rollout and whether a finished, intact run mark let the adapter reuse it without executing. */
+export type Rolled = { view: RunView; reused: boolean };
 
 /** Who a rollout's events are about (base rollouts belong to the task, not to one mode). */
 export type RolloutScope = {

@@ -2,7 +2,7 @@
 // checked, and the help line `harness2 help` and the errors quote. One table, read by loadRunConfig.
 
 import { CHANNEL_KINDS, type ChannelKind } from "../seams/channel-spec.ts";
-import type { RunConfig } from "./config.ts";
+import type { RunConfig } from "./run-config.ts";
 
 /** A configuration value that is missing or malformed; names the variable and what is allowed. */
 export class ConfigError extends Error {

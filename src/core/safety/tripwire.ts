@@ -12,6 +12,8 @@ export type TripwireContext = {
   task?: string;
   domain?: string;
   mode?: ModeToken;
+  /** Which of the sweep's k values the tripped work belongs to. */
+  k?: number;
   /** Where it tripped: a stage label, "selection", "reflection", "library", … */
   stage: string;
   clock: Clock;
@@ -65,6 +67,7 @@ export function fireTripwire(
     domain: ctx.domain,
     task: ctx.task,
     mode: ctx.mode,
+    k: ctx.k,
     kind: hit.kind,
     path: hit.path,
     marker: hit.marker,

@@ -12,14 +12,10 @@ import { describeError, tracebackOf } from "../lib/errors.ts";
 import { treeFingerprint } from "../lib/fingerprint.ts";
 import { InterruptedError, throwIfInterrupted } from "../lib/interrupt.ts";
 import type { Library } from "../library/library.ts";
-import {
-  decisionsOf,
-  type ModeRecord,
-  type ModeResult,
-  type Rolled,
-} from "../recursion/records.ts";
+import { decisionsOf, type ModeRecord, type ModeResult } from "../recursion/records.ts";
 import { adoptedOutput, isBlankOutput, outputDigest } from "../resume/resume.ts";
 import type { SelectionRecord } from "../resume/summary.ts";
+import type { Rolled } from "../rollout/rollouts.ts";
 import { harnessDirOf, modeTaskDir, type ScheduleInputs, taskFields } from "./inputs.ts";
 
 export type TaskContext = {

@@ -7,8 +7,8 @@ import type { Clock, EventSink } from "../events/sink.ts";
 import type { PythonChecker } from "../harness/python-check.ts";
 import type { RecursionLimits } from "../recursion/records.ts";
 import type { TaskRecordSource } from "../resume/resume.ts";
-import type { RunConfig } from "../run/config.ts";
 import { taskDir } from "../run/naming.ts";
+import type { RunConfig } from "../run/run-config.ts";
 import type { BenchmarkAdapter } from "../seams/benchmark.ts";
 import type { ProposerLike } from "../seams/channel.ts";
 

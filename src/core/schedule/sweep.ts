@@ -15,6 +15,11 @@ export type SweepOptions = StreamOptions & {
   argv?: string[];
   config?: Record<string, unknown>;
   identity?: Record<string, unknown>;
+  /**
+   * The task stream, when the caller already computed it from these options (the CLI does, for
+   * the experiment-identity check): it is computed once per sweep, never twice.
+   */
+  stream?: ReadonlyMap<string, readonly string[]>;
 };
 
 export type SweepResult = {
@@ -45,7 +50,7 @@ export async function runSweep(
   validateInputs(inputs);
   const { adapter } = inputs;
   const seed = inputs.seed ?? null;
-  const stream = await taskStream(adapter, { ...opts, seed });
+  const stream = opts.stream ?? (await taskStream(adapter, { ...opts, seed }));
   const startedMs = inputs.clock.now();
   const startedAt = new Date(startedMs).toISOString();
   emit(inputs.sink, SweepStarted, {
@@ -61,7 +66,7 @@ export async function runSweep(
     config: opts.config ?? {},
     identity: opts.identity ?? {},
     runsRoot: inputs.runsRoot,
-    domains: [...stream.entries()].map(([domain, tasks]) => ({ domain, tasks })),
+    domains: [...stream.entries()].map(([domain, tasks]) => ({ domain, tasks: [...tasks] })),
   });
   const order = [...stream.keys()];
   const rows = await mapLimited(order, inputs.limits.domainWorkers, async (domain) => {

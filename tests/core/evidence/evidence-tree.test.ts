@@ -5,11 +5,11 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { RecordingSink } from "../../../src/core/events/sink.ts";
+import type { ContextTree } from "../../../src/core/evidence/context-tree.ts";
 import { mission, RENDER_TRUNCATION_MARKER } from "../../../src/core/evidence/mission.ts";
 import {
   type BuildEvidenceOptions,
   buildEvidenceTree,
-  type ContextTree,
   copySource,
   EvidenceDestinationError,
   NoTrajectoryError,
