@@ -236,10 +236,15 @@ export function intOpt(
     throw new UsageError(`--${name} takes a whole number, got '${raw}'`, command);
   }
   const n = Number.parseInt(raw, 10);
-  if (n < bounds.min || (bounds.max !== undefined && n > bounds.max)) {
-    const range =
-      bounds.max === undefined ? `at least ${bounds.min}` : `${bounds.min}..${bounds.max}`;
-    throw new UsageError(`--${name} must be ${range}, got ${n}`, command);
+  // Past 2^53 a number is no longer exact (and SQLite refuses it): out of range like any other.
+  const max = Math.min(bounds.max ?? Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER);
+  const range =
+    bounds.max === undefined ? `at least ${bounds.min}` : `${bounds.min}..${bounds.max}`;
+  if (n > max && bounds.max === undefined) {
+    throw new UsageError(`--${name} must be at most ${max}, got ${raw.trim()}`, command);
+  }
+  if (n < bounds.min || n > max || !Number.isSafeInteger(n)) {
+    throw new UsageError(`--${name} must be ${range}, got ${raw.trim()}`, command);
   }
   return n;
 }

@@ -43,7 +43,7 @@ export async function main(argv: string[], io: CliIO): Promise<number> {
   }
   if (first === "help") {
     const topic = rest[0];
-    if (topic === "--help" || topic === "-h") {
+    if (topic === "--help" || topic === "-h" || topic === "help") {
       io.stdout(helpHelp());
       return EXIT.ok;
     }

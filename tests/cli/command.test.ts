@@ -37,6 +37,13 @@ describe("parseCommandArgs", () => {
     expect(parseCommandArgs(cmd, ["--tag", "-0.5"]).values.tag).toBe("-0.5");
   });
 
+  test("`harness2 help help` is the help of help, exit 0", async () => {
+    const r = await runCli(["help", "help"]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain("Usage: harness2 help [COMMAND]");
+    expect(r.stderr).toBe("");
+  });
+
   test("the range check then names the flag and the allowed values", () => {
     const args = parseCommandArgs(cmd, ["--k", "-1"]);
     expect(() => intOpt(args, "k", { min: 1, max: 8 }, "try")).toThrow("--k must be 1..8, got -1");
@@ -76,6 +83,12 @@ describe("negative and missing values from the command line", () => {
     [["run", "--k", "-1"], "--k must be 1..16, got -1"],
     [["run", "--seed", "-5"], "--seed must be at least 0, got -5"],
     [["runs", "--limit", "-1"], "--limit must be at least 1, got -1"],
+    // Beyond 2^53 a number is not exact: a range error, never SQLite's "datatype mismatch".
+    [
+      ["runs", "--limit", "99999999999999999999"],
+      "--limit must be at most 9007199254740991, got 99999999999999999999",
+    ],
+    [["run", "--seed", "99999999999999999999"], "--seed must be at most 9007199254740991"],
     [
       ["demo", "--k", "--no-tui"],
       "option '--k' needs a value (--k N: candidates per mode (default 2)); '--no-tui' is another option",

@@ -21,9 +21,10 @@ export const GRADER_VERDICT_MARKERS: readonly string[] = [
 ];
 
 /**
- * Lower-cased suffixes whose contents are scanned for markers ("" = no suffix, which includes
- * dotfiles such as `.env`). Fix docs/differences.md E17: `.ts`, `.tsx`, `.jsx` and `.css` are
- * scanned too, so a plugin body cannot carry a marker past the wire.
+ * Lower-cased suffixes known to be text ("" = no suffix, which includes dotfiles such as `.env`):
+ * scanned without a look first. Every other file is scanned too when its first bytes read as text
+ * (no NUL, valid UTF-8), whatever its name — `.jsonl`, `.ipynb`, `.sql`, `.tex` … (docs/
+ * differences.md E17); a binary file (an image, a zip) is not.
  */
 export const MARKER_SCAN_SUFFIXES: ReadonlySet<string> = new Set([
   "",
@@ -87,6 +88,28 @@ const decoder = new TextDecoder("utf-8");
 type ContentHit = { marker: string; offset: number; context: string };
 
 /** The first marker in a file, streamed in chunks that overlap by the longest marker. */
+/** How much of a file of unknown kind is read to tell text from binary. */
+const SNIFF_BYTES = 8192;
+
+/** True when the file's first bytes hold no NUL and decode as UTF-8 (a cut last character allowed). */
+function looksLikeText(path: string, buf: Buffer): boolean {
+  const fd = openSync(path, "r");
+  let got: number;
+  try {
+    got = readSync(fd, buf, 0, Math.min(SNIFF_BYTES, buf.length), 0);
+  } finally {
+    closeSync(fd);
+  }
+  const head = buf.subarray(0, got);
+  if (head.includes(0)) return false;
+  try {
+    new TextDecoder("utf-8", { fatal: true }).decode(head, { stream: true });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 function scanFile(path: string, needles: readonly Buffer[], buf: Buffer): ContentHit | null {
   const overlap = Math.max(0, ...needles.map((m) => m.length - 1));
   const fd = openSync(path, "r");
@@ -135,12 +158,31 @@ function textContext(text: string, at: number): string {
   return JSON.stringify(text.slice(Math.max(0, at - BEFORE), at + AFTER));
 }
 
+/**
+ * A marker named so a reader can tell which one it is, without the message carrying the marker
+ * itself: a middle dot after its first letter (`p·ass_rate`). A message quoting the marker, or the
+ * text around it, would trip again wherever it is copied (a stage error, the next stage's
+ * decisions), so no message quotes either (docs/differences.md X10).
+ */
+export function maskMarker(marker: string): string {
+  const quoted = marker.startsWith('"');
+  const bare = quoted ? marker.slice(1, -1) : marker;
+  const masked = `${bare.slice(0, 1)}·${bare.slice(1)}`;
+  return quoted ? `the JSON key "${masked}"` : `"${masked}"`;
+}
+
+/** `text` with every occurrence of `marker` dotted as maskMarker does (a path named after one). */
+function maskIn(text: string, marker: string): string {
+  const bare = marker.startsWith('"') ? marker.slice(1, -1) : marker;
+  return text.replaceAll(bare, `${bare.slice(0, 1)}·${bare.slice(1)}`);
+}
+
 function verdictMessage(where: string, rel: string, marker: string, hit?: ContentHit): string {
-  const lead = `a grader verdict would enter model context from ${where}: ${rel}`;
+  const lead = `a grader verdict would enter model context from ${maskIn(where, marker)}: ${maskIn(rel, marker)}`;
   const tail =
     "This is a leak, not a false positive to widen around; find the read path that produced it.";
-  if (!hit) return `${lead} matched ${JSON.stringify(marker)} in its NAME. ${tail}`;
-  return `${lead} contains ${JSON.stringify(marker)} at byte ${hit.offset}: ${hit.context}. ${tail}`;
+  if (!hit) return `${lead} has the verdict marker ${maskMarker(marker)} in its NAME. ${tail}`;
+  return `${lead} holds the verdict marker ${maskMarker(marker)} at byte ${hit.offset}. ${tail}`;
 }
 
 /**
@@ -167,11 +209,12 @@ export function assertNoGraderVerdicts(
         verdictMessage(root, rel, named),
       );
     }
-    if (!MARKER_SCAN_SUFFIXES.has(scanSuffix(rel))) continue;
     buf ??= Buffer.allocUnsafe(CHUNK);
     let hit: ContentHit | null;
     try {
-      hit = scanFile(join(root, rel), needles, buf);
+      const path = join(root, rel);
+      if (!MARKER_SCAN_SUFFIXES.has(scanSuffix(rel)) && !looksLikeText(path, buf)) continue;
+      hit = scanFile(path, needles, buf);
     } catch (err) {
       // An unreadable file cannot carry a marker into a session that cannot read it either.
       const code = (err as NodeJS.ErrnoException).code;
@@ -227,9 +270,9 @@ export function assertTreeHasNoGraderVerdicts(
       throw fireTripwire(
         ctx,
         { kind: "authored_tree", path: rel, marker, offset: at, context },
-        `harness file ${rel} contains the reserved string ${JSON.stringify(marker)} at ` +
-          `character ${at}: ${context}; remove or rename that string: files carrying reserved ` +
-          "strings cannot be served as evidence to later tasks.",
+        `harness file ${rel} holds the reserved string ${maskMarker(marker)} (without the dot) ` +
+          `at character ${at}; remove or rename that string: files carrying reserved strings ` +
+          "cannot be served as evidence to later tasks.",
       );
     }
   }

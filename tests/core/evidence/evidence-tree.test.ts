@@ -392,6 +392,12 @@ describe("leaks and tripwires", () => {
       "source/data/summary.json",
     ],
     [
+      "source, in a suffix no list names (.jsonl)",
+      (s) =>
+        put(s.adapter.sourceDir as string, "results.jsonl", '{"case": 1, "passed_count": 3}\n'),
+      "source/results.jsonl",
+    ],
+    [
       "harness",
       (s) => put(s.opts.harnessDir as string, "guardrails.md", "deterministic_eval_result: ok\n"),
       "harness/guardrails.md",

@@ -157,15 +157,50 @@ describe("grader-verdict tripwire", () => {
     expect(err.message).toContain("plugin/p.ts");
   });
 
-  test(".tsx, .jsx, .css and suffix-less dotfiles are scanned; binary suffixes are not", () => {
-    for (const rel of ["a.tsx", "b.jsx", "c.css", ".env", "Makefile"]) {
-      const d = mkdtempSync(join(dir, "s-"));
-      writeFileSync(join(d, rel), "x deterministic_eval_summary y");
-      expect(() => assertNoGraderVerdicts(d, ctx)).toThrow(TripwireError);
+  test("no message quotes the marker or the text around it, so a copied message never trips again", () => {
+    put("notes/a.md", `before ${'"passed_count"'} after\n`);
+    put("out/deterministic_eval_summary.txt", "x");
+    const byContent = caught(() => assertNoGraderVerdicts(join(dir, "notes"), ctx));
+    const byName = caught(() => assertNoGraderVerdicts(join(dir, "out"), ctx));
+    const authored = caught(() =>
+      assertTreeHasNoGraderVerdicts({ "skills/s/SKILL.md": `x "pass_rate" y` }, ctx),
+    );
+    for (const err of [byContent, byName, authored]) {
+      for (const m of ['"passed_count"', "deterministic_eval_summary", '"pass_rate"']) {
+        expect(err.message).not.toContain(m);
+      }
+      // The message itself, written into a stage error or the next stage's decisions, is clean.
+      expect(() =>
+        assertTreeHasNoGraderVerdicts({ "decisions.md": err.message }, ctx),
+      ).not.toThrow();
     }
+    expect(byContent.message).toContain("a.md");
+    expect(byContent.message).toContain('the JSON key "p·assed_count"');
+    expect(byContent.message).toContain(`at byte ${"before ".length}`);
+    expect(byContent.message).not.toContain("after");
+    expect(byName.message).toContain('"d·eterministic_eval_summary" in its NAME');
+    expect(authored.message).toContain("skills/s/SKILL.md");
+    expect(authored.message).toContain("at character 2");
+    // What the store keeps still names the marker exactly (the store is no model context).
+    expect(sink.ofType("tripwire.fired").map((e) => e.marker)).toContain('"passed_count"');
+  });
+
+  test("every file whose first bytes read as text is scanned, whatever its name; binary files are not", () => {
+    const names = ["a.tsx", "b.jsx", "c.css", ".env", "Makefile", "results.jsonl", "log.ndjson"];
+    names.push("doc.rst", "paper.tex", "q.sql", "setup.cfg", "nb.ipynb", "chart.png");
+    for (const rel of names) {
+      const d = mkdtempSync(join(dir, "s-"));
+      writeFileSync(join(d, rel), `{"task": 1, "passed_count": 3}\n`);
+      const err = caught(() => assertNoGraderVerdicts(d, ctx));
+      expect([rel, err.marker]).toEqual([rel, '"passed_count"']);
+    }
+    // A real binary (a NUL in its first bytes) is not read as text, wherever the string sits in it.
     const d = mkdtempSync(join(dir, "b-"));
-    writeFileSync(join(d, "chart.png"), '"pass_rate"');
-    writeFileSync(join(d, "book.xlsx"), '"pass_rate"');
+    writeFileSync(
+      join(d, "chart.png"),
+      Buffer.concat([Buffer.from([0x89, 0x50, 0, 0]), Buffer.from('"pass_rate"')]),
+    );
+    writeFileSync(join(d, "blob.bin"), Buffer.from([0xff, 0xfe, 0xfd, 0x80, 0x81]));
     assertNoGraderVerdicts(d, ctx);
     expect(scanSuffix("x/.env")).toBe("");
     expect(scanSuffix("A.TS")).toBe(".ts");
