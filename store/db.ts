@@ -266,7 +266,7 @@ export function openStore(path: string, opts: OpenOptions = {}): Database {
       db.run("PRAGMA query_only = ON");
       return db;
     }
-    db.run("PRAGMA journal_mode = WAL");
+    useWal(db, Math.max(0, opts.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS));
     db.run("PRAGMA synchronous = NORMAL");
     db.run("PRAGMA foreign_keys = ON");
     migrate(db, path);
@@ -274,6 +274,27 @@ export function openStore(path: string, opts: OpenOptions = {}): Database {
   } catch (err) {
     db.close();
     throw asStoreError(err, path);
+  }
+}
+
+/**
+ * Puts the file in WAL mode (a setting the file keeps). Switching needs the file to itself, and
+ * SQLite answers SQLITE_BUSY at once instead of waiting when another process is opening the
+ * same new store, so the switch is retried until `timeoutMs`; a file already in WAL is left.
+ */
+function useWal(db: Database, timeoutMs: number): void {
+  const mode = () => String(Object.values(db.query("PRAGMA journal_mode").get() ?? {})[0] ?? "");
+  const started = Date.now();
+  for (let round = 0; ; round++) {
+    try {
+      if (mode().toLowerCase() === "wal") return;
+      db.run("PRAGMA journal_mode = WAL");
+      return;
+    } catch (err) {
+      const busy = err instanceof SQLiteError && /^SQLITE_(BUSY|LOCKED)/.test(String(err.code));
+      if (!busy || Date.now() - started > timeoutMs) throw err;
+      Bun.sleepSync(Math.min(50, 2 ** round));
+    }
   }
 }
 

@@ -204,6 +204,20 @@ describe("prompts", () => {
     expect(guidance.problems[0]?.problem).toContain("domains.a.guidance");
   });
 
+  test("a grader-verdict marker in prompts.toml is refused at load, and the problem does not carry it", () => {
+    const work = parsePromptsToml(`work = 'Report the "passed_count" of each batch.'\n`);
+    expect(work.problems.map((p) => p.problem)).toEqual([
+      expect.stringContaining('work holds the grader verdict marker the JSON key "p·assed_count"'),
+    ]);
+    expect(work.problems[0]?.problem).not.toContain('"passed_count"');
+    expect(work.file.prompts).toBe(DEFAULT_TASKS_PROMPTS);
+    const guidance = parsePromptsToml(
+      "[domains.a]\nguidance = 'Mind the deterministic_eval_summary.'\n",
+    );
+    expect(guidance.problems[0]?.problem).toContain("domains.a.guidance: domainGuidance holds");
+    expect(guidance.file.domainGuidance).toEqual({});
+  });
+
   test("the task prompt is task.md plus one fixed paragraph naming output/ and deliverables", () => {
     expect(
       composeTaskPrompt({

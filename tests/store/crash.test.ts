@@ -75,6 +75,22 @@ describe("crash safety", () => {
 });
 
 describe("concurrent processes", () => {
+  test("many processes opening one new store at the same moment all get it (WAL switch retried)", async () => {
+    for (let round = 0; round < 3; round++) {
+      const path = join(dir, `race-${round}.db`);
+      const kids = Array.from({ length: 6 }, (_, i) =>
+        spawnChild(["write", path, `swp_r${i}`, "1"]),
+      );
+      const lines = await Promise.all(kids.map((k) => k.waitFor(/^wrote /)));
+      expect(lines).toHaveLength(6);
+      for (const k of kids) expect(await k.proc.exited).toBe(0);
+      const db = openStore(path);
+      expect(count(db, "SELECT COUNT(DISTINCT sweep_id) AS n FROM events")).toBe(6);
+      expect(String(Object.values(db.query("PRAGMA journal_mode").get() ?? {})[0])).toBe("wal");
+      db.close();
+    }
+  });
+
   test("two sweeps written at once by two processes both land whole", async () => {
     const a = spawnChild(["write", dbPath, "swp_a", "30"]);
     const b = spawnChild(["write", dbPath, "swp_b", "30"]);

@@ -10,7 +10,7 @@ import {
   middleTruncationMarker,
   truncationMarker,
 } from "../../src/core/evidence/clip.ts";
-import { GRADER_VERDICT_MARKERS } from "../../src/core/safety/tripwires.ts";
+import { GRADER_VERDICT_MARKERS } from "../../src/core/safety/markers.ts";
 import { forbiddenWordsIn } from "../../src/core/seams/bench-prompts.ts";
 import {
   capTrajectory,

@@ -21,7 +21,11 @@ import { Experience } from "../library/values.ts";
 import { experience as experiencePrompt, experienceRepair } from "../proposer/prompts/index.ts";
 import { type ExperienceParse, parseExperience } from "../proposer/reply.ts";
 import type { TripwireContext } from "../safety/tripwire.ts";
-import { assertContextClean, assertTreeHasNoGraderVerdicts } from "../safety/tripwires.ts";
+import {
+  assertContextClean,
+  assertMissionClean,
+  assertTreeHasNoGraderVerdicts,
+} from "../safety/tripwires.ts";
 import { type BenchmarkAdapter, type RunView, resolvePrompts } from "../seams/benchmark.ts";
 import type { ProposerLike } from "../seams/channel.ts";
 import { ProposerError } from "../seams/channel.ts";
@@ -193,6 +197,7 @@ export async function reflectAdoption(input: ReflectInput): Promise<ReflectionRe
     const bp = await resolvePrompts(adapter, taskId);
     const job = `${experiencePrompt(bp)}\n${whatHappened(sel)}`;
     const first = mission(tree, { job });
+    assertMissionClean(first, ctx);
     const label = `experience.${sel.mode}${sel.k}`;
     const turns = 1 + Math.max(0, input.repairTurns ?? 1);
     let parsed: ExperienceParse | null = null;

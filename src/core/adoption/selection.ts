@@ -17,7 +17,7 @@ import { select } from "../proposer/prompts/index.ts";
 import { CHOICE_INFO, parseSelection, TAG, WHY_MAX } from "../proposer/reply.ts";
 import { assignIds, compareAnonIds, idOfLabel } from "../safety/anon-ids.ts";
 import type { TripwireContext } from "../safety/tripwire.ts";
-import { assertContextClean, assertTreeHasNoGraderVerdicts } from "../safety/tripwires.ts";
+import { assertContextClean, assertMissionClean } from "../safety/tripwires.ts";
 import { type BenchmarkAdapter, type RunView, resolvePrompts } from "../seams/benchmark.ts";
 import { ProposerError, type ProposerLike, type Reply } from "../seams/channel.ts";
 import { compareLabels, POOL_POLICY, SelectionInputError } from "./pool.ts";
@@ -308,7 +308,7 @@ export async function runSelection(input: RunSelectionInput): Promise<Selection>
     // Everything the selector is shown: the folder (symlinks, leak paths, verdicts) and the
     // mission.
     assertContextClean(folder, adapter.spec.leakGlobs, ctx);
-    assertTreeHasNoGraderVerdicts({ "MISSION.md": mission }, ctx);
+    assertMissionClean(mission, ctx);
   } catch (err) {
     rmSync(folder, { recursive: true, force: true });
     throw err;

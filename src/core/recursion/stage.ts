@@ -25,7 +25,7 @@ import { sortPaths } from "../lib/safe-fs.ts";
 import { extractNotes } from "../proposer/reply.ts";
 import { assertTreeHasNoLeakPaths } from "../safety/leak-globs.ts";
 import { type TripwireContext, TripwireError } from "../safety/tripwire.ts";
-import { assertTreeHasNoGraderVerdicts } from "../safety/tripwires.ts";
+import { assertMissionClean, assertTreeHasNoGraderVerdicts } from "../safety/tripwires.ts";
 import { ProposerError, type Reply } from "../seams/channel.ts";
 import { type ModeInputs, modeFields, Stage, truncate } from "./records.ts";
 
@@ -217,6 +217,7 @@ async function proposeAndAccept(m: ModeInputs, spec: StageSpec, ctxDir: string):
       },
     );
     base = mission(tree, { job: spec.job });
+    assertMissionClean(base, tripwireContext(m, spec.label));
   } catch (err) {
     return fellBack(spec, `could not build evidence: ${describeError(err)}`, {
       usd: 0,

@@ -7,18 +7,8 @@ import { join } from "node:path";
 import type { Tree } from "../harness/surface.ts";
 import { sortPaths, walkFiles } from "../lib/safe-fs.ts";
 import { assertNoLeakPaths } from "./leak-globs.ts";
+import { GRADER_VERDICT_MARKERS, maskMarker } from "./markers.ts";
 import { fireTripwire, type TripwireContext } from "./tripwire.ts";
-
-/** Strings that only a grader's own output carries (the last three with their JSON quotes). */
-export const GRADER_VERDICT_MARKERS: readonly string[] = [
-  "deterministic_eval_summary",
-  "deterministic_eval_result",
-  "judge_scope_and_deterministic_status",
-  "Judge findings on the rendered result",
-  '"passed_count"',
-  '"pass_rate"',
-  '"test_pass_rate"',
-];
 
 /**
  * Lower-cased suffixes known to be text ("" = no suffix, which includes dotfiles such as `.env`):
@@ -100,14 +90,7 @@ function looksLikeText(path: string, buf: Buffer): boolean {
   } finally {
     closeSync(fd);
   }
-  const head = buf.subarray(0, got);
-  if (head.includes(0)) return false;
-  try {
-    new TextDecoder("utf-8", { fatal: true }).decode(head, { stream: true });
-    return true;
-  } catch {
-    return false;
-  }
+  return bytesLookLikeText(buf.subarray(0, got));
 }
 
 function scanFile(path: string, needles: readonly Buffer[], buf: Buffer): ContentHit | null {
@@ -156,19 +139,6 @@ function contextAt(fd: number, offset: number): string {
 
 function textContext(text: string, at: number): string {
   return JSON.stringify(text.slice(Math.max(0, at - BEFORE), at + AFTER));
-}
-
-/**
- * A marker named so a reader can tell which one it is, without the message carrying the marker
- * itself: a middle dot after its first letter (`p·ass_rate`). A message quoting the marker, or the
- * text around it, would trip again wherever it is copied (a stage error, the next stage's
- * decisions), so no message quotes either (docs/differences.md X10).
- */
-export function maskMarker(marker: string): string {
-  const quoted = marker.startsWith('"');
-  const bare = quoted ? marker.slice(1, -1) : marker;
-  const masked = `${bare.slice(0, 1)}·${bare.slice(1)}`;
-  return quoted ? `the JSON key "${masked}"` : `"${masked}"`;
 }
 
 /** `text` with every occurrence of `marker` dotted as maskMarker does (a path named after one). */
@@ -249,33 +219,74 @@ export function assertTreeHasNoGraderVerdicts(
       throw fireTripwire(
         ctx,
         { kind: "authored_tree", path: rel, marker: named },
-        `harness file ${rel} carries the reserved string ${JSON.stringify(named)} in its NAME; ` +
-          "rename it: files carrying reserved strings cannot be served as evidence to later tasks.",
+        `harness file ${maskIn(rel, named)} carries the reserved string ${maskMarker(named)} ` +
+          "(without the dot) in its NAME; rename it: files carrying reserved strings cannot be " +
+          "served as evidence to later tasks.",
       );
     }
-    if (!MARKER_SCAN_SUFFIXES.has(scanSuffix(rel))) continue;
     const body = tree[rel] as string | Uint8Array;
-    const text = typeof body === "string" ? body : decoder.decode(body);
-    let at = -1;
-    let marker = "";
-    for (const m of markers) {
-      const i = text.indexOf(m);
-      if (i >= 0 && (at < 0 || i < at)) {
-        at = i;
-        marker = m;
-      }
-    }
-    if (at >= 0) {
-      const context = textContext(text, at);
+    let text: string;
+    if (typeof body === "string") text = body;
+    else if (MARKER_SCAN_SUFFIXES.has(scanSuffix(rel)) || bytesLookLikeText(body)) {
+      text = decoder.decode(body);
+    } else continue;
+    const hit = firstMarker(text, markers);
+    if (hit !== null) {
+      const context = textContext(text, hit.at);
       throw fireTripwire(
         ctx,
-        { kind: "authored_tree", path: rel, marker, offset: at, context },
-        `harness file ${rel} holds the reserved string ${maskMarker(marker)} (without the dot) ` +
-          `at character ${at}; remove or rename that string: files carrying reserved strings ` +
+        { kind: "authored_tree", path: rel, marker: hit.marker, offset: hit.at, context },
+        `harness file ${rel} holds the reserved string ${maskMarker(hit.marker)} (without the dot) ` +
+          `at character ${hit.at}; remove or rename that string: files carrying reserved strings ` +
           "cannot be served as evidence to later tasks.",
       );
     }
   }
+}
+
+/** The earliest marker in `text` and where it starts, or null. */
+function firstMarker(
+  text: string,
+  markers: readonly string[],
+): { marker: string; at: number } | null {
+  let best: { marker: string; at: number } | null = null;
+  for (const marker of markers) {
+    const at = text.indexOf(marker);
+    if (at >= 0 && (best === null || at < best.at)) best = { marker, at };
+  }
+  return best;
+}
+
+function bytesLookLikeText(bytes: Uint8Array): boolean {
+  const head = bytes.subarray(0, SNIFF_BYTES);
+  if (head.includes(0)) return false;
+  try {
+    new TextDecoder("utf-8", { fatal: true }).decode(head, { stream: true });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Refuses a mission (stage, selection, reflection) about to be sent that carries a verdict marker:
+ * every text a model is given goes through a scan, so a marker in a benchmark's own prompt text
+ * (prompts.toml's work or guidance, a lens) never reaches a session.
+ */
+export function assertMissionClean(
+  text: string,
+  ctx: TripwireContext,
+  markers: readonly string[] = GRADER_VERDICT_MARKERS,
+): void {
+  const hit = firstMarker(text, markers);
+  if (hit === null) return;
+  throw fireTripwire(
+    ctx,
+    { kind: "grader_verdict", path: "MISSION.md", marker: hit.marker, offset: hit.at },
+    `the ${ctx.stage} mission holds the verdict marker ${maskMarker(hit.marker)} at character ` +
+      `${hit.at}; it came from the benchmark's prompt text (prompts.toml work, guidance or lens): ` +
+      "remove it there. A mission never carries a grader's words.",
+  );
 }
 
 /**

@@ -2,6 +2,7 @@
 // about how work is measured: the word scan every prompt text goes through.
 
 import { z } from "zod";
+import { GRADER_VERDICT_MARKERS, maskMarker } from "../safety/markers.ts";
 
 // ── benchmark prompts ────────────────────────────────────────────────────────────────────────
 
@@ -89,6 +90,15 @@ export const BenchPrompts = z
   })
   .superRefine((p, ctx) => {
     for (const field of SCANNED_PROMPT_FIELDS) {
+      // A grader's own words never enter a prompt: every mission is scanned for them too.
+      const marker = GRADER_VERDICT_MARKERS.find((m) => p[field].includes(m));
+      if (marker !== undefined) {
+        ctx.addIssue({
+          code: "custom",
+          path: [field],
+          message: `${field} holds the grader verdict marker ${maskMarker(marker)} (without the dot); prompt text must never carry a grader's words`,
+        });
+      }
       for (const word of forbiddenWordsIn(p[field])) {
         ctx.addIssue({
           code: "custom",

@@ -16,6 +16,7 @@ import {
 import { type TripwireContext, TripwireError } from "../../../src/core/safety/tripwire.ts";
 import {
   assertContextClean,
+  assertMissionClean,
   assertNoGraderVerdicts,
   assertTreeHasNoGraderVerdicts,
   scanSuffix,
@@ -240,6 +241,7 @@ describe("grader-verdict tripwire", () => {
       assertTreeHasNoGraderVerdicts({ "judge_scope_and_deterministic_status.md": "" }, ctx),
     );
     expect(named.message).toContain("rename it");
+    expect(named.message).not.toContain("judge_scope_and_deterministic_status");
     const bytes = caught(() =>
       assertTreeHasNoGraderVerdicts(
         { "plugin/x.ts": new TextEncoder().encode("// Judge findings on the rendered result") },
@@ -252,10 +254,29 @@ describe("grader-verdict tripwire", () => {
       "authored_tree",
       "authored_tree",
     ]);
-    assertTreeHasNoGraderVerdicts(
-      { "systemprompt.md": "be careful", "img.png": '"pass_rate"' },
-      ctx,
+    // Text is scanned whatever the name; a real binary (a NUL in its first bytes) is not.
+    expect(() => assertTreeHasNoGraderVerdicts({ "notes.png": '"pass_rate"' }, ctx)).toThrow(
+      TripwireError,
     );
+    const png = new Uint8Array([0x89, 0x50, 0, 0, ...new TextEncoder().encode('"pass_rate"')]);
+    assertTreeHasNoGraderVerdicts({ "systemprompt.md": "be careful", "img.png": png }, ctx);
+  });
+});
+
+describe("missions", () => {
+  test("a mission carrying a marker is refused before it is sent, naming where it came from", () => {
+    assertMissionClean("Reconcile the ledger. Read context/ first.", ctx);
+    const err = caught(() =>
+      assertMissionClean('# WORK\nReport each "test_pass_rate" you compute.\n', ctx),
+    );
+    expect([err.kind, err.path, err.offset]).toEqual(["grader_verdict", "MISSION.md", 19]);
+    expect(err.message).toContain("the inv2 mission holds the verdict marker");
+    expect(err.message).toContain("prompts.toml");
+    expect(err.message).not.toContain('"test_pass_rate"');
+    expect(sink.ofType("tripwire.fired")[0]).toMatchObject({
+      kind: "grader_verdict",
+      stage: "inv2",
+    });
   });
 });
 

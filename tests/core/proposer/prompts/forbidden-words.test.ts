@@ -3,7 +3,7 @@
 // or blank) is scanned with word-boundary patterns, plus the seam's own scan and the tripwire's
 // grader-verdict markers.
 import { describe, expect, test } from "bun:test";
-import { GRADER_VERDICT_MARKERS } from "../../../../src/core/safety/tripwires.ts";
+import { GRADER_VERDICT_MARKERS } from "../../../../src/core/safety/markers.ts";
 import { forbiddenWordsIn } from "../../../../src/core/seams/bench-prompts.ts";
 import { allVariants } from "./variants.ts";
 
