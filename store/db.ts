@@ -266,7 +266,7 @@ export function openStore(path: string, opts: OpenOptions = {}): Database {
       db.run("PRAGMA query_only = ON");
       return db;
     }
-    useWal(db, Math.max(0, opts.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS));
+    switchToWal(db, Math.max(0, opts.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS));
     db.run("PRAGMA synchronous = NORMAL");
     db.run("PRAGMA foreign_keys = ON");
     migrate(db, path);
@@ -282,7 +282,7 @@ export function openStore(path: string, opts: OpenOptions = {}): Database {
  * SQLite answers SQLITE_BUSY at once instead of waiting when another process is opening the
  * same new store, so the switch is retried until `timeoutMs`; a file already in WAL is left.
  */
-function useWal(db: Database, timeoutMs: number): void {
+function switchToWal(db: Database, timeoutMs: number): void {
   const mode = () => String(Object.values(db.query("PRAGMA journal_mode").get() ?? {})[0] ?? "");
   const started = Date.now();
   for (let round = 0; ; round++) {
