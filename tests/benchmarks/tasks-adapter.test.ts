@@ -4,8 +4,8 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { answerKeyGlobs } from "../../src/benchmarks/tasks/task-folder.ts";
 import {
-  answerKeyGlobs,
   createTasksAdapter,
   TasksFormatError,
   UnknownTaskError,
@@ -85,6 +85,23 @@ describe("createTasksAdapter", () => {
         strict: true,
       }),
     ).toThrow(TasksFormatError);
+    // An input that would carry an answer key into a workspace refuses even a lenient run.
+    const leaky = mkdtempSync(join(SCRATCH, "h2-tasks-leaky-"));
+    mkdirSync(join(leaky, "d/a/tests"), { recursive: true });
+    mkdirSync(join(leaky, "d/b/inputs/tests"), { recursive: true });
+    writeFileSync(join(leaky, "d/a/task.md"), "Do it.");
+    writeFileSync(join(leaky, "d/a/tests/check"), "#!/bin/sh\n", { mode: 0o755 });
+    writeFileSync(join(leaky, "d/a/tests/key.txt"), "42");
+    writeFileSync(join(leaky, "d/b/task.md"), "Do it too.");
+    writeFileSync(join(leaky, "d/b/inputs/tests/key.txt"), "42");
+    expect(() =>
+      createTasksAdapter({
+        tasksDir: leaky,
+        runsDir,
+        env: ENV,
+        executor: new OpencodeSubstrate({ env: ENV }),
+      }),
+    ).toThrow(/answer-key path 'tests\/key\.txt'/);
     // a long list of problems is cut to the first few, with a pointer to the full list
     const many = mkdtempSync(join(SCRATCH, "h2-tasks-many-"));
     for (let i = 0; i < 6; i++) mkdirSync(join(many, `d/t${i}`), { recursive: true });

@@ -104,6 +104,28 @@ describe("malformed tasks", () => {
     for (const l of lines) expect(l).not.toContain("\n");
   });
 
+  test("an input matching an answer-key path, or named with '..' or a backslash, refuses the folder", () => {
+    const root = folder({
+      "d/keyed/task.md": "Sum it.",
+      "d/keyed/tests/check": "#!/bin/sh\n",
+      "d/keyed/tests/expected.txt": "42",
+      "d/copied/task.md": "Sum it too.",
+      "d/copied/inputs/tests/expected.txt": "42",
+      "d/copied/inputs/ok.csv": "a,b",
+      "d/escape/task.md": "Escape.",
+      "d/escape/inputs/..\\escape.txt": "x",
+    });
+    chmodSync(join(root, "d/keyed/tests/check"), 0o755);
+    const f = readTaskFolder(root, OPENCODE_SURFACE);
+    const refusing = f.problems.filter((p) => p.refuses === true);
+    expect(refusing.map((p) => p.path)).toEqual([
+      join(root, "d/copied/inputs/tests/expected.txt"),
+      join(root, "d/escape/inputs/..\\escape.txt"),
+    ]);
+    expect(refusing[0]?.problem).toContain("matches the answer-key path 'tests/expected.txt'");
+    expect(refusing[1]?.problem).toContain("backslash or a '..' segment");
+  });
+
   test("symlinks are reported and never followed; a missing root throws", () => {
     const root = folder({ "d/t/task.md": "x", "d/t/inputs/a.txt": "a" });
     const outside = folder({ "secret.txt": "s" });

@@ -325,3 +325,28 @@ describe("settings from .env", () => {
     expect(fromShell.code).toBe(0);
   });
 });
+
+describe("inputs that could leak an answer key are refused before anything runs", () => {
+  test("run --dry-run and check refuse an input matching an answer-key path, strict or not", async () => {
+    const tasks = join(ROOT, "leaky-tasks");
+    cpSync(FIXTURE_TASKS, tasks, { recursive: true });
+    // data/csv-total's answer key is tests/expected.txt: the same path as another task's input.
+    mkdirSync(join(tasks, "writing/haiku/inputs/tests"), { recursive: true });
+    writeFileSync(join(tasks, "writing/haiku/inputs/tests/expected.txt"), "42");
+    const runs = freshRuns();
+    const dry = await runCli(
+      ["run", "--bench", "tasks", "--tasks", tasks, "--runs", runs, "--dry-run"],
+      { env: modelEnv("http://127.0.0.1:9/v1") },
+    );
+    expect(dry.code).toBe(1);
+    expect(dry.stderr).toContain("matches the answer-key path 'tests/expected.txt'");
+    expect(existsSync(runs)).toBe(false);
+    const check = await runCli(["check", "--tasks", tasks, "--runs", runs], {
+      env: modelEnv("http://127.0.0.1:9/v1"),
+    });
+    expect(check.code).toBe(1);
+    expect(check.stdout).toMatch(
+      /FAIL +\S+inputs\/tests\/expected\.txt: matches the answer-key path/,
+    );
+  });
+});

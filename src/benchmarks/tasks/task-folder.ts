@@ -14,6 +14,7 @@ import { join } from "node:path";
 import type { SurfaceSpec } from "../../core/harness/surface.ts";
 import { isTree } from "../../core/harness/tree.ts";
 import { compareCodePoints, dirExists, lstatOrNull, walkFiles } from "../../core/lib/safe-fs.ts";
+import { leakMatcher } from "../../core/safety/leak-globs.ts";
 import { NAME, NAME_RULE, settingsProblem, TaskSettings } from "./task-settings.ts";
 import { type PromptsFile, parsePromptsToml } from "./tasks-prompts.ts";
 
@@ -48,7 +49,12 @@ export const RESERVED_INPUT_NAMES: readonly string[] = [
 ];
 
 /** One malformed thing in a task folder: where, what, and how to fix it. */
-export type TaskProblem = { path: string; problem: string; fix: string };
+/**
+ * One malformed thing in a task folder: where, what, and how to fix it. `refuses`: the problem
+ * could leak an answer key or escape the workspace, so the whole folder is refused even when
+ * malformed tasks are otherwise skipped.
+ */
+export type TaskProblem = { path: string; problem: string; fix: string; refuses?: boolean };
 
 export function formatProblem(p: TaskProblem): string {
   return `${p.path}: ${p.problem} — fix: ${p.fix}`;
@@ -212,7 +218,55 @@ export function readTaskFolder(root: string, surface: SurfaceSpec | null): TaskF
       fix: `add <domain>/<task>/${TASK_LAYOUT.instructions} (see fixtures/tasks/README.md)`,
     });
   }
+  refuseUnsafeInputs(tasks, problems);
   return { root, tasks, problems, prompts: prompts.file, baseHarness };
+}
+
+/** fnmatch-escapes a file name so a leak glob matches it literally. */
+function globLiteral(rel: string): string {
+  return rel.replace(/[[\]*?]/g, (c) => `[${c}]`);
+}
+
+/** Leak globs naming every answer-key file (`tests/<rel>`), matched at any depth. */
+export function answerKeyGlobs(tasks: readonly TaskEntry[]): string[] {
+  const globs = new Set<string>(["tests/check"]);
+  for (const t of tasks) for (const rel of t.answerKeyFiles) globs.add(`tests/${globLiteral(rel)}`);
+  return [...globs].sort();
+}
+
+/**
+ * Input files that must never reach a workspace: one whose path matches an answer-key glob (the
+ * evidence drops it, but the executor would still list it, and its trajectory would carry the
+ * answer key to the improvers), and one whose name holds a backslash or a `..`/`.` segment
+ * (copied, it would land outside its place). Each refuses the folder (docs/differences.md X13).
+ */
+function refuseUnsafeInputs(tasks: readonly TaskEntry[], problems: TaskProblem[]): void {
+  const isAnswerKey = leakMatcher(answerKeyGlobs(tasks));
+  for (const t of tasks) {
+    if (t.inputsDir === null) continue;
+    for (const rel of walkFiles(t.inputsDir)) {
+      const path = join(t.inputsDir, rel);
+      const segments = rel.split(/[/\\]/);
+      if (rel.includes("\\") || segments.some((s) => s === ".." || s === "." || s === "")) {
+        problems.push({
+          path,
+          problem: "has a name with a backslash or a '..' segment, which cannot be copied safely",
+          fix: "rename it with plain letters, digits, '.', '_' and '-' (and '/' between folders)",
+          refuses: true,
+        });
+        continue;
+      }
+      const glob = isAnswerKey(rel);
+      if (glob !== null) {
+        problems.push({
+          path,
+          problem: `matches the answer-key path '${glob}' (a file of some task's tests/), so the agent would list it and its trajectory would carry the answer key to the improvers`,
+          fix: "rename or move that input, or keep the answer key only in tests/",
+          refuses: true,
+        });
+      }
+    }
+  }
 }
 
 const UTF8 = new TextDecoder("utf-8", { fatal: true });

@@ -21,6 +21,7 @@ import {
 import { resolveChannelModel } from "../../core/seams/channel-spec.ts";
 import { DEFAULT_SOLVER_STEPS, type Executor } from "../../core/seams/executor.ts";
 import {
+  answerKeyGlobs,
   formatProblem,
   readTaskFolder,
   type TaskEntry,
@@ -72,18 +73,6 @@ export class UnknownTaskError extends Error {
     super(`${what} is not in ${root} (known: ${known.join(", ") || "none"})`);
     this.name = "UnknownTaskError";
   }
-}
-
-/** fnmatch-escapes a file name so a leak glob matches it literally. */
-function globLiteral(rel: string): string {
-  return rel.replace(/[[\]*?]/g, (c) => `[${c}]`);
-}
-
-/** Leak globs naming every answer-key file (`tests/<rel>`), matched at any depth. */
-export function answerKeyGlobs(tasks: readonly TaskEntry[]): string[] {
-  const globs = new Set<string>(["tests/check"]);
-  for (const t of tasks) for (const rel of t.answerKeyFiles) globs.add(`tests/${globLiteral(rel)}`);
-  return [...globs].sort();
 }
 
 export type TasksAdapterOptions = {
@@ -322,7 +311,10 @@ export type CreatedTasksBench = {
  */
 export function createTasksAdapter(opts: TasksAdapterOptions): CreatedTasksBench {
   const folder = readTaskFolder(opts.tasksDir, opts.executor.surface());
-  if ((opts.strict && folder.problems.length > 0) || folder.tasks.length === 0) {
+  // A problem that could leak an answer key or escape the workspace refuses the folder, strict
+  // or not: skipping such a task is not enough when the same input sits in another one.
+  const refused = folder.problems.some((p) => p.refuses === true);
+  if ((opts.strict && folder.problems.length > 0) || folder.tasks.length === 0 || refused) {
     throw new TasksFormatError(opts.tasksDir, folder.problems);
   }
   return { adapter: new TasksAdapter(folder, opts), problems: folder.problems };
