@@ -9,6 +9,7 @@ import {
   mkdtempSync,
   readdirSync,
   rmSync,
+  symlinkSync,
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
@@ -348,5 +349,29 @@ describe("inputs that could leak an answer key are refused before anything runs"
     expect(check.stdout).toMatch(
       /FAIL +\S+inputs\/tests\/expected\.txt: matches the answer-key path/,
     );
+  });
+});
+
+describe("the task folder's own harness/ is validated before anything runs", () => {
+  test("a root harness/ holding a symlink refuses run --dry-run (strict or not), exit 1, nothing written", async () => {
+    const tasks = join(ROOT, "linked-harness");
+    cpSync(FIXTURE_TASKS, tasks, { recursive: true });
+    mkdirSync(join(tasks, "harness"), { recursive: true });
+    writeFileSync(join(tasks, "harness/systemprompt.md"), "Be careful.\n");
+    writeFileSync(join(ROOT, "outside-guardrails.md"), "Follow the outside.\n");
+    symlinkSync(join(ROOT, "outside-guardrails.md"), join(tasks, "harness/guardrails.md"));
+    for (const strict of [[], ["--strict"]]) {
+      const runs = freshRuns();
+      const r = await runCli(
+        ["run", "--bench", "tasks", "--tasks", tasks, "--runs", runs, "--dry-run", ...strict],
+        { env: modelEnv("http://127.0.0.1:9/v1") },
+      );
+      expect(r.code).toBe(1);
+      expect(r.stdout).toBe("");
+      expect(r.stderr.trim().split("\n")).toHaveLength(1);
+      expect(r.stderr).toContain("the task folder's harness/ is not a valid harness");
+      expect(r.stderr).toContain("symlink (guardrails.md)");
+      expect(existsSync(runs)).toBe(false);
+    }
   });
 });

@@ -228,7 +228,7 @@ async function checkTasks(report: Report, dir: string | undefined, cwd: string):
     return 0;
   }
   for (const p of folder.problems) report.line("FAIL", p.path, p.problem, p.fix);
-  if (folder.baseHarness !== null) await checkBaseHarness(report, folder.baseHarness);
+  if (folder.baseHarness !== null) await reportBaseHarness(report, folder.baseHarness);
   const domains = new Set(folder.tasks.map((t) => t.domain)).size;
   if (folder.tasks.length > 0) {
     report.line(
@@ -240,35 +240,13 @@ async function checkTasks(report: Report, dir: string | undefined, cwd: string):
   return folder.tasks.length;
 }
 
-async function checkBaseHarness(report: Report, dir: string): Promise<void> {
-  const tree = await import("../../core/harness/tree.ts");
-  const { PythonUnavailableError } = await import("../../core/harness/python-check.ts");
+async function reportBaseHarness(report: Report, dir: string): Promise<void> {
+  const { checkBaseHarness } = await import("../base-harness.ts");
   const { OPENCODE_SURFACE } = await import("../../substrate/opencode/surface.ts");
-  const rejected: string[] = [];
-  try {
-    const files = tree.readTree(OPENCODE_SURFACE, dir, rejected);
-    tree.autotrigger(OPENCODE_SURFACE, files);
-    await tree.validate(OPENCODE_SURFACE, files, { allowSubagents: true });
-  } catch (err) {
-    if (err instanceof tree.TreeValidationError) {
-      for (const p of err.problems) {
-        report.line(
-          "FAIL",
-          dir,
-          p,
-          `edit the harness (\`harness2 validate ${dir}\` shows the same)`,
-        );
-      }
-      return;
-    }
-    if (err instanceof tree.TreeSymlinkError) {
-      report.line("FAIL", dir, err.message, "replace each link with the file itself");
-      return;
-    }
-    if (err instanceof PythonUnavailableError) return; // reported by the python3 line
-    throw err;
-  }
-  for (const rel of rejected) {
+  const found = await checkBaseHarness(dir, OPENCODE_SURFACE);
+  const fix = `edit the harness (\`harness2 validate ${dir}\` shows the same)`;
+  for (const p of found.problems) report.line("FAIL", dir, p, fix);
+  for (const rel of found.ignored) {
     report.line("note", dir, `${rel} is off the editable surface and is ignored`);
   }
 }

@@ -179,6 +179,20 @@ async function buildAdapter(
     if (err instanceof TasksRootError) throw new UsageError(`--tasks: ${err.message}`, "run");
     throw err;
   }
+  // The folder's own harness/ is the base of every task: a broken one refuses the run (and the
+  // dry run) before anything is written, as `check` reports it.
+  const base = created.adapter.folder.baseHarness;
+  if (base !== null) {
+    const { checkBaseHarness } = await import("../base-harness.ts");
+    const found = await checkBaseHarness(base, created.adapter.substrate.surface());
+    const first = found.problems[0];
+    if (first !== undefined) {
+      const more = found.problems.length > 1 ? ` (and ${found.problems.length - 1} more)` : "";
+      throw new CliError(
+        `the task folder's harness/ is not a valid harness: ${first}${more}; see harness2 check --tasks ${tasksDir}`,
+      );
+    }
+  }
   return { adapter: created.adapter, warnings: created.problems.map(formatProblem) };
 }
 

@@ -2,13 +2,15 @@
 // the one that runs, so a task never sees its own or a later lesson.
 
 import { join } from "node:path";
-import type { ModeToken } from "../events/registry.ts";
+import { type ModeToken, TaskFinished } from "../events/registry.ts";
+import { emit } from "../events/sink.ts";
 import { describeError } from "../lib/errors.ts";
 import { InterruptedError } from "../lib/interrupt.ts";
 import { roundUsd } from "../lib/money.ts";
 import { Library } from "../library/library.ts";
+import { truncate } from "../recursion/records.ts";
 import type { TaskStatus } from "../resume/summary.ts";
-import { type ScheduleInputs, validateInputs } from "./inputs.ts";
+import { type ScheduleInputs, taskFields, validateInputs } from "./inputs.ts";
 import { runTask } from "./task.ts";
 
 export type DomainRow = {
@@ -90,6 +92,7 @@ export async function runDomain(
       lib.retain(taskIds.slice(0, i));
       before[mode] = lib.entries().length;
     }
+    const startedAt = inputs.clock.now();
     try {
       const outcome = await runTask(inputs, task, { index: i + 1, of: taskIds.length, libraries });
       const good = outcome.status === "ok" || outcome.status === "skipped";
@@ -112,8 +115,20 @@ export async function runDomain(
         out.interruptedTask = task;
         break;
       }
+      // Any other error ends this task as failed, with its reason, in every front end and the
+      // store (docs/differences.md X14); the domain goes on with its next task.
+      const error = describeError(err);
       out.failed++;
-      out.tasks.push({ task, status: "exception", error: describeError(err), usd: 0 });
+      out.tasks.push({ task, status: "exception", error, usd: 0 });
+      emit(inputs.sink, TaskFinished, {
+        ...taskFields(inputs, domain, task),
+        k: inputs.k,
+        status: "failed",
+        modes: {},
+        usd: 0,
+        wallS: Math.max(0, (inputs.clock.now() - startedAt) / 1000),
+        error: truncate(error),
+      });
     }
   }
   return out;

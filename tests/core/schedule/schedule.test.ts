@@ -592,6 +592,9 @@ test("runSweep: domains in stream order under the worker limit; a failing task d
     status: "exception",
     error: "Error: gamma is gone",
   });
+  // …and it is an event with its reason, so every front end and the store show the failure.
+  const g1 = e.sink.ofType("task.finished").find((ev) => ev.task === "g1");
+  expect(g1).toMatchObject({ status: "failed", domain: "gamma", error: "Error: gamma is gone" });
   // One worker: a domain's tasks never interleave with another's.
   const starts = e.sink.events
     .filter(
