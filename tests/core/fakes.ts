@@ -233,6 +233,8 @@ export type Action =
       attempts?: number;
       /** Return no harvested workspace. */
       noWorkspace?: boolean;
+      /** Symlinks the harvest skipped, as the real proposer reports them. */
+      skippedLinks?: string[];
     }
   | { fail: string; usd?: number; attempts?: number };
 
@@ -336,6 +338,7 @@ export class ScriptedProposer implements ProposerLike {
         model: this.model,
         audit: "",
         workspace,
+        ...(action.skippedLinks ? { skippedLinks: action.skippedLinks } : {}),
       };
       this.#cache.set(key, reply);
       return reply;

@@ -51,6 +51,7 @@ export class AuditFolder {
       model: this.model,
       audit: responsePath,
       workspace: hasWorkspace ? ws : null,
+      ...(hasWorkspace ? { skippedLinks: this.skippedLinksOf(stem) } : {}),
     };
   }
 
@@ -58,17 +59,38 @@ export class AuditFolder {
    * Copies `workspace/<sub>` out before the session folder is deleted; null when it did not come
    * back. The stale workspace of an earlier call is removed first, so no cache hit can serve it.
    */
-  harvest(workspace: string, sub: string, stem: string): string | null {
+  harvest(
+    workspace: string,
+    sub: string,
+    stem: string,
+  ): { dir: string; skippedLinks: string[] } | null {
     const auditDir = this.dir;
-    if (auditDir !== null)
+    if (auditDir !== null) {
       rmSync(join(auditDir, `${stem}.workspace`), { recursive: true, force: true });
+      rmSync(join(auditDir, `${stem}.links.json`), { force: true });
+    }
     const src = realDirInside(workspace, sub);
     if (src === null) return null;
     const base = auditDir ?? mkdtempSync(join(this.tmpRoot ?? tmpdir(), "harness2-harvest-"));
     const dest = join(base, `${stem}.workspace`);
-    // Symlinks inside the folder are skipped, never followed out of the workspace.
-    copyTreeSafe(src, dest, { skipDirs: new Set(["__pycache__"]) });
-    return dest;
+    // Symlinks inside the folder are skipped, never followed out of the workspace; they are
+    // named beside the copy, so a cache hit reports them as the first answer did.
+    const { skippedSymlinks } = copyTreeSafe(src, dest, { skipDirs: new Set(["__pycache__"]) });
+    if (skippedSymlinks.length > 0) {
+      writeFileSync(join(base, `${stem}.links.json`), `${JSON.stringify(skippedSymlinks)}\n`);
+    }
+    return { dir: dest, skippedLinks: skippedSymlinks };
+  }
+
+  /** The links a harvest skipped, as it recorded them beside the copy. */
+  private skippedLinksOf(stem: string): string[] {
+    if (this.dir === null) return [];
+    try {
+      const list = JSON.parse(readFileSync(join(this.dir, `${stem}.links.json`), "utf8"));
+      return Array.isArray(list) ? list.map(String) : [];
+    } catch {
+      return [];
+    }
   }
 
   /**

@@ -72,7 +72,13 @@ export type ProposerConfig = {
 type AttemptOutcome = { text: string; usd: number; error: string };
 
 /** A session's non-blank reply, with what its harvest brought back (or why it could not). */
-type Answer = { text: string; attempts: number; workspace: string | null; harvestError: string };
+type Answer = {
+  text: string;
+  attempts: number;
+  workspace: string | null;
+  skippedLinks: string[];
+  harvestError: string;
+};
 
 export class Proposer implements ProposerLike {
   readonly channelKind: string;
@@ -167,10 +173,18 @@ export class Proposer implements ProposerLike {
         // The session answered: whatever fails from here on is local and starts no other session
         // (fix docs/differences.md E31: the original re-ran the model when a copy or a write
         // failed).
-        answer = { text: outcome.text, attempts: a, workspace: null, harvestError: "" };
+        answer = {
+          text: outcome.text,
+          attempts: a,
+          workspace: null,
+          skippedLinks: [],
+          harvestError: "",
+        };
         if (harvest) {
           try {
-            answer.workspace = this.#audit.harvest(workspace, harvest, stem);
+            const got = this.#audit.harvest(workspace, harvest, stem);
+            answer.workspace = got?.dir ?? null;
+            answer.skippedLinks = got?.skippedLinks ?? [];
           } catch (err) {
             answer.harvestError = describeError(err);
             this.#audit.dropWorkspace(stem); // a half copy must never be served as a cache hit
@@ -207,6 +221,7 @@ export class Proposer implements ProposerLike {
         model: this.model,
         audit: "",
         workspace: answer.workspace,
+        ...(answer.workspace !== null ? { skippedLinks: answer.skippedLinks } : {}),
       };
       // A reply whose audit could not be written is still the reply; the event carries a note.
       const audit = this.#audit.tryWrite(stem, mission, system, reply, "");

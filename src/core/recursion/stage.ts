@@ -265,6 +265,15 @@ async function proposeAndAccept(m: ModeInputs, spec: StageSpec, ctxDir: string):
         "`context/harness/` in place (do not move, rename or delete that directory)";
       continue;
     }
+    const links = reply.skippedLinks ?? [];
+    if (links.length > 0) {
+      // A link is never copied out of the session, so its file would read as deleted: the edit
+      // is refused with feedback instead (docs/differences.md X9).
+      error =
+        `the edit holds ${links.length === 1 ? "a symlink" : "symlinks"} (${links.slice(0, 5).join(", ")}): ` +
+        "a harness must hold real files only; write each file itself in `context/harness/`";
+      continue;
+    }
     const rejected: string[] = [];
     let proposed: Tree;
     try {

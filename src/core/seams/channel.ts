@@ -52,6 +52,11 @@ export type Reply = {
   audit: string;
   /** The harvested subfolder (e.g. the edited `context/harness`), or null when none was asked or found. */
   workspace: string | null;
+  /**
+   * Symlinks the session left in the harvested folder, relative to it: never copied (a link is
+   * never followed out of a workspace), so a caller must not read their absence as a deletion.
+   */
+  skippedLinks?: string[];
 };
 
 export type CallOptions = {

@@ -217,9 +217,16 @@ describe("Proposer.call", () => {
         return ok("linked");
       },
     ]);
-    const r = await proposer(channel).call("m", evidence, "l", { harvest: "context/harness" });
+    const p = proposer(channel);
+    const r = await p.call("m", evidence, "l", { harvest: "context/harness" });
     expect(existsSync(join(r.workspace as string, "leak.md"))).toBe(false);
     expect(existsSync(join(r.workspace as string, "systemprompt.md"))).toBe(true);
+    // Reported, so the stage refuses the edit instead of reading leak.md as deleted…
+    expect(r.skippedLinks).toEqual(["leak.md"]);
+    // …and a cache hit reports it the same way.
+    const again = await p.call("m", evidence, "l", { harvest: "context/harness" });
+    expect(again.cached).toBe(true);
+    expect(again.skippedLinks).toEqual(["leak.md"]);
   });
 
   test("sessions respect the shared limiter", async () => {

@@ -2,7 +2,7 @@
 // verbatim rejection, fallbacks and degraded modes, phase barriers and concurrency bounds, dead
 // rollouts, caching on a second run, and which tree each pool diff is against.
 import { afterAll, describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { ModeToken } from "../../../src/core/events/registry.ts";
 import { treeDiff } from "../../../src/core/harness/diff.ts";
@@ -249,6 +249,22 @@ test("an invalid proposal is retried once with the rejection verbatim, and its c
     usd: 3,
     attempts: 2,
   });
+});
+
+test("a symlink in an edit is refused with feedback, never read as that file's deletion", async () => {
+  const script = (call: ScriptedCall): Action => {
+    if (call.label === "inv1.a1") {
+      return { edit: (h) => rmSync(join(h, "guardrails.md")), skippedLinks: ["guardrails.md"] };
+    }
+    return defaultAction(call);
+  };
+  const { inputs, proposer } = await setup({ k: 1, mode: "agg", script });
+  const result = await runMode("agg", inputs);
+  const inv1 = result.stages.find((s) => s.label === "inv1");
+  expect(inv1).toMatchObject({ fellBack: false, attempts: 2 });
+  expect(inv1?.tree["guardrails.md"]).toBeDefined();
+  const second = proposer.calls.find((c) => c.label === "inv1.a2") as ScriptedCall;
+  expect(second.mission).toContain("the edit holds a symlink (guardrails.md)");
 });
 
 test("off-surface files reject the proposal; the retry edits its own on-surface attempt", async () => {
