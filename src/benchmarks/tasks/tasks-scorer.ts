@@ -2,12 +2,11 @@
 // own `tests/check` on a COPY of the rollout's output and reads `{"passed": n, "total": m}` from
 // its stdout. Never imported by the method's run path; never writes into a run directory.
 
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { rmSync } from "node:fs";
 import { join, relative } from "node:path";
 import { z } from "zod";
 import { pickEnv, runProcess } from "../../core/lib/process.ts";
-import { copyTreeSafe } from "../../core/lib/safe-fs.ts";
+import { copyTreeSafe, ownedTempDir } from "../../core/lib/safe-fs.ts";
 import { SpawnError } from "../../core/lib/spawn-error.ts";
 import { outputDirOf } from "../../core/rollout/layout.ts";
 import type { Scorer } from "../../core/seams/benchmark.ts";
@@ -87,7 +86,7 @@ export class TasksScorer implements Scorer {
     if (task.checkPath === null) {
       return { ok: false, error: `task ${taskId} has no tests/check` };
     }
-    const scratch = mkdtempSync(join(tmpdir(), "h2-check-"));
+    const scratch = ownedTempDir("check");
     try {
       const output = join(scratch, "output");
       copyTreeSafe(outputDirOf(runDir), output);

@@ -3,8 +3,7 @@
 // store — one line per problem with its fix. Offline unless `--live`, which sends one tiny request
 // to the improver and to the solver model through their real channels.
 
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, rmSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import pkg from "../../../package.json" with { type: "json" };
 import {
@@ -16,7 +15,7 @@ import {
 } from "../../../store/db.ts";
 import { runProcess, which } from "../../core/lib/process.ts";
 import { pythonEnv, resolvePython } from "../../core/lib/python.ts";
-import { dirExists } from "../../core/lib/safe-fs.ts";
+import { dirExists, ownedTempDir } from "../../core/lib/safe-fs.ts";
 import { loadRunConfig } from "../../core/run/config.ts";
 import { ConfigError } from "../../core/run/env-vars.ts";
 import type { RunConfig } from "../../core/run/run-config.ts";
@@ -75,7 +74,7 @@ async function runCheck(args: ParsedArgs, io: CliIO): Promise<number> {
   }
   const env = io.env;
   const report = new Report(io);
-  const scratch = mkdtempSync(join(tmpdir(), "h2-check-"));
+  const scratch = ownedTempDir("check");
   try {
     let config: RunConfig | null = null;
     try {

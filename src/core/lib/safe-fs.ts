@@ -8,6 +8,7 @@ import {
   constants as fsConstants,
   lstatSync,
   mkdirSync,
+  mkdtempSync,
   openSync,
   readdirSync,
   readFileSync,
@@ -342,10 +343,22 @@ export function removeTreeSoon(path: string): Promise<void> {
     });
 }
 
+/** The kinds of temporary folder a harness2 process makes in the temp dir, each named by its pid. */
+const OWNED_TEMP = /^harness2-(?:removing|prop|harvest|check)-(\d+)-/;
+
 /**
- * Deletes, in the background, trees parked by harness2 processes that no longer exist (a process
- * killed with SIGKILL never finishes its deletions). A tree whose process is alive, or whose pid
- * cannot be probed, is left alone.
+ * A fresh temporary folder `harness2-<kind>-<pid>-XXXXXX` under `parent` (default: the temp dir).
+ * Named by this process, so when it dies before removing it (SIGKILL, the OOM killer) the next
+ * harness2 process deletes it.
+ */
+export function ownedTempDir(kind: "prop" | "harvest" | "check", parent = tmpdir()): string {
+  return mkdtempSync(join(parent, `harness2-${kind}-${process.pid}-`));
+}
+
+/**
+ * Deletes, in the background, folders left in the temp dir by harness2 processes that no longer
+ * exist: trees parked for deletion and session workspaces (a process killed with SIGKILL never
+ * finishes). A folder whose process is alive, or whose pid cannot be probed, is left alone.
  */
 function removeOrphanedTrees(): void {
   let names: string[];
@@ -355,7 +368,7 @@ function removeOrphanedTrees(): void {
     return;
   }
   for (const name of names) {
-    const pid = Number(/^harness2-removing-(\d+)-/.exec(name)?.[1] ?? Number.NaN);
+    const pid = Number(OWNED_TEMP.exec(name)?.[1] ?? Number.NaN);
     if (!Number.isInteger(pid) || pid === process.pid || pidAlive(pid)) continue;
     void rm(join(tmpdir(), name), { recursive: true, force: true }).catch(() => {});
   }

@@ -2,11 +2,11 @@
 // system text, response, meta and harvested workspace, named by label and cache key. A failed
 // call is never served from it, and nothing is copied into it through a symlink.
 
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describeError } from "../lib/errors.ts";
-import { copyTreeSafe, dirExists, lstatOrNull } from "../lib/safe-fs.ts";
+import { copyTreeSafe, dirExists, lstatOrNull, ownedTempDir } from "../lib/safe-fs.ts";
 import type { Reply } from "../seams/channel.ts";
 
 export class AuditFolder {
@@ -71,7 +71,7 @@ export class AuditFolder {
     }
     const src = realDirInside(workspace, sub);
     if (src === null) return null;
-    const base = auditDir ?? mkdtempSync(join(this.tmpRoot ?? tmpdir(), "harness2-harvest-"));
+    const base = auditDir ?? ownedTempDir("harvest", this.tmpRoot ?? tmpdir());
     const dest = join(base, `${stem}.workspace`);
     // Symlinks inside the folder are skipped, never followed out of the workspace; they are
     // named beside the copy, so a cache hit reports them as the first answer did.

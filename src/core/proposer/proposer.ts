@@ -6,7 +6,7 @@
 // anything out of a session through a symlink.
 
 import { createHash } from "node:crypto";
-import { mkdirSync, mkdtempSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { isAbsolute, join, relative, resolve } from "node:path";
 import { ProposerCall } from "../events/registry.ts";
@@ -16,7 +16,7 @@ import { hashDirectory } from "../lib/fingerprint.ts";
 import { InterruptedError, throwIfInterrupted } from "../lib/interrupt.ts";
 import { Limiter } from "../lib/limiter.ts";
 import { roundUsd } from "../lib/money.ts";
-import { copyTreeSafe, dirExists, removeTreeSoon } from "../lib/safe-fs.ts";
+import { copyTreeSafe, dirExists, ownedTempDir, removeTreeSoon } from "../lib/safe-fs.ts";
 import {
   type CallOptions,
   type Channel,
@@ -144,7 +144,7 @@ export class Proposer implements ProposerLike {
         break;
       }
       const started = clock.now();
-      const tmp = mkdtempSync(join(cfg.tmpRoot ?? tmpdir(), "harness2-prop-"));
+      const tmp = ownedTempDir("prop", cfg.tmpRoot ?? tmpdir());
       try {
         const workspace = join(tmp, "work");
         const sessionDir = join(tmp, "session");

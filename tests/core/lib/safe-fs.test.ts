@@ -6,14 +6,16 @@ import {
   readdirSync,
   readFileSync,
   rmSync,
+  statSync,
   symlinkSync,
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import {
   comparePathSegments,
   copyTreeSafe,
+  ownedTempDir,
   PathEscapeError,
   readFileBytes,
   relSegments,
@@ -277,6 +279,12 @@ process.exit(0);`;
     expect(left).toEqual([]);
   });
 
+  test("ownedTempDir names a folder by kind and pid", () => {
+    const dir = ownedTempDir("prop", tmp());
+    expect(basename(dir)).toMatch(new RegExp(`^harness2-prop-${process.pid}-.{6}$`));
+    expect(statSync(dir).isDirectory()).toBe(true);
+  });
+
   test("a process's first removal also deletes trees parked by processes that are gone", async () => {
     const dead = Bun.spawn(["true"]);
     await dead.exited;
@@ -284,7 +292,10 @@ process.exit(0);`;
     try {
       const orphan = join(tmpdir(), `harness2-removing-${dead.pid}-1-orphan`);
       const held = join(tmpdir(), `harness2-removing-${alive.pid}-1-held`);
-      for (const dir of [orphan, held]) put(dir, "a/b.txt", "x");
+      // A session workspace of a process killed mid-session (SIGKILL runs no clean-up) goes too.
+      const workspace = join(tmpdir(), `harness2-prop-${dead.pid}-AbCdEf`);
+      const heldWorkspace = join(tmpdir(), `harness2-prop-${alive.pid}-AbCdEf`);
+      for (const dir of [orphan, held, workspace, heldWorkspace]) put(dir, "a/b.txt", "x");
       const ws = join(tmp(), "mine");
       put(ws, "f.txt", "x");
       const safeFs = join(import.meta.dir, "../../../src/core/lib/safe-fs.ts");
@@ -297,8 +308,11 @@ await Bun.sleep(200);`;
       });
       expect(await child.exited).toBe(0);
       expect(existsSync(orphan)).toBe(false);
+      expect(existsSync(workspace)).toBe(false);
       expect(existsSync(held)).toBe(true);
+      expect(existsSync(heldWorkspace)).toBe(true);
       rmSync(held, { recursive: true, force: true });
+      rmSync(heldWorkspace, { recursive: true, force: true });
     } finally {
       alive.kill("SIGKILL");
     }
