@@ -59,8 +59,40 @@ function isBusy(err: unknown): boolean {
   return err instanceof SQLiteError && /^SQLITE_(BUSY|LOCKED)/.test(String(err.code));
 }
 
-function defaultOnError(err: Error): void {
-  process.stderr.write(`harness2 store: ${err.message}\n`);
+/**
+ * The default report of lost events: the first of each cause, on stderr, once (a full disk would
+ * otherwise repeat one line for every event after it); close() says how many more went unsaid.
+ */
+function onceEachCause(): {
+  report: (err: InvalidEventError | StoreWriteError) => void;
+  finish: () => void;
+} {
+  const seen = new Set<string>();
+  let repeats = 0;
+  return {
+    report(err) {
+      const cause =
+        err instanceof StoreWriteError
+          ? err.cause instanceof Error
+            ? err.cause.message
+            : String(err.cause)
+          : err.message;
+      if (seen.has(cause)) {
+        repeats++;
+        return;
+      }
+      seen.add(cause);
+      process.stderr.write(`harness2 store: ${err.message}\n`);
+    },
+    finish() {
+      if (repeats > 0) {
+        process.stderr.write(
+          `harness2 store: ${repeats} more event(s) were not recorded, for the same reason\n`,
+        );
+      }
+      repeats = 0;
+    },
+  };
 }
 
 export class StoreWriter implements EventSink {
@@ -71,10 +103,14 @@ export class StoreWriter implements EventSink {
   private readonly flushDelayMs: number;
   private readonly maxBatch: number;
   private readonly onError: (err: InvalidEventError | StoreWriteError) => void;
+  private readonly finishErrors: () => void = () => {};
   private readonly writeBatch: (events: HarnessEvent[]) => void;
   private readonly counters: WriterStats = { recorded: 0, transactions: 0, rejected: 0 };
   /** Whatever is still buffered when the process exits normally is written synchronously. */
-  private readonly onExit = () => this.drain(true);
+  private readonly onExit = () => {
+    this.drain(true);
+    this.finishErrors();
+  };
 
   /** Opens (creating and migrating) the store at `path`; close() then closes the database too. */
   static open(path: string, opts: StoreWriterOptions = {}): StoreWriter {
@@ -89,7 +125,12 @@ export class StoreWriter implements EventSink {
     this.applier = new EventApplier(db);
     this.flushDelayMs = opts.flushDelayMs ?? DEFAULT_FLUSH_DELAY_MS;
     this.maxBatch = Math.max(1, opts.maxBatch ?? DEFAULT_MAX_BATCH);
-    this.onError = opts.onError ?? defaultOnError;
+    if (opts.onError) this.onError = opts.onError;
+    else {
+      const reporter = onceEachCause();
+      this.onError = reporter.report;
+      this.finishErrors = reporter.finish;
+    }
     const tx = db.transaction((events: HarnessEvent[]) => {
       for (const ev of events) this.applier.apply(ev);
     });
@@ -178,6 +219,7 @@ export class StoreWriter implements EventSink {
     if (this.closed) return;
     this.closed = true;
     this.flush();
+    this.finishErrors();
     process.off("exit", this.onExit);
     if (this.ownsDb) this.db.close();
   }

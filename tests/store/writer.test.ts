@@ -244,6 +244,33 @@ afterEach(() => {
 const tick = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
 
 describe("StoreWriter", () => {
+  test("by default a store that cannot record says so once per cause, then how many more it lost", () => {
+    // Every write fails the same way (as on a full disk): one line, not one per event.
+    db.run(`CREATE TRIGGER full BEFORE INSERT ON events
+      BEGIN SELECT RAISE(ABORT, 'database or disk is full'); END`);
+    const lines: string[] = [];
+    const write = process.stderr.write.bind(process.stderr);
+    process.stderr.write = ((chunk: string | Uint8Array) => {
+      lines.push(String(chunk));
+      return true;
+    }) as typeof process.stderr.write;
+    try {
+      const w = new StoreWriter(db);
+      for (const type of EVENT_TYPES.slice(0, 5)) w.emit(SAMPLES[type]);
+      w.close();
+      expect(w.stats.rejected).toBe(5);
+    } finally {
+      process.stderr.write = write;
+    }
+    expect(lines).toHaveLength(2);
+    expect(lines[0]).toMatch(
+      /^harness2 store: could not record sweep\.started: database or disk is full\n$/,
+    );
+    expect(lines[1]).toBe(
+      "harness2 store: 4 more event(s) were not recorded, for the same reason\n",
+    );
+  });
+
   test("every event type round-trips into the event log and its table rows", () => {
     const errors: Error[] = [];
     const w = new StoreWriter(db, { onError: (e) => errors.push(e) });

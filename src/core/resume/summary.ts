@@ -4,6 +4,7 @@
 
 import {
   closeSync,
+  linkSync,
   mkdirSync,
   openSync,
   readFileSync,
@@ -205,10 +206,44 @@ function holderAlive(lockPath: string, staleMs: number): boolean {
   }
   const pid = Number.parseInt(text.trim(), 10);
   if (Number.isInteger(pid) && pid > 0) return pidAlive(pid);
+  // A lock is only ever linked into place with its pid already written, so one without a pid is
+  // debris (a full disk, a release before this one): stale once it is a moment old.
   try {
-    return Date.now() - statSync(lockPath).mtimeMs < staleMs;
+    return Date.now() - statSync(lockPath).mtimeMs < Math.min(staleMs, EMPTY_LOCK_GRACE_MS);
   } catch {
     return false;
+  }
+}
+
+/** How long a lock file without a pid is given before it is taken for debris. */
+const EMPTY_LOCK_GRACE_MS = 2000;
+
+/**
+ * Creates `lockPath` holding our pid, or returns false when it exists. The pid is written to a
+ * private file first and linked into place, so a lock never exists without its pid: a write
+ * that fails (a full disk) leaves no lock behind, only an error.
+ */
+function createLock(lockPath: string): boolean {
+  const tmp = `${lockPath}.${process.pid}.tmp`;
+  let made = false;
+  try {
+    const fd = openSync(tmp, "w");
+    made = true;
+    try {
+      writeSync(fd, `${process.pid}\n`);
+    } finally {
+      closeSync(fd);
+    }
+    linkSync(tmp, lockPath);
+    return true;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "EEXIST") return false;
+    throw new SummaryError(
+      lockPath,
+      `cannot create the lock ${lockPath}: ${(err as Error).message}`,
+    );
+  } finally {
+    if (made) rmSync(tmp, { force: true });
   }
 }
 
@@ -227,22 +262,7 @@ export async function withFileLock<T>(
   const started = Date.now();
   mkdirSync(dirname(lockPath), { recursive: true });
   for (let round = 0; ; round++) {
-    try {
-      const fd = openSync(lockPath, "wx");
-      try {
-        writeSync(fd, `${process.pid}\n`);
-      } finally {
-        closeSync(fd);
-      }
-      break;
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== "EEXIST") {
-        throw new SummaryError(
-          lockPath,
-          `cannot create the lock ${lockPath}: ${(err as Error).message}`,
-        );
-      }
-    }
+    if (createLock(lockPath)) break;
     if (!holderAlive(lockPath, staleMs)) {
       rmSync(lockPath, { force: true });
       continue;

@@ -1,6 +1,13 @@
 // summary.json: status rules, the merge across runs and processes, the lock and atomic writes.
 import { afterAll, describe, expect, test } from "bun:test";
-import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import {
   computeStatus,
@@ -216,5 +223,30 @@ describe("write", () => {
     await expect(withFileLock(lock, () => "never", { timeoutMs: 0 })).rejects.toBeInstanceOf(
       SummaryError,
     );
+  });
+
+  test("a lock without a pid (left by a full disk) is debris once it is a moment old", async () => {
+    const dir = tempDir("emptylock");
+    const lock = join(dir, SUMMARY_LOCK);
+    writeFileSync(lock, "");
+    const old = new Date(Date.now() - 5000);
+    utimesSync(lock, old, old);
+    expect(await withFileLock(lock, () => "taken", { timeoutMs: 0 })).toBe("taken");
+    expect(existsSync(lock)).toBe(false);
+    // A lock this process creates is never seen without its pid, and leaves no temp file.
+    await withFileLock(lock, () => {
+      expect(readFileSync(lock, "utf8")).toBe(`${process.pid}\n`);
+    });
+    expect(readdirSync(dir)).toEqual([]);
+  });
+
+  test("a lock whose pid cannot be written is one error and leaves no lock behind", async () => {
+    const dir = tempDir("nolock");
+    const lock = join(dir, SUMMARY_LOCK);
+    // The pid file cannot be written (here: a folder sits where it would go; on a full disk,
+    // ENOSPC): no lock file may appear, or every later run would wait on it.
+    mkdirSync(`${lock}.${process.pid}.tmp`);
+    await expect(withFileLock(lock, () => "never")).rejects.toThrow("cannot create the lock");
+    expect(existsSync(lock)).toBe(false);
   });
 });
