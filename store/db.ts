@@ -2,9 +2,18 @@
 // A file this build cannot read (newer schema, not SQLite, another program's database, damaged)
 // is refused with a named error and left exactly as it was — never recreated over user data.
 
-import { Database, SQLiteError } from "bun:sqlite";
-import { accessSync, constants, existsSync, mkdirSync, statSync } from "node:fs";
-import { dirname, isAbsolute, resolve } from "node:path";
+import { constants, Database, SQLiteError } from "bun:sqlite";
+import {
+  accessSync,
+  copyFileSync,
+  existsSync,
+  constants as fsConstants,
+  mkdirSync,
+  rmSync,
+  statSync,
+} from "node:fs";
+import { basename, dirname, isAbsolute, join, resolve } from "node:path";
+import { ownedTempDir } from "../src/core/lib/safe-fs.ts";
 import { APPLICATION_ID, MIGRATIONS, SCHEMA_VERSION } from "./schema.ts";
 
 export const DB_FILENAME = "harness2.db";
@@ -104,7 +113,7 @@ function isDirectory(path: string): boolean {
 /** True when this process may write into `path`. */
 export function writable(path: string): boolean {
   try {
-    accessSync(path, constants.W_OK);
+    accessSync(path, fsConstants.W_OK);
     return true;
   } catch {
     return false;
@@ -257,7 +266,18 @@ export function openStore(path: string, opts: OpenOptions = {}): Database {
   }
   try {
     db.run(`PRAGMA busy_timeout = ${Math.max(0, opts.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS)}`);
-    const found = inspect(db, path);
+    let found: { version: number; objects: number };
+    try {
+      found = inspect(db, path);
+    } catch (err) {
+      // Read-only media: a WAL store cannot make its -shm file beside it. A store with no pending
+      // WAL is read as immutable (nothing can change it there); one with a WAL is read from a
+      // private copy of both files.
+      if (!readonly || !isCantOpen(err)) throw err;
+      db.close();
+      db = openOnReadOnlyMedia(path);
+      found = inspect(db, path);
+    }
     if (readonly) {
       if (found.version === 0 && found.objects === 0) throw new StoreMissingError(path);
       if (found.version < SCHEMA_VERSION) {
@@ -275,6 +295,25 @@ export function openStore(path: string, opts: OpenOptions = {}): Database {
     db.close();
     throw asStoreError(err, path);
   }
+}
+
+function isCantOpen(err: unknown): boolean {
+  return err instanceof SQLiteError && /^SQLITE_CANTOPEN/.test(String(err.code));
+}
+
+/** A read-only connection to a store whose folder cannot be written (see openStore). */
+function openOnReadOnlyMedia(path: string): Database {
+  const wal = `${path}-wal`;
+  if (existsSync(wal) && statSync(wal).size > 0) {
+    const copy = join(ownedTempDir("check"), basename(path));
+    copyFileSync(path, copy);
+    copyFileSync(wal, `${copy}-wal`);
+    const db = new Database(copy, { readonly: true, strict: true });
+    process.once("exit", () => rmSync(dirname(copy), { recursive: true, force: true }));
+    return db;
+  }
+  const uri = `file:${encodeURI(resolve(path))}?immutable=1`;
+  return new Database(uri, constants.SQLITE_OPEN_READONLY | constants.SQLITE_OPEN_URI);
 }
 
 /**

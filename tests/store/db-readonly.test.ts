@@ -110,3 +110,59 @@ describe("where the store may live", () => {
     expect(readFileSync(join(dir, "FILE"), "utf8")).toBe("mine");
   });
 });
+
+/** Mounts `src` read-only at a new folder (a bind mount, as root); null where that is not allowed. */
+function readOnlyView(src: string): { at: string; release: () => void } | null {
+  const at = `${src}-ro`;
+  mkdirSync(at, { recursive: true });
+  const run = (argv: string[]) => Bun.spawnSync(argv, { stdout: "ignore", stderr: "ignore" });
+  if (run(["mount", "--bind", src, at]).exitCode !== 0) return null;
+  if (run(["mount", "-o", "remount,bind,ro", at]).exitCode !== 0) {
+    run(["umount", at]);
+    return null;
+  }
+  return { at, release: () => run(["umount", at]) };
+}
+
+const probe = (() => {
+  const { dir: d, cleanup: c } = tempDir();
+  const view = readOnlyView(d);
+  view?.release();
+  c();
+  return view !== null;
+})();
+
+describe("a store on read-only media", () => {
+  test.skipIf(!probe)("is read whether or not its WAL was checkpointed", () => {
+    const src = join(dir, "media");
+    mkdirSync(src);
+    // A store closed cleanly: no -wal, no -shm beside it.
+    const clean = join(src, "clean.db");
+    const a = openStore(clean);
+    a.run("INSERT INTO sweeps (id, started_at) VALUES ('swp_clean', 1)");
+    a.close();
+    // A store whose last writes sit in its WAL, copied without its -shm.
+    const live = join(src, "live.db");
+    const b = openStore(live);
+    b.run("PRAGMA wal_autocheckpoint = 0");
+    b.run("INSERT INTO sweeps (id, started_at) VALUES ('swp_live', 1)");
+    const copy = join(src, "copied.db");
+    writeFileSync(copy, readFileSync(live));
+    writeFileSync(`${copy}-wal`, readFileSync(`${live}-wal`));
+    b.close();
+    const view = readOnlyView(src);
+    if (view === null) throw new Error("the read-only mount went away");
+    try {
+      for (const [name, id] of [
+        ["clean.db", "swp_clean"],
+        ["copied.db", "swp_live"],
+      ] as const) {
+        const db = openStore(join(view.at, name), { readonly: true });
+        expect(db.query("SELECT id FROM sweeps").all()).toEqual([{ id }]);
+        db.close();
+      }
+    } finally {
+      view.release();
+    }
+  });
+});
