@@ -22,6 +22,7 @@ import {
   type SessionPlace,
   stripMigrationBanner,
 } from "../clis/opencode.ts";
+import { lastLoggedError, StepWatch } from "../clis/opencode-watch.ts";
 import { exitLabel, lastChars } from "../clis/session-env.ts";
 import { runProcess } from "../core/lib/process.ts";
 import { SpawnError } from "../core/lib/spawn-error.ts";
@@ -104,6 +105,16 @@ export class OpencodeChannel implements Channel {
     const stdoutFile = join(request.sessionDir, "opencode.stdout.jsonl");
     const stderrFile = join(request.sessionDir, "opencode.stderr.log");
 
+    // A session that runs away (past its steps, or answering nothing step after step, as on a
+    // provider's malformed replies) is stopped at once instead of paying until the wall clock.
+    const runaway = new AbortController();
+    const watch = new StepWatch(request.steps, () => runaway.abort(), {
+      idleS: this.cli.idleS,
+      lastLogged: () => lastLoggedError(request.sessionDir),
+    });
+    const signal = request.signal
+      ? AbortSignal.any([request.signal, runaway.signal])
+      : runaway.signal;
     let exit: Awaited<ReturnType<typeof runProcess>>;
     try {
       exit = await runProcess({
@@ -115,8 +126,10 @@ export class OpencodeChannel implements Channel {
         graceMs: this.graceMs,
         stdoutFile,
         stderrFile,
-        signal: request.signal,
+        signal,
+        onStdout: (chunk) => watch.feed(chunk),
       });
+      watch.done();
     } catch (err) {
       if (err instanceof SpawnError) {
         return { text: "", usd: 0, error: `cannot start opencode: ${err.reason}`, timedOut: false };
@@ -126,11 +139,19 @@ export class OpencodeChannel implements Channel {
 
     const stdout = existsSync(stdoutFile) ? readFileSync(stdoutFile, "utf8") : "";
     const parsed = parseOpencodeEvents(stdout);
+    if (request.signal?.aborted) {
+      return { text: "", usd: parsed.usd, error: "aborted", timedOut: false };
+    }
+    if (watch.stopReason !== "") {
+      return { text: "", usd: parsed.usd, error: `stopped: ${watch.stopReason}`, timedOut: false };
+    }
     if (exit.timedOut) {
+      const logged = watch.lastError || lastLoggedError(request.sessionDir);
+      const last = logged ? `; the CLI's last error: ${logged}` : "";
       return {
         text: "",
         usd: parsed.usd,
-        error: `timeout after ${request.timeoutS}s`,
+        error: `timeout after ${request.timeoutS}s${last}`,
         timedOut: true,
       };
     }

@@ -59,7 +59,12 @@ export const OPENCODE_CHANNEL_SETTINGS = {
   config: "HARNESS2_OPENCODE_CONFIG",
   /** Vertex project fallback when GOOGLE_CLOUD_PROJECT is unset (google-vertex* models only). */
   vertexProject: "HARNESS2_VERTEX_PROJECT",
+  /** Seconds a session may print no event before it is stopped as making no progress. */
+  idle: "HARNESS2_SESSION_IDLE_TIMEOUT",
 } as const;
+
+/** Default of HARNESS2_SESSION_IDLE_TIMEOUT: twenty minutes without a single event (a long tool run prints nothing until it ends, so this is generous). */
+export const DEFAULT_IDLE_S = 1200;
 
 const Part = z.looseObject({
   type: z.string().optional(),
@@ -105,7 +110,7 @@ export function parseOpencodeEvents(stdout: string): ParsedRun {
   return out;
 }
 
-function errorMessage(error: unknown): string {
+export function errorMessage(error: unknown): string {
   if (error !== null && typeof error === "object") {
     const e = error as { name?: unknown; data?: { message?: unknown } };
     if (typeof e.data?.message === "string" && e.data.message.length > 0) return e.data.message;
@@ -183,6 +188,19 @@ function resolveCommand(env: Record<string, string | undefined>): Command {
   return { argv: [found], source: found };
 }
 
+function idleSeconds(env: Record<string, string | undefined>): number {
+  const raw = env[OPENCODE_CHANNEL_SETTINGS.idle]?.trim();
+  if (raw === undefined || raw === "") return DEFAULT_IDLE_S;
+  if (!/^\d+$/.test(raw)) {
+    throw new ChannelSetupError(
+      "opencode",
+      `${OPENCODE_CHANNEL_SETTINGS.idle}=${JSON.stringify(raw)} is not a whole number of seconds`,
+      "Set it to the seconds a session may print nothing before it is stopped (0 = no limit), or unset it.",
+    );
+  }
+  return Number(raw);
+}
+
 function readConfigFile(env: Record<string, string | undefined>): PlainObject {
   const path = env[OPENCODE_CHANNEL_SETTINGS.config];
   if (!path) return {};
@@ -239,6 +257,8 @@ export type SessionPlace = { workspace: string; sessionDir: string; model: strin
 export class OpencodeCli {
   readonly command: Command;
   readonly env: Record<string, string | undefined>;
+  /** Seconds without any event before a session is stopped (0 = never). */
+  readonly idleS: number;
   private readonly fileConfig: PlainObject;
 
   /** Throws ChannelSetupError when OpenCode or its configured files cannot be found. */
@@ -246,6 +266,7 @@ export class OpencodeCli {
     this.env = env;
     this.command = resolveCommand(env);
     this.fileConfig = readConfigFile(env);
+    this.idleS = idleSeconds(env);
   }
 
   /** The environment one session gets: base variables, its provider's, and the session's own. */

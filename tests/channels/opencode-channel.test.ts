@@ -27,6 +27,7 @@ import {
   stripMigrationBanner,
   workspaceFence,
 } from "../../src/clis/opencode.ts";
+import { EMPTY_STEPS_LIMIT } from "../../src/clis/opencode-watch.ts";
 import { ChannelSetupError } from "../../src/clis/session-env.ts";
 import { runProcess } from "../../src/core/lib/process.ts";
 import {
@@ -451,4 +452,51 @@ describe("OpenCode channel with the real opencode binary", () => {
     },
     SESSION_TEST_MS,
   );
+
+  test(
+    "a provider answering 200 with an empty stream is stopped after a few empty steps, not paid to the wall clock",
+    async () => {
+      const root = mkdtempSync(join(tmpdir(), "h2-oc4-"));
+      const req = request(root, { timeoutS: 300, steps: 10 });
+      await server?.stop();
+      server = startChatServer([{ malformed: "empty" }]);
+      const ch = new OpencodeChannel({ env: channelEnv(server.url), graceS: 2 });
+      const result = await ch.run(req);
+      expect(result.timedOut).toBe(false);
+      expect(result.error).toBe(
+        `stopped: the model returned no content for ${EMPTY_STEPS_LIMIT} steps in a row`,
+      );
+      // OpenCode asks again at once after each unusable reply: the watch stops it within a few.
+      const turns = server.requests.filter((r) => r.role === "turn").length;
+      expect(turns).toBeGreaterThanOrEqual(EMPTY_STEPS_LIMIT);
+      expect(turns).toBeLessThanOrEqual(EMPTY_STEPS_LIMIT + 2);
+      expect(processesMentioning(req.sessionDir)).toEqual([]);
+    },
+    SESSION_TEST_MS,
+  );
+
+  test(
+    "a provider failing with HTTP 500 is stopped when the session makes no progress, with the provider's error",
+    async () => {
+      const root = mkdtempSync(join(tmpdir(), "h2-oc5-"));
+      const req = request(root, { timeoutS: 300 });
+      await server?.stop();
+      server = startChatServer([{ fail: { status: 500, message: "upstream is down" } }]);
+      // OpenCode retries 5xx on its own and prints nothing meanwhile: only its log says why.
+      const env = { ...channelEnv(server.url), HARNESS2_SESSION_IDLE_TIMEOUT: "6" };
+      const ch = new OpencodeChannel({ env, graceS: 2 });
+      const result = await ch.run(req);
+      expect(result.timedOut).toBe(false);
+      expect(result.error).toStartWith("stopped: no progress: the session printed nothing for 6s");
+      expect(result.error).toContain("upstream is down");
+      expect(processesMentioning(req.sessionDir)).toEqual([]);
+    },
+    SESSION_TEST_MS,
+  );
+
+  test("a bad HARNESS2_SESSION_IDLE_TIMEOUT is one setup error naming it", () => {
+    expect(
+      () => new OpencodeChannel({ env: { ...process.env, HARNESS2_SESSION_IDLE_TIMEOUT: "soon" } }),
+    ).toThrow(ChannelSetupError);
+  });
 });

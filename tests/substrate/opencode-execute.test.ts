@@ -168,6 +168,30 @@ describe("OpenCode executor with the real opencode binary", () => {
   );
 
   test(
+    "a provider answering garbage is stopped as a runaway: a dead rollout that says why, no run mark",
+    async () => {
+      await server?.stop();
+      server = startChatServer([{ malformed: "garbage" }]);
+      const { adapter } = setup(server);
+      const runId = "tasks-oc-agg1/notes/summary/dom1";
+      const err = await adapter
+        .execute("notes/summary", null, runId, { timeoutS: 300 })
+        .catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(RolloutError);
+      expect((err as RolloutError).failure).toBe("runaway");
+      expect((err as RolloutError).message).toContain("the model returned no content for");
+      const runDir = adapter.rolloutDir(runId);
+      expect(await readRunMark(runDir)).toBeNull();
+      expect(JSON.parse(readFileSync(join(runDir, "rollout.json"), "utf8")).failure).toBe(
+        "runaway",
+      );
+      expect(server.requests.filter((r) => r.role === "turn").length).toBeLessThanOrEqual(8);
+      expect(processesMentioning(runDir)).toEqual([]);
+    },
+    SESSION_TEST_MS,
+  );
+
+  test(
     "a hanging model is killed at the timeout: a dead rollout, no run mark, no process left",
     async () => {
       await server?.stop();

@@ -28,6 +28,10 @@ export const SpawnOptionsSchema = z.object({
   stderrFile: z.string().min(1).optional(),
   maxCaptureBytes: z.number().int().positive().optional(),
   signal: z.instanceof(AbortSignal).optional(),
+  /** Sees every chunk of stdout as it arrives (a watcher of the child's event stream). */
+  onStdout: z
+    .custom<(chunk: Buffer) => void>((v) => typeof v === "function", "onStdout must be a function")
+    .optional(),
 });
 /**
  * One subprocess to run. `stdin` defaults to "ignore" (never the parent's). With `stdoutFile` /
@@ -271,7 +275,14 @@ export async function runProcess(opts: SpawnOptions): Promise<ExitRecord> {
     if (pid === 0) return; // the "error" event follows
     liveGroups.add(pid);
 
-    child.stdout?.on("data", (c: Buffer) => out.write(c));
+    child.stdout?.on("data", (c: Buffer) => {
+      out.write(c);
+      try {
+        o.onStdout?.(c);
+      } catch {
+        // A watcher's own failure must not disturb the child or its record.
+      }
+    });
     child.stderr?.on("data", (c: Buffer) => errOut.write(c));
     if (stdinMode === "pipe" && child.stdin) {
       child.stdin.on("error", () => {

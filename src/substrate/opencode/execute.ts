@@ -6,6 +6,7 @@
 import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { OpencodeCli, parseOpencodeEvents } from "../../clis/opencode.ts";
+import { lastLoggedError, StepWatch } from "../../clis/opencode-watch.ts";
 import { ChannelSetupError } from "../../clis/session-env.ts";
 import { type ExitRecord, pickEnv, runProcess } from "../../core/lib/process.ts";
 import { walkFiles } from "../../core/lib/safe-fs.ts";
@@ -47,7 +48,14 @@ export class SolverSetupError extends Error {
   }
 }
 
-export type RolloutFailure = "timeout" | "aborted" | "exit" | "no-events" | "spawn" | "setup";
+export type RolloutFailure =
+  | "timeout"
+  | "aborted"
+  | "exit"
+  | "no-events"
+  | "spawn"
+  | "setup"
+  | "runaway";
 
 /** A rollout that did not finish normally: a dead rollout. Carries what it had spent. */
 export class RolloutError extends Error {
@@ -83,6 +91,8 @@ export type SessionRequest = {
   streamFile: string;
   stderrFile: string;
   title: string;
+  /** The agent's step cap (in opencode.json); past it, plus a margin, the session is stopped. */
+  steps?: number;
   signal?: AbortSignal;
 };
 
@@ -96,6 +106,10 @@ export type SessionOutcome = {
   errors: string[];
   /** Assistant text parts, in order. */
   texts: string[];
+  /** Why the session was stopped as a runaway (see StepWatch); "" when it was not. */
+  stoppedBecause: string;
+  /** The last error the CLI reported while it ran; "" when none. */
+  lastError: string;
 };
 
 /**
@@ -162,6 +176,13 @@ export class OpencodeSolver {
       mkdirSync(join(req.sessionDir, "xdg", d), { recursive: true });
     }
     mkdirSync(join(req.sessionDir, "home"), { recursive: true });
+    // Stopped at once when it runs away (past its steps, or empty step after step), instead of
+    // paying for requests until the rollout's time limit.
+    const runaway = new AbortController();
+    const watch = new StepWatch(req.steps ?? Number.POSITIVE_INFINITY, () => runaway.abort(), {
+      idleS: this.cli.idleS,
+      lastLogged: () => lastLoggedError(req.sessionDir),
+    });
     const exit = await runProcess({
       argv: this.sessionArgv(req),
       cwd: req.workspace,
@@ -171,8 +192,10 @@ export class OpencodeSolver {
       graceMs: this.#graceMs,
       stdoutFile: req.streamFile,
       stderrFile: req.stderrFile,
-      signal: req.signal,
+      signal: req.signal ? AbortSignal.any([req.signal, runaway.signal]) : runaway.signal,
+      onStdout: (chunk) => watch.feed(chunk),
     });
+    watch.done();
     const stream = existsSync(req.streamFile) ? readFileSync(req.streamFile, "utf8") : "";
     const parsed = parseOpencodeEvents(stream);
     return {
@@ -181,6 +204,8 @@ export class OpencodeSolver {
       events: parsed.events,
       errors: parsed.errors,
       texts: parsed.texts,
+      stoppedBecause: req.signal?.aborted ? "" : watch.stopReason,
+      lastError: watch.lastError || lastLoggedError(req.sessionDir),
     };
   }
 
@@ -306,6 +331,7 @@ export async function executeRollout(
       streamFile: join(req.runDir, ROLLOUT_LAYOUT.stream),
       stderrFile: join(req.runDir, ROLLOUT_LAYOUT.stderr),
       title: `harness2 ${req.runId}`,
+      steps: req.steps,
       signal: req.signal,
     });
   } catch (err) {
@@ -362,7 +388,13 @@ function failureOf(
   timeoutS: number,
 ): { failure: RolloutFailure; detail: string } | null {
   const { exit } = outcome;
-  if (exit.timedOut) return { failure: "timeout", detail: `timed out after ${timeoutS}s (killed)` };
+  if (outcome.stoppedBecause !== "") {
+    return { failure: "runaway", detail: `was stopped: ${outcome.stoppedBecause}` };
+  }
+  if (exit.timedOut) {
+    const last = outcome.lastError ? `; the CLI's last error: ${outcome.lastError}` : "";
+    return { failure: "timeout", detail: `timed out after ${timeoutS}s (killed)${last}` };
+  }
   if (exit.aborted) return { failure: "aborted", detail: "was aborted" };
   if (exit.code !== 0) {
     const why =

@@ -1,0 +1,66 @@
+// The OpenCode step watch on synthetic event streams: when a session counts as a runaway and what
+// it says, without starting any process.
+import { describe, expect, test } from "bun:test";
+import { EMPTY_STEPS_LIMIT, STEP_CAP_MARGIN, StepWatch } from "../../src/clis/opencode-watch.ts";
+
+const line = (o: unknown) => `${JSON.stringify(o)}\n`;
+const stepFinish = line({ type: "step_finish", part: { type: "step-finish", reason: "unknown" } });
+const text = (t: string) => line({ type: "text", part: { type: "text", text: t } });
+const tool = line({ type: "tool_use", part: { type: "tool", tool: "read" } });
+const error = (m: string) =>
+  line({ type: "error", error: { name: "APIError", data: { message: m } } });
+
+function watch(cap: number, opts = {}) {
+  const stops: string[] = [];
+  const w = new StepWatch(cap, (r) => stops.push(r), opts);
+  return { w, stops };
+}
+
+describe("StepWatch", () => {
+  test("steps without content in a row stop the session once, saying so", () => {
+    const { w, stops } = watch(100);
+    for (let i = 0; i < EMPTY_STEPS_LIMIT - 1; i++) w.feed(stepFinish);
+    expect(stops).toEqual([]);
+    w.feed(stepFinish + stepFinish);
+    expect(stops).toEqual([
+      `the model returned no content for ${EMPTY_STEPS_LIMIT} steps in a row`,
+    ]);
+    expect(w.stopReason).toBe(stops[0] as string);
+  });
+
+  test("content in a step resets the count; lines may arrive in pieces", () => {
+    const { w, stops } = watch(100);
+    for (let i = 0; i < 20; i++) {
+      const chunk = (i % 3 === 0 ? text("working") : tool) + stepFinish;
+      w.feed(chunk.slice(0, 7));
+      w.feed(chunk.slice(7));
+    }
+    expect(stops).toEqual([]);
+    expect(w.steps).toBe(20);
+  });
+
+  test("a session past its step cap plus the margin is stopped", () => {
+    const { w, stops } = watch(3);
+    for (let i = 0; i < 3 + STEP_CAP_MARGIN; i++) w.feed(tool + stepFinish);
+    expect(stops).toEqual([]);
+    w.feed(tool + stepFinish);
+    expect(stops).toEqual([`the session took ${4 + STEP_CAP_MARGIN} steps, past its cap of 3`]);
+  });
+
+  test("error events in a row stop it, naming the CLI's last error", () => {
+    const { w, stops } = watch(100);
+    for (let i = 0; i < EMPTY_STEPS_LIMIT; i++) w.feed(error(`HTTP 500 try ${i}`));
+    expect(stops[0]).toBe(
+      `the provider failed ${EMPTY_STEPS_LIMIT} times in a row: HTTP 500 try ${EMPTY_STEPS_LIMIT - 1}`,
+    );
+  });
+
+  test("silence past the idle limit stops it with the CLI's logged error", async () => {
+    const reason = await new Promise<string>((resolve) => {
+      new StepWatch(100, resolve, { idleS: 0.05, lastLogged: () => "AI_APICallError: 429" });
+    });
+    expect(reason).toBe(
+      "no progress: the session printed nothing for 0.05s (the CLI's last error: AI_APICallError: 429)",
+    );
+  });
+});
