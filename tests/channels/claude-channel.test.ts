@@ -17,6 +17,9 @@ import { which } from "../../src/core/lib/process.ts";
 import type { ChannelRequest } from "../../src/core/seams/channel.ts";
 import { processesMentioning } from "../helpers/procs.ts";
 
+// The pinned development dependency @anthropic-ai/claude-code provides node_modules/.bin/claude.
+const pinnedClaude = resolve(import.meta.dir, "../../node_modules/.bin/claude");
+
 const FAKE = resolve(import.meta.dir, "../../fixtures/fake-claude/claude");
 
 function request(over: Partial<ChannelRequest> = {}): ChannelRequest {
@@ -90,8 +93,13 @@ describe("Claude output parsing", () => {
 });
 
 describe("Claude channel setup and environment", () => {
-  test("a missing executable is a ChannelSetupError", () => {
-    expect(() => new ClaudeChannel({ env: { PATH: "/nonexistent" } })).toThrow(ChannelSetupError);
+  test("a missing executable is a ChannelSetupError; the pinned one is found without PATH", () => {
+    // node_modules/.bin/claude (the pinned development dependency) needs no PATH entry.
+    expect(existsSync(pinnedClaude)).toBe(true);
+    expect(new ClaudeChannel({ env: { PATH: "/nonexistent" } }).kind).toBe("claude_cli");
+    expect(
+      () => new ClaudeChannel({ env: { PATH: "", HARNESS2_CLAUDE_BIN: "/nonexistent/claude" } }),
+    ).toThrow(ChannelSetupError);
     expect(
       () => new ClaudeChannel({ env: { PATH: "", HARNESS2_CLAUDE_BIN: "/nonexistent/claude" } }),
     ).toThrow(/HARNESS2_CLAUDE_BIN/);
@@ -257,11 +265,13 @@ describe("Claude channel with a fake claude", () => {
   });
 });
 
-const realClaude = process.env.HARNESS2_CLAUDE_BIN || which("claude", process.env);
+const realClaude =
+  process.env.HARNESS2_CLAUDE_BIN ||
+  (existsSync(pinnedClaude) ? pinnedClaude : which("claude", process.env));
 const realTest = realClaude ? test : test.skip;
 if (!realClaude) {
   console.log(
-    "claude-channel: real-binary tests skipped — no claude on PATH and HARNESS2_CLAUDE_BIN unset (npm install @anthropic-ai/claude-code@2.1.332 to run them)",
+    "claude-channel: real-binary tests skipped — no node_modules/.bin/claude (run bun install), no claude on PATH, HARNESS2_CLAUDE_BIN unset",
   );
 }
 
