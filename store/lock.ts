@@ -5,6 +5,7 @@
 import type { Database } from "bun:sqlite";
 import { hostname as osHostname } from "node:os";
 import { pidAlive } from "../src/core/lib/pid.ts";
+import { killOwnedBy } from "../src/core/lib/reaper.ts";
 
 /** A heartbeat older than this marks the holder dead even when its pid cannot be checked. */
 export const DEFAULT_STALE_AFTER_MS = 60_000;
@@ -118,6 +119,12 @@ export class SweepLock {
  * Takes the lock on every namespace a sweep will write, all or nothing, or throws
  * SweepLockedError naming the live holder. Stale holders are replaced.
  */
+/** SIGTERM to what a dead process left running, SIGKILL two seconds later to what is still there. */
+function stopSurvivorsOf(pid: number): void {
+  if (killOwnedBy(pid, "SIGTERM") === 0) return;
+  setTimeout(() => killOwnedBy(pid, "SIGKILL"), 2000).unref?.();
+}
+
 export function acquireSweepLock(db: Database, opts: LockOptions): SweepLock {
   const now = (opts.now ?? Date.now)();
   const staleAfter = opts.staleAfterMs ?? DEFAULT_STALE_AFTER_MS;
@@ -143,6 +150,11 @@ export function acquireSweepLock(db: Database, opts: LockOptions): SweepLock {
       );
     }
   }).immediate();
+  // A process that held a lock and is gone may have left children running (killed so hard that
+  // neither its exit hooks nor its reaper ran): they carry its pid, and are ended now.
+  for (const pid of new Set(tookOver.filter((r) => r.hostname === host).map((r) => r.pid))) {
+    if (pid !== process.pid && !pidAlive(pid)) stopSurvivorsOf(pid);
+  }
   const lock = new SweepLock(db, opts.sweep, [...opts.namespaces], tookOver, opts);
   lock.startHeartbeat(opts.heartbeatMs ?? DEFAULT_HEARTBEAT_MS);
   return lock;

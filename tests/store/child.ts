@@ -1,6 +1,7 @@
 // A separate process the store tests start, hold or kill: it writes to or locks a store as a
 // sweep would. Reports progress with synchronous writes to stdout so the parent can act on them.
 //   lock DB NAMESPACE SWEEP       take the sweep lock, print "locked", then wait to be killed
+//   lockrun DB NAMESPACE SWEEP    the same, with a child marked as its own left running
 //   write DB SWEEP TASKS          record a synthetic sweep of TASKS tasks in small bursts
 //   burst DB SWEEP                commit a prefix, print "committed N", then write one huge burst
 //   noclose DB SWEEP              emit a sweep's events and exit without close()
@@ -20,6 +21,18 @@ switch (cmd) {
     const db = openStore(dbPath);
     acquireSweepLock(db, { namespaces: [a ?? "ns"], sweep: b ?? "swp_child" });
     say(`locked ${process.pid}`);
+    setInterval(() => {}, 1 << 30);
+    break;
+  }
+  case "lockrun": {
+    // Holds the lock and leaves a child that only its pid marks as its own (no reaper knows it):
+    // what a lock holder killed together with its reaper would leave behind.
+    const db = openStore(dbPath);
+    acquireSweepLock(db, { namespaces: [a ?? "ns"], sweep: b ?? "swp_child" });
+    const survivor = Bun.spawn(["sleep", "300"], {
+      env: { PATH: process.env.PATH ?? "", HARNESS2_OWNER_PID: String(process.pid) },
+    });
+    say(`locked ${process.pid} ${survivor.pid}`);
     setInterval(() => {}, 1 << 30);
     break;
   }

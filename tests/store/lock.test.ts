@@ -1,6 +1,7 @@
 // Sweep lock: refusal naming the holder, all-or-nothing namespaces, stale takeover across processes.
 import type { Database } from "bun:sqlite";
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { openStore } from "../../store/db.ts";
@@ -108,6 +109,26 @@ describe("sweep lock", () => {
     expect(readLocks(db).map((r) => r.sweepId)).toEqual(["swp_other"]);
   });
 
+  test("taking over a dead holder's lock ends what it left running on this host", async () => {
+    const child = spawnChild(["lockrun", dbPath, "lab-oc-seq1", "swp_child"]);
+    let survivor = 0;
+    try {
+      const line = await child.waitFor(/^locked /);
+      survivor = Number(line.split(" ")[2]);
+      expect(processAlive(survivor)).toBe(true);
+      child.proc.kill("SIGKILL");
+      await child.proc.exited;
+      const lock = acquireSweepLock(db, { namespaces: ["lab-oc-seq1"], sweep: "swp_me" });
+      expect(lock.tookOver.map((r) => r.sweepId)).toEqual(["swp_child"]);
+      for (let i = 0; i < 300 && processAlive(survivor); i++) await Bun.sleep(10);
+      expect(processAlive(survivor)).toBe(false);
+      lock.release();
+    } finally {
+      child.proc.kill("SIGKILL");
+      if (survivor > 0 && processAlive(survivor)) process.kill(survivor, "SIGKILL");
+    }
+  });
+
   test("across processes: refused while the holder lives, taken over after kill -9", async () => {
     const child = spawnChild(["lock", dbPath, "lab-oc-agg1", "swp_child"]);
     try {
@@ -126,3 +147,13 @@ describe("sweep lock", () => {
     }
   });
 });
+
+/** A live process (a zombie waiting for its parent counts as gone). */
+function processAlive(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return !/\) [ZX] /.test(stat);
+  } catch {
+    return false;
+  }
+}

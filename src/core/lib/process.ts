@@ -9,6 +9,7 @@ import { isAbsolute, join, resolve } from "node:path";
 import type { Readable } from "node:stream";
 import { z } from "zod";
 import { OutputCapture } from "./output-capture.ts";
+import { OWNER_VAR, reaped, reapOnDeath, startReaper } from "./reaper.ts";
 import { SpawnError } from "./spawn-error.ts";
 
 const DEFAULT_GRACE_MS = 5000;
@@ -220,15 +221,18 @@ export async function runProcess(opts: SpawnOptions): Promise<ExitRecord> {
     throw err;
   }
   const started = performance.now();
-  // Before the spawn: a signal that arrives while it is in flight is then handled, not fatal.
+  // Before the spawn: a signal that arrives while it is in flight is then handled, not fatal,
+  // and the reaper already runs when the child exists.
   installParentHooks();
+  startReaper();
 
   let child: ChildProcess;
   try {
     child = spawn(exe, o.argv.slice(1), {
       argv0,
       cwd: o.cwd,
-      env: o.env,
+      // The one variable a child gets beyond the explicit env: whose it is, for the reaper.
+      env: { ...o.env, [OWNER_VAR]: String(process.pid) },
       detached: true,
       stdio: [stdinMode, "pipe", "pipe"],
     });
@@ -261,6 +265,7 @@ export async function runProcess(opts: SpawnOptions): Promise<ExitRecord> {
       for (const t of timers) clearTimeout(t);
       o.signal?.removeEventListener("abort", onAbort);
       liveGroups.delete(pid);
+      reaped(pid);
     };
 
     child.once("error", (err) => {
@@ -274,6 +279,7 @@ export async function runProcess(opts: SpawnOptions): Promise<ExitRecord> {
 
     if (pid === 0) return; // the "error" event follows
     liveGroups.add(pid);
+    reapOnDeath(pid);
 
     child.stdout?.on("data", (c: Buffer) => {
       out.write(c);

@@ -223,6 +223,25 @@ setInterval(() => {}, 1000);
     expect(await parent.exited).toBe(143);
     expect(await gone(grandchild)).toBe(true);
   });
+
+  test("a parent killed with SIGKILL (no exit hook runs) leaves no child running: the reaper ends its groups", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "h2-proc-"));
+    const script = join(dir, "parent.ts");
+    await Bun.write(
+      script,
+      `import { runProcess } from ${JSON.stringify(join(import.meta.dir, "../../../src/core/lib/process.ts"))};
+void runProcess({ argv: ["sh", "-c", "sleep 100 & echo $! > ${dir}/gc; wait"], env: { PATH: process.env.PATH ?? "" } });
+setInterval(() => {}, 1000);
+`,
+    );
+    const parent = Bun.spawn([process.execPath, script], { env: ENV, stdout: "ignore" });
+    const grandchild = Number(await untilFile(join(dir, "gc")));
+    expect(alive(grandchild)).toBe(true);
+    parent.kill("SIGKILL");
+    expect(await parent.exited).not.toBe(0);
+    // SIGTERM at once when the parent's pipe closes, SIGKILL two seconds later at the latest.
+    expect(await gone(grandchild)).toBe(true);
+  });
 });
 
 describe("pickEnv and which", () => {
