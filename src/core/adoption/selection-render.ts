@@ -5,7 +5,7 @@
 
 import { copyFileSync, lstatSync, mkdirSync } from "node:fs";
 import { basename, join } from "node:path";
-import { fileSafeName, NameAllocator } from "../evidence/rollout.ts";
+import { fileSafeName, NameAllocator, type RunReadingMembers } from "../evidence/rollout.ts";
 import { codePointLength } from "../harness/surface.ts";
 import { describeError } from "../lib/errors.ts";
 import { writeFileSafe } from "../lib/safe-fs.ts";
@@ -16,11 +16,7 @@ import type { BenchmarkAdapter, RunView } from "../seams/benchmark.ts";
 /** The adapter members selection reads through. */
 export type SelectionAdapter = Pick<
   BenchmarkAdapter,
-  | "spec"
-  | "taskPrompt"
-  | "taskFiles"
-  | "trajectory"
-  | "deliverableText"
+  | RunReadingMembers
   | "deliverableAssets"
   | "deliverableAssetsNote"
   | "deliverableAssetsLine"

@@ -9,14 +9,18 @@ import { describeError } from "../lib/errors.ts";
 import { safeJoin, writeFileSafe } from "../lib/safe-fs.ts";
 import type { BenchmarkAdapter, RunView } from "../seams/benchmark.ts";
 
-/** The adapter members the evidence tree reads through, and nothing else. */
-export type EvidenceAdapter = Pick<
-  BenchmarkAdapter,
+/** What every reader of a task and its runs goes through: the evidence, the selector, reflection. */
+export type RunReadingMembers =
   | "spec"
   | "taskPrompt"
   | "taskFiles"
   | "trajectory"
-  | "deliverableText"
+  | "deliverableText";
+
+/** The adapter members the evidence tree reads through, and nothing else. */
+export type EvidenceAdapter = Pick<
+  BenchmarkAdapter,
+  | RunReadingMembers
   | "deliverableFiles"
   | "deliverableImages"
   | "deliverableAssets"

@@ -206,7 +206,8 @@ describe("runProcess", () => {
     ).rejects.toThrow(/cannot open output file/);
   });
 
-  test("groups still running when the parent is terminated are killed", async () => {
+  /** A parent process running one child group with a grandchild; resolves with both. */
+  async function parentWithGrandchild() {
     const dir = mkdtempSync(join(tmpdir(), "h2-proc-"));
     const script = join(dir, "parent.ts");
     await Bun.write(
@@ -218,6 +219,11 @@ setInterval(() => {}, 1000);
     );
     const parent = Bun.spawn([process.execPath, script], { env: ENV, stdout: "ignore" });
     const grandchild = Number(await untilFile(join(dir, "gc")));
+    return { parent, grandchild };
+  }
+
+  test("groups still running when the parent is terminated are killed", async () => {
+    const { parent, grandchild } = await parentWithGrandchild();
     expect(alive(grandchild)).toBe(true);
     parent.kill("SIGTERM");
     expect(await parent.exited).toBe(143);
@@ -225,17 +231,7 @@ setInterval(() => {}, 1000);
   });
 
   test("a parent killed with SIGKILL (no exit hook runs) leaves no child running: the reaper ends its groups", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "h2-proc-"));
-    const script = join(dir, "parent.ts");
-    await Bun.write(
-      script,
-      `import { runProcess } from ${JSON.stringify(join(import.meta.dir, "../../../src/core/lib/process.ts"))};
-void runProcess({ argv: ["sh", "-c", "sleep 100 & echo $! > ${dir}/gc; wait"], env: { PATH: process.env.PATH ?? "" } });
-setInterval(() => {}, 1000);
-`,
-    );
-    const parent = Bun.spawn([process.execPath, script], { env: ENV, stdout: "ignore" });
-    const grandchild = Number(await untilFile(join(dir, "gc")));
+    const { parent, grandchild } = await parentWithGrandchild();
     expect(alive(grandchild)).toBe(true);
     parent.kill("SIGKILL");
     expect(await parent.exited).not.toBe(0);
