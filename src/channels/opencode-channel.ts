@@ -18,13 +18,11 @@ import { join } from "node:path";
 import {
   type Command,
   OpencodeCli,
-  parseOpencodeEvents,
   type SessionPlace,
   stripMigrationBanner,
 } from "../clis/opencode.ts";
-import { lastLoggedError, StepWatch } from "../clis/opencode-watch.ts";
+import { runWatchedSession, type WatchedSession } from "../clis/opencode-watch.ts";
 import { exitLabel, lastChars } from "../clis/session-env.ts";
-import { runProcess } from "../core/lib/process.ts";
 import { SpawnError } from "../core/lib/spawn-error.ts";
 import type { Channel, ChannelRequest, ChannelResult } from "../core/seams/channel.ts";
 
@@ -98,38 +96,27 @@ export class OpencodeChannel implements Channel {
       agent: { build: { steps: request.steps } },
     };
     writeFileSync(join(ws, "opencode.json"), `${JSON.stringify(config, null, 2)}\n`);
-    for (const d of ["data", "state", "config", "cache"]) {
-      mkdirSync(join(request.sessionDir, "xdg", d), { recursive: true });
-    }
-    mkdirSync(join(request.sessionDir, "home"), { recursive: true });
     const stdoutFile = join(request.sessionDir, "opencode.stdout.jsonl");
     const stderrFile = join(request.sessionDir, "opencode.stderr.log");
 
     // A session that runs away (past its steps, or answering nothing step after step, as on a
     // provider's malformed replies) is stopped at once instead of paying until the wall clock.
-    const runaway = new AbortController();
-    const watch = new StepWatch(request.steps, () => runaway.abort(), {
-      idleS: this.cli.idleS,
-      lastLogged: () => lastLoggedError(request.sessionDir),
-    });
-    const signal = request.signal
-      ? AbortSignal.any([request.signal, runaway.signal])
-      : runaway.signal;
-    let exit: Awaited<ReturnType<typeof runProcess>>;
+    let run: WatchedSession;
     try {
-      exit = await runProcess({
-        argv: this.sessionArgv(request),
-        cwd: ws,
-        env: this.sessionEnv(request),
-        stdin: "ignore",
-        timeoutMs: request.timeoutS * 1000,
-        graceMs: this.graceMs,
-        stdoutFile,
-        stderrFile,
-        signal,
-        onStdout: (chunk) => watch.feed(chunk),
-      });
-      watch.done();
+      run = await runWatchedSession(
+        this.cli,
+        {
+          argv: this.sessionArgv(request),
+          cwd: ws,
+          env: this.sessionEnv(request),
+          stdin: "ignore",
+          timeoutMs: request.timeoutS * 1000,
+          graceMs: this.graceMs,
+          stdoutFile,
+          stderrFile,
+        },
+        { sessionDir: request.sessionDir, steps: request.steps, signal: request.signal },
+      );
     } catch (err) {
       if (err instanceof SpawnError) {
         return { text: "", usd: 0, error: `cannot start opencode: ${err.reason}`, timedOut: false };
@@ -137,17 +124,15 @@ export class OpencodeChannel implements Channel {
       throw err;
     }
 
-    const stdout = existsSync(stdoutFile) ? readFileSync(stdoutFile, "utf8") : "";
-    const parsed = parseOpencodeEvents(stdout);
+    const { exit, parsed, stream: stdout } = run;
     if (request.signal?.aborted) {
       return { text: "", usd: parsed.usd, error: "aborted", timedOut: false };
     }
-    if (watch.stopReason !== "") {
-      return { text: "", usd: parsed.usd, error: `stopped: ${watch.stopReason}`, timedOut: false };
+    if (run.stopReason !== "") {
+      return { text: "", usd: parsed.usd, error: `stopped: ${run.stopReason}`, timedOut: false };
     }
     if (exit.timedOut) {
-      const logged = watch.lastError || lastLoggedError(request.sessionDir);
-      const last = logged ? `; the CLI's last error: ${logged}` : "";
+      const last = run.lastError ? `; the CLI's last error: ${run.lastError}` : "";
       return {
         text: "",
         usd: parsed.usd,

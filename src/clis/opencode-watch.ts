@@ -1,10 +1,12 @@
-// Watching an OpenCode session while it runs: the step watch that stops a runaway (past its
-// step cap, empty step after step, failing without end, or silent too long) and the last error the
-// CLI logged, so a stopped or timed-out session says why. Starts and kills nothing itself.
+// Running one OpenCode session under watch, for the executor and the improver channel alike: the
+// step watch that stops a runaway (past its step cap, empty step after step, failing without end,
+// or silent too long) and the last error the CLI logged, so a stopped or timed-out session says
+// why (docs/differences.md X15).
 
-import { readdirSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { errorMessage } from "./opencode.ts";
+import { type ExitRecord, runProcess, type SpawnOptions } from "../core/lib/process.ts";
+import { errorMessage, type OpencodeCli, parseOpencodeEvents } from "./opencode.ts";
 
 /** Consecutive steps without any content after which a session is taken for a runaway. */
 export const EMPTY_STEPS_LIMIT = 5;
@@ -27,6 +29,8 @@ export class StepWatch {
   stopReason = "";
   #partial = "";
   #content = false;
+  /** Empty steps, or provider errors, in a row that stop the session. */
+  readonly #limit: number;
 
   #idle: ReturnType<typeof setTimeout> | undefined;
 
@@ -40,6 +44,7 @@ export class StepWatch {
     private readonly onStop: (reason: string) => void,
     private readonly opts: { idleS?: number; emptyLimit?: number; lastLogged?: () => string } = {},
   ) {
+    this.#limit = opts.emptyLimit ?? EMPTY_STEPS_LIMIT;
     this.#arm();
   }
 
@@ -88,7 +93,7 @@ export class StepWatch {
     } else if (type === "error") {
       this.lastError = errorMessage(ev.error) || this.lastError;
       this.errorsInARow++;
-      if (this.errorsInARow >= (this.opts.emptyLimit ?? EMPTY_STEPS_LIMIT)) {
+      if (this.errorsInARow >= this.#limit) {
         this.#stop(`the provider failed ${this.errorsInARow} times in a row: ${this.lastError}`);
       }
     } else if (type === "step-finish" || type === "step_finish") {
@@ -97,7 +102,7 @@ export class StepWatch {
       if (this.#content) this.errorsInARow = 0;
       this.#content = false;
       const why = this.lastError ? ` (the CLI's last error: ${this.lastError})` : "";
-      if (this.emptyInARow >= (this.opts.emptyLimit ?? EMPTY_STEPS_LIMIT)) {
+      if (this.emptyInARow >= this.#limit) {
         this.#stop(`the model returned no content for ${this.emptyInARow} steps in a row${why}`);
       } else if (this.steps > this.stepCap + STEP_CAP_MARGIN) {
         this.#stop(`the session took ${this.steps} steps, past its cap of ${this.stepCap}`);
@@ -131,4 +136,59 @@ export function lastLoggedError(sessionDir: string): string {
     return "";
   }
   return last.length > 300 ? `${last.slice(0, 299)}…` : last;
+}
+
+/** How a watched session ended. */
+export type WatchedSession = {
+  exit: ExitRecord;
+  /** The session's stdout (its JSON event stream); "" when it wrote none. */
+  stream: string;
+  parsed: ReturnType<typeof parseOpencodeEvents>;
+  /** Why the watch stopped it as a runaway; "" when it did not. */
+  stopReason: string;
+  /**
+   * The last error the CLI reported on its stream; for a session that timed out, else the last one
+   * it logged (the log is read only then). "" when none.
+   */
+  lastError: string;
+};
+
+/**
+ * Runs one OpenCode session with `spawn` (argv, env, workspace, stream files) under a StepWatch:
+ * creates the session's private HOME and XDG folders under `sessionDir` first, stops it once the
+ * watch says it ran away (or `signal` aborts), and reads back its event stream. Throws SpawnError
+ * when opencode cannot start.
+ */
+export async function runWatchedSession(
+  cli: OpencodeCli,
+  spawn: Omit<SpawnOptions, "signal" | "onStdout"> & { stdoutFile: string },
+  session: { sessionDir: string; steps: number; signal?: AbortSignal },
+): Promise<WatchedSession> {
+  const { sessionDir } = session;
+  for (const d of ["xdg/data", "xdg/state", "xdg/config", "xdg/cache", "home"]) {
+    mkdirSync(join(sessionDir, d), { recursive: true });
+  }
+  const runaway = new AbortController();
+  const watch = new StepWatch(session.steps, () => runaway.abort(), {
+    idleS: cli.idleS,
+    lastLogged: () => lastLoggedError(sessionDir),
+  });
+  let exit: ExitRecord;
+  try {
+    exit = await runProcess({
+      ...spawn,
+      signal: session.signal ? AbortSignal.any([session.signal, runaway.signal]) : runaway.signal,
+      onStdout: (chunk) => watch.feed(chunk),
+    });
+  } finally {
+    watch.done();
+  }
+  const stream = existsSync(spawn.stdoutFile) ? readFileSync(spawn.stdoutFile, "utf8") : "";
+  return {
+    exit,
+    stream,
+    parsed: parseOpencodeEvents(stream),
+    stopReason: session.signal?.aborted ? "" : watch.stopReason,
+    lastError: watch.lastError || (exit.timedOut ? lastLoggedError(sessionDir) : ""),
+  };
 }

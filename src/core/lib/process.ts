@@ -9,7 +9,7 @@ import { isAbsolute, join, resolve } from "node:path";
 import type { Readable } from "node:stream";
 import { z } from "zod";
 import { OutputCapture } from "./output-capture.ts";
-import { OWNER_VAR, reaped, reapOnDeath, startReaper } from "./reaper.ts";
+import { listForReaper, OWNER_VAR, startReaper } from "./reaper.ts";
 import { SpawnError } from "./spawn-error.ts";
 
 const DEFAULT_GRACE_MS = 5000;
@@ -122,7 +122,7 @@ export function which(
   return null;
 }
 
-// ── live process groups, killed when this process goes away ────────────────────────────────────
+// ── live process groups, killed when this process goes away (by the reaper if it dies) ─────────
 const liveGroups = new Set<number>();
 let parentHooksInstalled = false;
 
@@ -264,8 +264,7 @@ export async function runProcess(opts: SpawnOptions): Promise<ExitRecord> {
     const cleanup = () => {
       for (const t of timers) clearTimeout(t);
       o.signal?.removeEventListener("abort", onAbort);
-      liveGroups.delete(pid);
-      reaped(pid);
+      if (liveGroups.delete(pid)) listForReaper(liveGroups);
     };
 
     child.once("error", (err) => {
@@ -279,7 +278,7 @@ export async function runProcess(opts: SpawnOptions): Promise<ExitRecord> {
 
     if (pid === 0) return; // the "error" event follows
     liveGroups.add(pid);
-    reapOnDeath(pid);
+    listForReaper(liveGroups);
 
     child.stdout?.on("data", (c: Buffer) => {
       out.write(c);

@@ -65,7 +65,6 @@ export function killOwnedBy(ownerPid: number, signal: NodeJS.Signals): number {
   return hit;
 }
 
-const groups = new Set<number>();
 let file: string | null = null;
 let failed = false;
 
@@ -95,7 +94,11 @@ export function startReaper(): string | null {
   return file;
 }
 
-function save(): void {
+/**
+ * Hands the reaper this process's live process groups (the spawn module's own set, after each
+ * change): the ones it ends if this process dies before they do.
+ */
+export function listForReaper(groups: Iterable<number>): void {
   const path = startReaper();
   if (path === null) return;
   try {
@@ -103,17 +106,4 @@ function save(): void {
   } catch {
     // A full temp dir loses only this safety net, never the child.
   }
-}
-
-/** A child's process group started: it is ended if this process dies before it does. */
-export function reapOnDeath(pgid: number): void {
-  if (pgid <= 0) return;
-  groups.add(pgid);
-  save();
-}
-
-/** A child's process group ended normally: nothing to reap. */
-export function reaped(pgid: number): void {
-  if (!groups.delete(pgid)) return;
-  save();
 }

@@ -3,10 +3,10 @@
 // permission fence as the OpenCode improver channel. A run mark is written only after a normal
 // finish; every other ending throws RolloutError and leaves no mark, so the rollout is re-rolled.
 
-import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { OpencodeCli, parseOpencodeEvents } from "../../clis/opencode.ts";
-import { lastLoggedError, StepWatch } from "../../clis/opencode-watch.ts";
+import { OpencodeCli } from "../../clis/opencode.ts";
+import { runWatchedSession } from "../../clis/opencode-watch.ts";
 import { ChannelSetupError } from "../../clis/session-env.ts";
 import { type ExitRecord, pickEnv, runProcess } from "../../core/lib/process.ts";
 import { walkFiles } from "../../core/lib/safe-fs.ts";
@@ -108,7 +108,7 @@ export type SessionOutcome = {
   texts: string[];
   /** Why the session was stopped as a runaway (see StepWatch); "" when it was not. */
   stoppedBecause: string;
-  /** The last error the CLI reported while it ran; "" when none. */
+  /** The last error the CLI reported (for a timed-out session, also the one it logged); "". */
   lastError: string;
 };
 
@@ -172,40 +172,34 @@ export class OpencodeSolver {
 
   /** Runs one session to its end (or its timeout). Throws SpawnError when opencode cannot start. */
   async runSession(req: SessionRequest): Promise<SessionOutcome> {
-    for (const d of ["data", "state", "config", "cache"]) {
-      mkdirSync(join(req.sessionDir, "xdg", d), { recursive: true });
-    }
-    mkdirSync(join(req.sessionDir, "home"), { recursive: true });
     // Stopped at once when it runs away (past its steps, or empty step after step), instead of
     // paying for requests until the rollout's time limit.
-    const runaway = new AbortController();
-    const watch = new StepWatch(req.steps ?? Number.POSITIVE_INFINITY, () => runaway.abort(), {
-      idleS: this.cli.idleS,
-      lastLogged: () => lastLoggedError(req.sessionDir),
-    });
-    const exit = await runProcess({
-      argv: this.sessionArgv(req),
-      cwd: req.workspace,
-      env: this.sessionEnv(req),
-      stdin: req.prompt,
-      timeoutMs: req.timeoutS * 1000,
-      graceMs: this.#graceMs,
-      stdoutFile: req.streamFile,
-      stderrFile: req.stderrFile,
-      signal: req.signal ? AbortSignal.any([req.signal, runaway.signal]) : runaway.signal,
-      onStdout: (chunk) => watch.feed(chunk),
-    });
-    watch.done();
-    const stream = existsSync(req.streamFile) ? readFileSync(req.streamFile, "utf8") : "";
-    const parsed = parseOpencodeEvents(stream);
+    const run = await runWatchedSession(
+      this.cli,
+      {
+        argv: this.sessionArgv(req),
+        cwd: req.workspace,
+        env: this.sessionEnv(req),
+        stdin: req.prompt,
+        timeoutMs: req.timeoutS * 1000,
+        graceMs: this.#graceMs,
+        stdoutFile: req.streamFile,
+        stderrFile: req.stderrFile,
+      },
+      {
+        sessionDir: req.sessionDir,
+        steps: req.steps ?? Number.POSITIVE_INFINITY,
+        signal: req.signal,
+      },
+    );
     return {
-      exit,
-      usd: parsed.usd,
-      events: parsed.events,
-      errors: parsed.errors,
-      texts: parsed.texts,
-      stoppedBecause: req.signal?.aborted ? "" : watch.stopReason,
-      lastError: watch.lastError || lastLoggedError(req.sessionDir),
+      exit: run.exit,
+      usd: run.parsed.usd,
+      events: run.parsed.events,
+      errors: run.parsed.errors,
+      texts: run.parsed.texts,
+      stoppedBecause: run.stopReason,
+      lastError: run.lastError,
     };
   }
 
