@@ -19,8 +19,16 @@ export const GRADER_VERDICT_MARKERS: readonly string[] = [
  * decisions), so no message quotes either (docs/differences.md X10).
  */
 export function maskMarker(marker: string): string {
-  const quoted = marker.startsWith('"');
-  const bare = quoted ? marker.slice(1, -1) : marker;
-  const masked = `${bare.slice(0, 1)}·${bare.slice(1)}`;
-  return quoted ? `the JSON key "${masked}"` : `"${masked}"`;
+  const bare = unquoted(marker);
+  return bare !== marker ? `the JSON key "${dotted(bare)}"` : `"${dotted(bare)}"`;
+}
+
+/** A marker without the JSON quotes it may carry (`"pass_rate"` → `pass_rate`). */
+export function unquoted(marker: string): string {
+  return marker.startsWith('"') ? marker.slice(1, -1) : marker;
+}
+
+/** `text` with a middle dot after its first character: no longer the string it was. */
+export function dotted(text: string): string {
+  return `${text.slice(0, 1)}·${text.slice(1)}`;
 }

@@ -7,7 +7,7 @@ import { join } from "node:path";
 import type { Tree } from "../harness/surface.ts";
 import { sortPaths, walkFiles } from "../lib/safe-fs.ts";
 import { assertNoLeakPaths } from "./leak-globs.ts";
-import { GRADER_VERDICT_MARKERS, maskMarker } from "./markers.ts";
+import { dotted, GRADER_VERDICT_MARKERS, maskMarker, unquoted } from "./markers.ts";
 import { fireTripwire, type TripwireContext } from "./tripwire.ts";
 
 /**
@@ -77,26 +77,26 @@ const decoder = new TextDecoder("utf-8");
 
 type ContentHit = { marker: string; offset: number; context: string };
 
-/** The first marker in a file, streamed in chunks that overlap by the longest marker. */
 /** How much of a file of unknown kind is read to tell text from binary. */
 const SNIFF_BYTES = 8192;
 
-/** True when the file's first bytes hold no NUL and decode as UTF-8 (a cut last character allowed). */
-function looksLikeText(path: string, buf: Buffer): boolean {
-  const fd = openSync(path, "r");
-  let got: number;
-  try {
-    got = readSync(fd, buf, 0, Math.min(SNIFF_BYTES, buf.length), 0);
-  } finally {
-    closeSync(fd);
-  }
-  return bytesLookLikeText(buf.subarray(0, got));
-}
-
-function scanFile(path: string, needles: readonly Buffer[], buf: Buffer): ContentHit | null {
+/**
+ * The first marker in a file, streamed in chunks that overlap by the longest marker. With `sniff`
+ * (a file of unknown kind), null at once when its first bytes do not read as text.
+ */
+function scanFile(
+  path: string,
+  needles: readonly Buffer[],
+  buf: Buffer,
+  sniff: boolean,
+): ContentHit | null {
   const overlap = Math.max(0, ...needles.map((m) => m.length - 1));
   const fd = openSync(path, "r");
   try {
+    if (sniff) {
+      const got = readSync(fd, buf, 0, Math.min(SNIFF_BYTES, buf.length), 0);
+      if (!bytesLookLikeText(buf.subarray(0, got))) return null;
+    }
     let carry = 0;
     let base = 0; // file offset of buf[0]
     for (;;) {
@@ -143,8 +143,8 @@ function textContext(text: string, at: number): string {
 
 /** `text` with every occurrence of `marker` dotted as maskMarker does (a path named after one). */
 function maskIn(text: string, marker: string): string {
-  const bare = marker.startsWith('"') ? marker.slice(1, -1) : marker;
-  return text.replaceAll(bare, `${bare.slice(0, 1)}·${bare.slice(1)}`);
+  const bare = unquoted(marker);
+  return text.replaceAll(bare, dotted(bare));
 }
 
 function verdictMessage(where: string, rel: string, marker: string, hit?: ContentHit): string {
@@ -182,9 +182,7 @@ export function assertNoGraderVerdicts(
     buf ??= Buffer.allocUnsafe(CHUNK);
     let hit: ContentHit | null;
     try {
-      const path = join(root, rel);
-      if (!MARKER_SCAN_SUFFIXES.has(scanSuffix(rel)) && !looksLikeText(path, buf)) continue;
-      hit = scanFile(path, needles, buf);
+      hit = scanFile(join(root, rel), needles, buf, !MARKER_SCAN_SUFFIXES.has(scanSuffix(rel)));
     } catch (err) {
       // An unreadable file cannot carry a marker into a session that cannot read it either.
       const code = (err as NodeJS.ErrnoException).code;
