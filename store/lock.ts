@@ -115,16 +115,16 @@ export class SweepLock {
   }
 }
 
-/**
- * Takes the lock on every namespace a sweep will write, all or nothing, or throws
- * SweepLockedError naming the live holder. Stale holders are replaced.
- */
 /** SIGTERM to what a dead process left running, SIGKILL two seconds later to what is still there. */
 function stopSurvivorsOf(pid: number): void {
   if (killOwnedBy(pid, "SIGTERM") === 0) return;
   setTimeout(() => killOwnedBy(pid, "SIGKILL"), 2000).unref?.();
 }
 
+/**
+ * Takes the lock on every namespace a sweep will write, all or nothing, or throws
+ * SweepLockedError naming the live holder. Stale holders are replaced.
+ */
 export function acquireSweepLock(db: Database, opts: LockOptions): SweepLock {
   const now = (opts.now ?? Date.now)();
   const staleAfter = opts.staleAfterMs ?? DEFAULT_STALE_AFTER_MS;

@@ -30,10 +30,6 @@ export const SESSION_BASE_ENV = [
   "NODE_EXTRA_CA_CERTS",
 ] as const;
 
-/**
- * A channel cannot run at all (missing CLI or checkout, unreadable config): retrying cannot help.
- * The core class with the reason and the remedy kept apart, so the proposer never retries it.
- */
 /** Amazon Bedrock's credentials and region, as both CLIs read them. */
 export const BEDROCK_ENV = [
   "AWS_ACCESS_KEY_ID",
@@ -45,6 +41,10 @@ export const BEDROCK_ENV = [
   "AWS_BEARER_TOKEN_BEDROCK",
 ] as const;
 
+/**
+ * A channel cannot run at all (missing CLI or checkout, unreadable config): retrying cannot help.
+ * The core class with the reason and the remedy kept apart, so the proposer never retries it.
+ */
 export class ChannelSetupError extends CoreChannelSetupError {
   constructor(
     channel: string,

@@ -48,7 +48,6 @@ export const RESERVED_INPUT_NAMES: readonly string[] = [
   "output",
 ];
 
-/** One malformed thing in a task folder: where, what, and how to fix it. */
 /**
  * One malformed thing in a task folder: where, what, and how to fix it. `refuses`: the problem
  * could leak an answer key or escape the workspace, so the whole folder is refused even when
@@ -113,10 +112,10 @@ function isExecutable(path: string): boolean {
   }
 }
 
-/** Reads the folder at `root`. Throws TasksRootError only when `root` is not a directory. */
 /**
- * Reads a task folder. A root `harness/` must be a tree of the executor's `surface`; with a null
- * surface it is not looked at (the judge needs only the tasks and their checks).
+ * Reads the task folder at `root`. A root `harness/` must be a tree of the executor's `surface`;
+ * with a null surface it is not looked at (the judge needs only the tasks and their checks).
+ * Throws TasksRootError only when `root` is not a directory.
  */
 export function readTaskFolder(root: string, surface: SurfaceSpec | null): TaskFolder {
   if (!dirExists(root)) throw new TasksRootError(root, "does not exist or is not a directory");

@@ -86,10 +86,10 @@ export class TreeKeyError extends Error {
 const SKIP_DIRS: ReadonlySet<string> = new Set(["__pycache__"]);
 
 /**
- * Reads the on-surface files under `dir` (docs/method.md §1). A missing directory gives `{}`. Stub
- * paths are skipped silently; other off-surface files are skipped and, when `rejected` is given,
- * their relative paths are pushed onto it. Any symlink under `dir` is refused with
- * TreeSymlinkError.
+ * Reads the on-surface files under `dir` (docs/method.md §1). A missing directory gives `{}`. The
+ * surface's README stubs (the fixed files every written tree gets) are skipped silently; other
+ * off-surface files are skipped and, when `rejected` is given, their relative paths are pushed
+ * onto it. Any symlink under `dir` is refused with TreeSymlinkError.
  */
 export function readTree(surface: SurfaceSpec, dir: string, rejected?: string[]): Tree {
   const symlinks: string[] = [];
