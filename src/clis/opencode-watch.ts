@@ -6,6 +6,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { type ExitRecord, runProcess, type SpawnOptions } from "../core/lib/process.ts";
+import { timerDelay } from "../core/lib/timer.ts";
 import { errorMessage, type OpencodeCli, parseOpencodeEvents } from "./opencode.ts";
 
 /** Consecutive steps without any content after which a session is taken for a runaway. */
@@ -58,13 +59,16 @@ export class StepWatch {
     const idleS = this.opts.idleS ?? 0;
     if (idleS <= 0 || this.stopReason !== "") return;
     if (this.#idle !== undefined) clearTimeout(this.#idle);
-    this.#idle = setTimeout(() => {
-      const logged = this.opts.lastLogged?.() ?? "";
-      const why = logged || this.lastError;
-      this.#stop(
-        `no progress: the session printed nothing for ${idleS}s${why ? ` (the CLI's last error: ${why})` : ""}`,
-      );
-    }, idleS * 1000);
+    this.#idle = setTimeout(
+      () => {
+        const logged = this.opts.lastLogged?.() ?? "";
+        const why = logged || this.lastError;
+        this.#stop(
+          `no progress: the session printed nothing for ${idleS}s${why ? ` (the CLI's last error: ${why})` : ""}`,
+        );
+      },
+      timerDelay(idleS * 1000),
+    );
     this.#idle.unref?.();
   }
 

@@ -63,4 +63,12 @@ describe("StepWatch", () => {
       "no progress: the session printed nothing for 0.05s (the CLI's last error: AI_APICallError: 429)",
     );
   });
+
+  test("an idle limit longer than a timer can hold still waits (it used to fire at once)", async () => {
+    const stops: string[] = [];
+    const w = new StepWatch(100, (r) => stops.push(r), { idleS: 3_000_000 });
+    await Bun.sleep(100);
+    w.done();
+    expect(stops).toEqual([]);
+  });
 });

@@ -11,6 +11,7 @@ import { z } from "zod";
 import { OutputCapture } from "./output-capture.ts";
 import { listForReaper, OWNER_VAR, startReaper } from "./reaper.ts";
 import { SpawnError } from "./spawn-error.ts";
+import { timerDelay } from "./timer.ts";
 
 const DEFAULT_GRACE_MS = 5000;
 const DEFAULT_MAX_CAPTURE_BYTES = 16 * 1024 * 1024;
@@ -302,7 +303,7 @@ export async function runProcess(opts: SpawnOptions): Promise<ExitRecord> {
           if (exitCode !== null || exitSignal !== null) return;
           timedOut = true;
           terminate();
-        }, o.timeoutMs),
+        }, timerDelay(o.timeoutMs)),
       );
     }
     o.signal?.addEventListener("abort", onAbort, { once: true });

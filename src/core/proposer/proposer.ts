@@ -17,6 +17,7 @@ import { InterruptedError, throwIfInterrupted } from "../lib/interrupt.ts";
 import { Limiter } from "../lib/limiter.ts";
 import { roundUsd } from "../lib/money.ts";
 import { copyTreeSafe, dirExists, ownedTempDir, removeTreeSoon } from "../lib/safe-fs.ts";
+import { timerDelay } from "../lib/timer.ts";
 import {
   type CallOptions,
   type Channel,
@@ -365,7 +366,7 @@ export class Proposer implements ProposerLike {
       };
       signal?.addEventListener("abort", done, { once: true });
       if (sleep) sleep(ms).then(done, done);
-      else timer = setTimeout(done, ms);
+      else timer = setTimeout(done, timerDelay(ms));
     });
   }
 }

@@ -52,6 +52,16 @@ describe("runProcess", () => {
     expect(r.pid).toBeGreaterThan(0);
   });
 
+  test("a timeout longer than a timer can hold does not kill the child at once", async () => {
+    const r = await runProcess({
+      argv: ["sh", "-c", "sleep 0.3; echo done"],
+      env: ENV,
+      timeoutMs: 3_000_000_000,
+    });
+    expect(r.timedOut).toBe(false);
+    expect(r.stdout).toBe("done\n");
+  });
+
   test("a relative executable path resolves against the child's cwd", async () => {
     const dir = mkdtempSync(join(tmpdir(), "h2-proc-"));
     await Bun.write(join(dir, "hello.sh"), "#!/bin/sh\necho hello from $0\n");
