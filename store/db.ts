@@ -305,7 +305,7 @@ function isCantOpen(err: unknown): boolean {
 function openOnReadOnlyMedia(path: string): Database {
   const wal = `${path}-wal`;
   if (existsSync(wal) && statSync(wal).size > 0) {
-    const copy = join(ownedTempDir("check"), basename(path));
+    const copy = join(ownedTempDir("store"), basename(path));
     copyFileSync(path, copy);
     copyFileSync(wal, `${copy}-wal`);
     const db = new Database(copy, { readonly: true, strict: true });
@@ -322,11 +322,10 @@ function openOnReadOnlyMedia(path: string): Database {
  * same new store, so the switch is retried until `timeoutMs`; a file already in WAL is left.
  */
 function switchToWal(db: Database, timeoutMs: number): void {
-  const mode = () => String(Object.values(db.query("PRAGMA journal_mode").get() ?? {})[0] ?? "");
   const started = Date.now();
   for (let round = 0; ; round++) {
     try {
-      if (mode().toLowerCase() === "wal") return;
+      if (String(pragma(db, "journal_mode") ?? "").toLowerCase() === "wal") return;
       db.run("PRAGMA journal_mode = WAL");
       return;
     } catch (err) {
@@ -337,9 +336,14 @@ function switchToWal(db: Database, timeoutMs: number): void {
   }
 }
 
+/** The value a `PRAGMA name` query answers with, or undefined when it answers no row. */
+function pragma(db: Database, name: string): unknown {
+  const row = db.query(`PRAGMA ${name}`).get() as Record<string, unknown> | null;
+  return row ? Object.values(row)[0] : undefined;
+}
+
 function pragmaNumber(db: Database, name: string): number {
-  const row = db.query(`PRAGMA ${name}`).get() as Record<string, number> | null;
-  return row ? Number(Object.values(row)[0]) : 0;
+  return Number(pragma(db, name) ?? 0);
 }
 
 /** Reads the header fields before anything is written, refusing what this build must not touch. */

@@ -344,14 +344,17 @@ export function removeTreeSoon(path: string): Promise<void> {
 }
 
 /** The kinds of temporary folder a harness2 process makes in the temp dir, each named by its pid. */
-const OWNED_TEMP = /^harness2-(?:removing|prop|harvest|check)-(\d+)-/;
+const OWNED_TEMP = /^harness2-(?:removing|prop|harvest|check|store)-(\d+)-/;
 
 /**
  * A fresh temporary folder `harness2-<kind>-<pid>-XXXXXX` under `parent` (default: the temp dir).
  * Named by this process, so when it dies before removing it (SIGKILL, the OOM killer) the next
  * harness2 process deletes it.
  */
-export function ownedTempDir(kind: "prop" | "harvest" | "check", parent = tmpdir()): string {
+export function ownedTempDir(
+  kind: "prop" | "harvest" | "check" | "store",
+  parent = tmpdir(),
+): string {
   return mkdtempSync(join(parent, `harness2-${kind}-${process.pid}-`));
 }
 
