@@ -2,12 +2,9 @@
 // session may see, the retry setting it is given, and the ONE reader of its `--output-format
 // json` result. Starts no process.
 
-import { join, resolve } from "node:path";
 import { z } from "zod";
 import { which } from "../core/lib/process.ts";
-import { BEDROCK_ENV, ChannelSetupError } from "./session-env.ts";
-
-const PROJECT_ROOT = resolve(import.meta.dir, "../..");
+import { BEDROCK_ENV, ChannelSetupError, pinnedOrOnPath } from "./session-env.ts";
 
 /**
  * Credentials and routing passed through to Claude Code when set: the Anthropic API (key, token,
@@ -106,16 +103,15 @@ export function resolveClaude(env: Record<string, string | undefined>): string {
     return found;
   }
   // The pinned development dependency (bun install) first, as for OpenCode; then PATH.
-  const local = which(join(PROJECT_ROOT, "node_modules", ".bin", "claude"), env);
-  const onPath = local ?? which("claude", env);
-  if (!onPath) {
+  const found = pinnedOrOnPath("claude", env);
+  if (!found) {
     throw new ChannelSetupError(
       "claude_cli",
       "the claude CLI was not found (node_modules/.bin/claude or PATH)",
       `Install it (npm install -g @anthropic-ai/claude-code) or set ${CLAUDE_CHANNEL_SETTINGS.bin}.`,
     );
   }
-  return onPath;
+  return found;
 }
 
 export function maxRetries(value: string | undefined): string {

@@ -8,9 +8,13 @@ import { join, resolve } from "node:path";
 import { z } from "zod";
 import { roundUsd } from "../core/lib/money.ts";
 import { pickEnv, which } from "../core/lib/process.ts";
-import { BEDROCK_ENV, ChannelSetupError, SESSION_BASE_ENV } from "./session-env.ts";
-
-const PROJECT_ROOT = resolve(import.meta.dir, "../..");
+import {
+  BEDROCK_ENV,
+  ChannelSetupError,
+  PROJECT_ROOT,
+  pinnedOrOnPath,
+  SESSION_BASE_ENV,
+} from "./session-env.ts";
 
 /** Variables every OpenCode session gets when set, besides SESSION_BASE_ENV. */
 export const OPENCODE_SESSION_ENV = [
@@ -176,8 +180,7 @@ function resolveCommand(env: Record<string, string | undefined>): Command {
       source: `checkout ${dir}`,
     };
   }
-  const local = join(PROJECT_ROOT, "node_modules", ".bin", "opencode");
-  const found = which(local, env) ?? which("opencode", env);
+  const found = pinnedOrOnPath("opencode", env);
   if (!found) {
     throw new ChannelSetupError(
       "opencode",

@@ -2,7 +2,23 @@
 // own variables, the setup error, and small text helpers for error tails. Never reads credentials
 // itself: a channel names the variables it passes through, and nothing else reaches the child.
 
+import { join, resolve } from "node:path";
+import { which } from "../core/lib/process.ts";
 import { ChannelSetupError as CoreChannelSetupError } from "../core/seams/channel.ts";
+
+/** The checkout harness2 runs from: its `node_modules/.bin` holds the pinned agent CLIs. */
+export const PROJECT_ROOT = resolve(import.meta.dir, "../..");
+
+/**
+ * An agent CLI's executable: the project's pinned one (`node_modules/.bin/<name>`, from bun
+ * install) first, then `name` on the environment's PATH; null when neither exists.
+ */
+export function pinnedOrOnPath(
+  name: string,
+  env: Record<string, string | undefined>,
+): string | null {
+  return which(join(PROJECT_ROOT, "node_modules", ".bin", name), env) ?? which(name, env);
+}
 
 /**
  * Variables any CLI session gets from the parent when set: executable search path, locale, time
