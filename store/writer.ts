@@ -22,14 +22,16 @@ export class InvalidEventError extends Error {
 
 /** A valid event the store could not record (its transaction rolled back). */
 export class StoreWriteError extends Error {
+  /** What went wrong, without the event: the same for every event a full disk loses. */
+  readonly reason: string;
   constructor(
     readonly eventType: string,
     override readonly cause: unknown,
   ) {
-    super(
-      `could not record ${eventType}: ${cause instanceof Error ? cause.message : String(cause)}`,
-    );
+    const reason = cause instanceof Error ? cause.message : String(cause);
+    super(`could not record ${eventType}: ${reason}`);
     this.name = "StoreWriteError";
+    this.reason = reason;
   }
 }
 
@@ -38,7 +40,7 @@ export type StoreWriterOptions = {
   flushDelayMs?: number;
   /** A burst this large is written at once, inside emit(). */
   maxBatch?: number;
-  /** Told about every event that was not recorded. Default: one line on stderr. */
+  /** Told about every event that was not recorded. Default: one stderr line per cause. */
   onError?: (err: InvalidEventError | StoreWriteError) => void;
 };
 
@@ -71,12 +73,7 @@ function onceEachCause(): {
   let repeats = 0;
   return {
     report(err) {
-      const cause =
-        err instanceof StoreWriteError
-          ? err.cause instanceof Error
-            ? err.cause.message
-            : String(err.cause)
-          : err.message;
+      const cause = err instanceof StoreWriteError ? err.reason : err.message;
       if (seen.has(cause)) {
         repeats++;
         return;
