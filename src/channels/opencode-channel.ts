@@ -124,7 +124,7 @@ export class OpencodeChannel implements Channel {
       throw err;
     }
 
-    const { exit, parsed, stream: stdout } = run;
+    const { exit, parsed } = run;
     if (request.signal?.aborted) {
       return { text: "", usd: parsed.usd, error: "aborted", timedOut: false };
     }
@@ -152,8 +152,9 @@ export class OpencodeChannel implements Channel {
     const stderrTail = lastChars(stripMigrationBanner(exit.stderrTail), 300);
     let why: string;
     if (parsed.errors.length > 0) why = lastChars(parsed.errors.join("; "), 300);
-    else if (parsed.events === 0 && stdout.trim().length > 0) {
-      why = `no JSON events on stdout: ${lastChars(stripMigrationBanner(stdout), 300)}`;
+    else if (parsed.events === 0 && exit.stdoutTail.trim().length > 0) {
+      // The stream is in its file; its kept tail is all this message quotes.
+      why = `no JSON events on stdout: ${lastChars(stripMigrationBanner(exit.stdoutTail), 300)}`;
     } else why = stderrTail || "empty reply";
     return {
       text: "",

@@ -3,11 +3,17 @@
 // or silent too long) and the last error the CLI logged, so a stopped or timed-out session says
 // why (docs/differences.md X15).
 
-import { existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { roundUsd } from "../core/lib/money.ts";
 import { type ExitRecord, runProcess, type SpawnOptions } from "../core/lib/process.ts";
 import { timerDelay } from "../core/lib/timer.ts";
-import { errorMessage, type OpencodeCli, parseOpencodeEvents } from "./opencode.ts";
+import {
+  addOpencodeEvent,
+  decodeOpencodeLine,
+  type OpencodeCli,
+  type ParsedRun,
+} from "./opencode.ts";
 
 /** Consecutive steps without any content after which a session is taken for a runaway. */
 export const EMPTY_STEPS_LIMIT = 5;
@@ -29,6 +35,9 @@ export class StepWatch {
   /** Why the session must stop, once it must; "" until then. */
   stopReason = "";
   #partial = "";
+  readonly #utf8 = new TextDecoder("utf-8");
+  /** Everything the stream said so far, whether or not the watch still judges it. */
+  readonly #run: ParsedRun = { texts: [], errors: [], usd: 0, events: 0 };
   #content = false;
   /** Empty steps, or provider errors, in a row that stop the session. */
   readonly #limit: number;
@@ -75,27 +84,42 @@ export class StepWatch {
   /** Feeds one chunk of stdout. */
   feed(chunk: Buffer | string): void {
     this.#arm();
-    const text = this.#partial + chunk.toString();
+    const text =
+      this.#partial +
+      (typeof chunk === "string" ? chunk : this.#utf8.decode(chunk, { stream: true }));
     const lines = text.split("\n");
     this.#partial = lines.pop() ?? "";
-    for (const line of lines) this.#line(line.trim());
+    for (const line of lines) this.#line(line);
+  }
+
+  /**
+   * What the whole stream said, as parseOpencodeEvents reads it from the stream's file: every
+   * event fed so far plus an unterminated last line (call once the process has ended).
+   */
+  parsed(): ParsedRun {
+    const last = this.#partial + this.#utf8.decode();
+    this.#partial = "";
+    if (last !== "") this.#line(last);
+    return {
+      ...this.#run,
+      texts: [...this.#run.texts],
+      errors: [...this.#run.errors],
+      usd: roundUsd(this.#run.usd),
+    };
   }
 
   #line(line: string): void {
-    if (!line.startsWith("{") || this.stopReason !== "") return;
-    let ev: { type?: unknown; part?: { type?: unknown; text?: unknown }; error?: unknown };
-    try {
-      ev = JSON.parse(line);
-    } catch {
-      return;
-    }
-    const type = (typeof ev.part?.type === "string" ? ev.part.type : ev.type) as string;
+    const ev = decodeOpencodeLine(line);
+    if (ev === null) return;
+    addOpencodeEvent(this.#run, ev);
+    if (this.stopReason !== "") return;
+    const { type } = ev;
     if (type === "text" || type === "reasoning") {
-      if (typeof ev.part?.text === "string" && ev.part.text.trim() !== "") this.#content = true;
+      if (ev.text.trim() !== "") this.#content = true;
     } else if (type === "tool" || type === "tool_use") {
       this.#content = true;
     } else if (type === "error") {
-      this.lastError = errorMessage(ev.error) || this.lastError;
+      this.lastError = ev.error || this.lastError;
       this.errorsInARow++;
       if (this.errorsInARow >= this.#limit) {
         this.#stop(`the provider failed ${this.errorsInARow} times in a row: ${this.lastError}`);
@@ -145,9 +169,8 @@ export function lastLoggedError(sessionDir: string): string {
 /** How a watched session ended. */
 export type WatchedSession = {
   exit: ExitRecord;
-  /** The session's stdout (its JSON event stream); "" when it wrote none. */
-  stream: string;
-  parsed: ReturnType<typeof parseOpencodeEvents>;
+  /** What its event stream said, read as it arrived (the stream itself is in `stdoutFile`). */
+  parsed: ParsedRun;
   /** Why the watch stopped it as a runaway; "" when it did not. */
   stopReason: string;
   /**
@@ -160,7 +183,7 @@ export type WatchedSession = {
 /**
  * Runs one OpenCode session with `spawn` (argv, env, workspace, stream files) under a StepWatch:
  * creates the session's private HOME and XDG folders under `sessionDir` first, stops it once the
- * watch says it ran away (or `signal` aborts), and reads back its event stream. Throws SpawnError
+ * watch says it ran away (or `signal` aborts), and reads its event stream as it arrives. Throws SpawnError
  * when opencode cannot start.
  */
 export async function runWatchedSession(
@@ -187,11 +210,9 @@ export async function runWatchedSession(
   } finally {
     watch.done();
   }
-  const stream = existsSync(spawn.stdoutFile) ? readFileSync(spawn.stdoutFile, "utf8") : "";
   return {
     exit,
-    stream,
-    parsed: parseOpencodeEvents(stream),
+    parsed: watch.parsed(),
     stopReason: session.signal?.aborted ? "" : watch.stopReason,
     lastError: watch.lastError || (exit.timedOut ? lastLoggedError(sessionDir) : ""),
   };

@@ -81,34 +81,57 @@ const OpencodeEvent = z.looseObject({
   error: z.unknown().optional(),
 });
 
-type ParsedRun = { texts: string[]; errors: string[]; usd: number; events: number };
+/** What a session's `--format json` stream said: text parts, error messages, summed step costs. */
+export type ParsedRun = { texts: string[]; errors: string[]; usd: number; events: number };
+
+/** One event of a `--format json` stream: its type (the part's, else the event's) and payload. */
+export type OpencodeLine = {
+  type: string;
+  /** The part's text ("" when it has none). */
+  text: string;
+  /** A step's cost, when it is a finite number. */
+  cost: number | null;
+  /** An error event's message ("" otherwise). */
+  error: string;
+};
+
+/** Decodes one line of `--format json` output; null when the line is not an event. */
+export function decodeOpencodeLine(raw: string): OpencodeLine | null {
+  const line = raw.trim();
+  if (!line.startsWith("{")) return null;
+  let json: unknown;
+  try {
+    json = JSON.parse(line);
+  } catch {
+    return null;
+  }
+  const ev = OpencodeEvent.safeParse(json);
+  if (!ev.success) return null;
+  const part = Part.safeParse(ev.data.part);
+  const p = part.success ? part.data : {};
+  const type = p.type ?? ev.data.type ?? "";
+  return {
+    type,
+    text: typeof p.text === "string" ? p.text : "",
+    cost: typeof p.cost === "number" && Number.isFinite(p.cost) ? p.cost : null,
+    error: type === "error" ? errorMessage(ev.data.error) : "",
+  };
+}
+
+/** Adds one decoded event to `run` (its costs unrounded: see parseOpencodeEvents). */
+export function addOpencodeEvent(run: ParsedRun, ev: OpencodeLine): void {
+  run.events++;
+  if (ev.type === "text" && ev.text.trim().length > 0) run.texts.push(ev.text);
+  else if (ev.type === "step-finish" || ev.type === "step_finish") run.usd += ev.cost ?? 0;
+  else if (ev.type === "error" && ev.error.length > 0) run.errors.push(ev.error);
+}
 
 /** Reads `--format json` output: text parts, error messages and the summed step costs. */
 export function parseOpencodeEvents(stdout: string): ParsedRun {
   const out: ParsedRun = { texts: [], errors: [], usd: 0, events: 0 };
   for (const raw of stdout.split("\n")) {
-    const line = raw.trim();
-    if (!line.startsWith("{")) continue;
-    let json: unknown;
-    try {
-      json = JSON.parse(line);
-    } catch {
-      continue;
-    }
-    const ev = OpencodeEvent.safeParse(json);
-    if (!ev.success) continue;
-    out.events++;
-    const part = Part.safeParse(ev.data.part);
-    const p = part.success ? part.data : {};
-    const type = p.type ?? ev.data.type;
-    if (type === "text" && typeof p.text === "string" && p.text.trim().length > 0) {
-      out.texts.push(p.text);
-    } else if (type === "step-finish" || type === "step_finish") {
-      if (typeof p.cost === "number" && Number.isFinite(p.cost)) out.usd += p.cost;
-    } else if (type === "error") {
-      const message = errorMessage(ev.data.error);
-      if (message.length > 0) out.errors.push(message);
-    }
+    const ev = decodeOpencodeLine(raw);
+    if (ev !== null) addOpencodeEvent(out, ev);
   }
   out.usd = roundUsd(out.usd);
   return out;

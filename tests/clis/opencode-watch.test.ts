@@ -1,6 +1,7 @@
 // The OpenCode step watch on synthetic event streams: when a session counts as a runaway and what
 // it says, without starting any process.
 import { describe, expect, test } from "bun:test";
+import { parseOpencodeEvents } from "../../src/clis/opencode.ts";
 import { EMPTY_STEPS_LIMIT, STEP_CAP_MARGIN, StepWatch } from "../../src/clis/opencode-watch.ts";
 
 const line = (o: unknown) => `${JSON.stringify(o)}\n`;
@@ -70,5 +71,31 @@ describe("StepWatch", () => {
     await Bun.sleep(100);
     w.done();
     expect(stops).toEqual([]);
+  });
+
+  test("what it reads as the stream arrives is what the stream's file says, chunks cut anywhere", () => {
+    const cost = (c: unknown) =>
+      line({ type: "step_finish", part: { type: "step-finish", cost: c } });
+    const stream =
+      "Performing one time database migration\n" +
+      text("prix: 12 € — fini ✓") +
+      tool +
+      cost(0.0012345) +
+      error("HTTP 500") +
+      line({ type: "text", part: { type: "text", text: "   " } }) +
+      cost("free") +
+      "not json {\n" +
+      JSON.stringify({ type: "text", part: { type: "text", text: "last, unterminated" } });
+    const bytes = Buffer.from(stream, "utf8");
+    for (const size of [1, 2, 3, 7, 64, bytes.length]) {
+      const w = new StepWatch(100, () => {});
+      for (let at = 0; at < bytes.length; at += size) w.feed(bytes.subarray(at, at + size));
+      w.done();
+      expect(w.parsed()).toEqual(parseOpencodeEvents(stream));
+    }
+    expect(parseOpencodeEvents(stream).texts).toEqual([
+      "prix: 12 € — fini ✓",
+      "last, unterminated",
+    ]);
   });
 });
