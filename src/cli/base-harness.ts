@@ -16,6 +16,7 @@ export type BaseHarnessCheck = {
 export async function checkBaseHarness(
   dir: string,
   surface: SurfaceSpec,
+  allowSubagents = true,
 ): Promise<BaseHarnessCheck> {
   const tree = await import("../core/harness/tree.ts");
   const { PythonUnavailableError } = await import("../core/harness/python-check.ts");
@@ -23,7 +24,7 @@ export async function checkBaseHarness(
   try {
     const files = tree.readTree(surface, dir, ignored);
     tree.autotrigger(surface, files);
-    await tree.validate(surface, files, { allowSubagents: true });
+    await tree.validate(surface, files, { allowSubagents });
   } catch (err) {
     if (err instanceof tree.TreeValidationError) {
       return { problems: [...err.problems], ignored, pythonMissing: false };

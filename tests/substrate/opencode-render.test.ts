@@ -6,17 +6,14 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
+  capTrajectory,
   clipText,
   middleTruncationMarker,
   truncationMarker,
 } from "../../src/core/evidence/clip.ts";
 import { GRADER_VERDICT_MARKERS } from "../../src/core/safety/markers.ts";
 import { forbiddenWordsIn } from "../../src/core/seams/bench-prompts.ts";
-import {
-  capTrajectory,
-  renderTrajectory,
-  renderTrajectoryFile,
-} from "../../src/substrate/opencode/render.ts";
+import { renderTrajectory, renderTrajectoryFile } from "../../src/substrate/opencode/render.ts";
 
 /** Every temporary directory of this file lives here and is removed at the end. */
 const SCRATCH = mkdtempSync(join(tmpdir(), "h2-render-test-"));

@@ -4,6 +4,7 @@
 //
 //   <root>/prompts.toml            optional: how the work is described to the improver
 //   <root>/harness/                optional: the starting OpenCode harness (else the baseline)
+//   <root>/harness-codex/          optional: the starting Codex harness (else the Codex baseline)
 //   <root>/<domain>/<task>/task.md       the instructions, as the agent sees them
 //   <root>/<domain>/<task>/inputs/       optional: copied into the workspace root
 //   <root>/<domain>/<task>/tests/check   optional answer key: run only by the judge
@@ -26,7 +27,14 @@ export const TASK_LAYOUT = {
   check: "tests/check",
   prompts: "prompts.toml",
   harness: "harness",
+  codexHarness: "harness-codex",
 } as const;
+
+/** Root folders that hold a starting harness (one per executor), never a domain. */
+const HARNESS_FOLDERS: ReadonlySet<string> = new Set([
+  TASK_LAYOUT.harness,
+  TASK_LAYOUT.codexHarness,
+]);
 
 /** Largest task.md: the text is sent whole as the agent's first message. */
 export const TASK_MD_MAX_BYTES = 100_000;
@@ -81,7 +89,7 @@ export type TaskFolder = {
   tasks: TaskEntry[];
   problems: TaskProblem[];
   prompts: PromptsFile;
-  /** `<root>/harness` when it holds an OpenCode harness, else null. */
+  /** The root's starting harness for the executor (`harness/`, `harness-codex/`), else null. */
   baseHarness: string | null;
 };
 
@@ -113,11 +121,16 @@ function isExecutable(path: string): boolean {
 }
 
 /**
- * Reads the task folder at `root`. A root `harness/` must be a tree of the executor's `surface`;
- * with a null surface it is not looked at (the judge needs only the tasks and their checks).
- * Throws TasksRootError only when `root` is not a directory.
+ * Reads the task folder at `root`. The root's `harnessFolder` (`harness/` for OpenCode,
+ * `harness-codex/` for Codex) must be a tree of the executor's `surface`; with a null surface it
+ * is not looked at (the judge needs only the tasks and their checks). Throws TasksRootError only
+ * when `root` is not a directory.
  */
-export function readTaskFolder(root: string, surface: SurfaceSpec | null): TaskFolder {
+export function readTaskFolder(
+  root: string,
+  surface: SurfaceSpec | null,
+  harnessFolder: string = TASK_LAYOUT.harness,
+): TaskFolder {
   if (!dirExists(root)) throw new TasksRootError(root, "does not exist or is not a directory");
   const problems: TaskProblem[] = [];
   const tasks: TaskEntry[] = [];
@@ -129,7 +142,7 @@ export function readTaskFolder(root: string, surface: SurfaceSpec | null): TaskF
     for (const p of prompts.problems) problems.push({ path: promptsPath, ...p });
   }
 
-  const harnessPath = join(root, TASK_LAYOUT.harness);
+  const harnessPath = join(root, harnessFolder);
   let baseHarness: string | null = null;
   const harnessStat = lstatOrNull(harnessPath);
   if (surface === null) {
@@ -158,7 +171,7 @@ export function readTaskFolder(root: string, surface: SurfaceSpec | null): TaskF
   }
 
   for (const d of entries(root)) {
-    if (skipped(d.name) || d.name === TASK_LAYOUT.harness) continue;
+    if (skipped(d.name) || HARNESS_FOLDERS.has(d.name)) continue;
     const domainDir = join(root, d.name);
     if (d.isSymbolicLink()) {
       problems.push({

@@ -1,5 +1,5 @@
 // The `tasks` benchmark: a user's own task folder, run by whichever executor the CLI hands it
-// (OpenCode today; install mode workspace_agents_md). The method sees instructions, inputs,
+// (OpenCode, install mode workspace_agents_md; or Codex, codex_root). The method sees instructions, inputs,
 // trajectories and output files; the answer key (tests/) reaches only the judge, through
 // TasksScorer.
 
@@ -116,12 +116,12 @@ export class TasksAdapter implements BenchmarkAdapter {
     this.spec = BenchSpec.parse({
       name: TASKS_BENCH,
       runsRoot: join(opts.runsDir, TASKS_BENCH),
-      installMode: "workspace_agents_md",
+      installMode: opts.executor.installMode,
       prompts: folder.prompts.prompts,
       channels: { proposer: channel, selector: channel },
       leakGlobs: answerKeyGlobs(folder.tasks),
-      // OpenCode installs sub-agents as .opencode/agent/<n>.md.
-      allowSubagents: true,
+      // OpenCode installs sub-agents as .opencode/agent/<n>.md; Codex cannot load any.
+      allowSubagents: opts.executor.allowSubagents,
     });
     this.substrate = opts.executor;
   }
@@ -153,13 +153,15 @@ export class TasksAdapter implements BenchmarkAdapter {
   }
 
   /**
-   * `<root>/harness` when the folder has one; otherwise the executor's baseline tree, written once
-   * to `<runsRoot>/base-harness`.
+   * The folder's own starting harness for the executor (`harness/`, `harness-codex/`) when it has
+   * one; otherwise the executor's baseline tree, written once to `<runsRoot>/base-harness` (for
+   * OpenCode) or `<runsRoot>/base-harness-<substrate>`, so two executors never share one.
    */
   async baseHarness(): Promise<string> {
     if (this.folder.baseHarness !== null) return this.folder.baseHarness;
     if (this.#baseDir === null) {
-      const dir = join(this.spec.runsRoot, "base-harness");
+      const name = this.substrate.name;
+      const dir = join(this.spec.runsRoot, name === "oc" ? "base-harness" : `base-harness-${name}`);
       const surface = this.substrate.surface();
       if (!isTree(surface, dir)) writeTree(surface, this.substrate.baselineTree(), dir);
       this.#baseDir = dir;
@@ -188,7 +190,7 @@ export class TasksAdapter implements BenchmarkAdapter {
     opts: ExecuteOptions = {},
   ): Promise<string> {
     const task = this.#task(taskId);
-    const model = this.#config.solverModel;
+    const model = this.substrate.modelOf(this.#config);
     this.substrate.preflight(model);
     const harness = harnessDir ?? (await this.baseHarness());
     // Source tree + materialiser version (docs/differences.md H12): a changed rendering re-rolls.
@@ -254,8 +256,11 @@ export class TasksAdapter implements BenchmarkAdapter {
     return [];
   }
 
+  /** The executor's offline readiness, then whether its endpoint can be reached at all. */
   async preflight(): Promise<void> {
-    this.substrate.preflight(this.#config.solverModel);
+    const model = this.substrate.modelOf(this.#config);
+    this.substrate.preflight(model);
+    await this.substrate.reachable?.(model);
   }
 
   #promptInput(task: TaskEntry) {
@@ -310,7 +315,11 @@ export type CreatedTasksBench = {
  * method's run path never loads the code that runs an answer key.
  */
 export function createTasksAdapter(opts: TasksAdapterOptions): CreatedTasksBench {
-  const folder = readTaskFolder(opts.tasksDir, opts.executor.surface());
+  const folder = readTaskFolder(
+    opts.tasksDir,
+    opts.executor.surface(),
+    opts.executor.baseHarnessFolder,
+  );
   // A problem that could leak an answer key or escape the workspace refuses the folder, strict
   // or not: skipping such a task is not enough when the same input sits in another one.
   const refused = folder.problems.some((p) => p.refuses === true);

@@ -45,11 +45,15 @@ export async function checkModels(
   report: Report,
   env: Record<string, string | undefined>,
   config: RunConfig,
+  opts: { solverOnOpencode?: boolean } = {},
 ): Promise<boolean> {
   const before = report.problems;
-  const solver = config.solverModel;
+  const onOpencode = opts.solverOnOpencode ?? true;
+  const solver = onOpencode ? config.solverModel : "";
   const example = "anthropic/claude-sonnet-4-5";
-  if (solver === "") {
+  if (!onOpencode) {
+    // The Codex executor's model is checked with its endpoint (check/codex.ts).
+  } else if (solver === "") {
     report.line(
       "FAIL",
       "HARNESS2_SOLVER_MODEL",
@@ -67,7 +71,7 @@ export async function checkModels(
 
   const kind = config.improverChannel;
   const improver = config.improverModel;
-  if (improver === "" && solver !== "") {
+  if (improver === "" && (solver !== "" || !onOpencode)) {
     report.line("FAIL", "HARNESS2_IMPROVER_MODEL", "is not set", "set HARNESS2_IMPROVER_MODEL");
   } else if (improver !== "") {
     if (kind === "opencode" && !improver.includes("/")) {
@@ -117,7 +121,7 @@ export async function checkModels(
     }
   }
   if (report.problems === before) {
-    const models = [{ role: "solver", model: solver }];
+    const models = onOpencode ? [{ role: "solver", model: solver }] : [];
     if (kind === "opencode") models.push({ role: "improver", model: improver });
     await checkCredentials(report, env, models);
   }

@@ -57,6 +57,11 @@ const check: Command = {
       valueName: "DIR",
       description: "runs directory (default $HARNESS2_RUNS_DIR or runs)",
     },
+    substrate: {
+      type: "string",
+      valueName: "NAME",
+      description: "executor to check for: oc (OpenCode, default) or cx (Codex)",
+    },
     live: {
       type: "boolean",
       description: "also send one tiny request to the improver and solver models",
@@ -71,6 +76,10 @@ async function runCheck(args: ParsedArgs, io: CliIO): Promise<number> {
   const bench = (stringOpt(args, "bench") ?? "tasks") as Bench;
   if (!BENCHES.includes(bench)) {
     throw new UsageError(`--bench must be one of ${BENCHES.join(", ")}, got '${bench}'`, "check");
+  }
+  const substrate = stringOpt(args, "substrate") ?? "oc";
+  if (substrate !== "oc" && substrate !== "cx") {
+    throw new UsageError(`--substrate must be oc or cx, got '${substrate}'`, "check");
   }
   const env = io.env;
   const report = new Report(io);
@@ -88,9 +97,18 @@ async function runCheck(args: ParsedArgs, io: CliIO): Promise<number> {
     await checkPython(report, env);
     if (bench === "tasks") checkGit(report, env);
     let modelsOk = true;
-    if (config !== null && bench === "tasks") modelsOk = await checkModels(report, env, config);
+    const cx = bench === "tasks" && substrate === "cx";
+    if (config !== null && bench === "tasks") {
+      modelsOk = await checkModels(report, env, config, { solverOnOpencode: !cx });
+    }
+    if (config !== null && cx) {
+      const { checkCodex } = await import("../check/codex.ts");
+      modelsOk = (await checkCodex(report, env, config, join(scratch, "codex"))) && modelsOk;
+    }
     let taskCount = 0;
-    if (bench === "tasks") taskCount = await checkTasks(report, stringOpt(args, "tasks"), io.cwd);
+    if (bench === "tasks") {
+      taskCount = await checkTasks(report, stringOpt(args, "tasks"), io.cwd, substrate);
+    }
     checkRunsAndStore(report, stringOpt(args, "runs"), env, io.cwd);
 
     let liveRan = false;
@@ -123,7 +141,9 @@ async function runCheck(args: ParsedArgs, io: CliIO): Promise<number> {
     const models = liveRan
       ? "Both models answered."
       : "No model was called; --live sends one tiny request to each.";
-    io.stdout(`Ready: tasks/oc, ${taskCount} task${taskCount === 1 ? "" : "s"}. ${models}\n`);
+    io.stdout(
+      `Ready: tasks/${substrate}, ${taskCount} task${taskCount === 1 ? "" : "s"}. ${models}\n`,
+    );
     return EXIT.ok;
   } finally {
     rmSync(scratch, { recursive: true, force: true });
@@ -205,7 +225,12 @@ function checkGit(report: Report, env: Record<string, string | undefined>): void
 
 // ── task folder, runs directory, store ───────────────────────────────────────────────────────
 
-async function checkTasks(report: Report, dir: string | undefined, cwd: string): Promise<number> {
+async function checkTasks(
+  report: Report,
+  dir: string | undefined,
+  cwd: string,
+  substrate: "oc" | "cx",
+): Promise<number> {
   if (dir === undefined) {
     report.line(
       "FAIL",
@@ -216,33 +241,48 @@ async function checkTasks(report: Report, dir: string | undefined, cwd: string):
     return 0;
   }
   const root = resolve(cwd, dir);
-  const { readTaskFolder, TasksRootError } = await import("../../benchmarks/tasks/task-folder.ts");
-  const { OPENCODE_SURFACE } = await import("../../substrate/opencode/surface.ts");
+  const { readTaskFolder, TasksRootError, TASK_LAYOUT } = await import(
+    "../../benchmarks/tasks/task-folder.ts"
+  );
+  const surface = await surfaceOf(substrate);
+  const harnessFolder = substrate === "cx" ? TASK_LAYOUT.codexHarness : TASK_LAYOUT.harness;
   let folder: ReturnType<typeof readTaskFolder>;
   try {
-    folder = readTaskFolder(root, OPENCODE_SURFACE);
+    folder = readTaskFolder(root, surface, harnessFolder);
   } catch (err) {
     if (!(err instanceof TasksRootError)) throw err;
     report.line("FAIL", "task folder", err.message, "pass --tasks with an existing folder");
     return 0;
   }
   for (const p of folder.problems) report.line("FAIL", p.path, p.problem, p.fix);
-  if (folder.baseHarness !== null) await reportBaseHarness(report, folder.baseHarness);
+  if (folder.baseHarness !== null) {
+    await reportBaseHarness(report, folder.baseHarness, substrate);
+  }
   const domains = new Set(folder.tasks.map((t) => t.domain)).size;
   if (folder.tasks.length > 0) {
     report.line(
       "ok",
       "task folder",
-      `${root}: ${folder.tasks.length} task${folder.tasks.length === 1 ? "" : "s"} in ${domains} domain${domains === 1 ? "" : "s"}${folder.baseHarness === null ? ", baseline harness" : ", harness/ as the base"}`,
+      `${root}: ${folder.tasks.length} task${folder.tasks.length === 1 ? "" : "s"} in ${domains} domain${domains === 1 ? "" : "s"}${folder.baseHarness === null ? ", baseline harness" : `, ${harnessFolder}/ as the base`}`,
     );
   }
   return folder.tasks.length;
 }
 
-async function reportBaseHarness(report: Report, dir: string): Promise<void> {
+async function surfaceOf(substrate: "oc" | "cx") {
+  return substrate === "cx"
+    ? (await import("../../substrate/codex/surface.ts")).CODEX_SURFACE
+    : (await import("../../substrate/opencode/surface.ts")).OPENCODE_SURFACE;
+}
+
+async function reportBaseHarness(
+  report: Report,
+  dir: string,
+  substrate: "oc" | "cx",
+): Promise<void> {
   const { checkBaseHarness } = await import("../base-harness.ts");
-  const { OPENCODE_SURFACE } = await import("../../substrate/opencode/surface.ts");
-  const found = await checkBaseHarness(dir, OPENCODE_SURFACE);
+  // Codex loads no sub-agents, so a Codex base harness may not bring any.
+  const found = await checkBaseHarness(dir, await surfaceOf(substrate), substrate === "oc");
   const fix = `edit the harness (\`harness2 validate ${dir}\` shows the same)`;
   for (const p of found.problems) report.line("FAIL", dir, p, fix);
   for (const rel of found.ignored) {

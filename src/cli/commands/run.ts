@@ -153,16 +153,21 @@ async function buildAdapter(
     );
   }
   const substrate = stringOpt(args, "substrate") ?? "oc";
-  if (substrate !== "oc") {
+  if (substrate !== "oc" && substrate !== "cx") {
     throw new UsageError(
-      `substrate '${substrate}' cannot run the tasks benchmark (available: oc)`,
+      `substrate '${substrate}' cannot run the tasks benchmark (available: oc, cx)`,
       "run",
     );
   }
   const tasksDir = stringOpt(args, "tasks");
   if (tasksDir === undefined) throw new UsageError("--bench tasks needs --tasks DIR", "run");
   const { createTasksAdapter } = await import("../../benchmarks/tasks/tasks-adapter.ts");
-  const { OpencodeSubstrate } = await import("../../substrate/opencode/substrate.ts");
+  const executor =
+    substrate === "cx"
+      ? new (await import("../../substrate/codex/substrate.ts")).CodexSubstrate({ env: io.env })
+      : new (await import("../../substrate/opencode/substrate.ts")).OpencodeSubstrate({
+          env: io.env,
+        });
   const { formatProblem, TasksRootError } = await import("../../benchmarks/tasks/task-folder.ts");
   let created: ReturnType<typeof createTasksAdapter>;
   try {
@@ -170,7 +175,7 @@ async function buildAdapter(
       tasksDir: resolve(io.cwd, tasksDir),
       runsDir,
       env: io.env,
-      executor: new OpencodeSubstrate({ env: io.env }),
+      executor,
       strict: boolOpt(args, "strict"),
     });
   } catch (err) {
@@ -184,12 +189,16 @@ async function buildAdapter(
   const base = created.adapter.folder.baseHarness;
   if (base !== null) {
     const { checkBaseHarness } = await import("../base-harness.ts");
-    const found = await checkBaseHarness(base, created.adapter.substrate.surface());
+    const found = await checkBaseHarness(
+      base,
+      created.adapter.substrate.surface(),
+      created.adapter.spec.allowSubagents,
+    );
     const first = found.problems[0];
     if (first !== undefined) {
       const more = found.problems.length > 1 ? ` (and ${found.problems.length - 1} more)` : "";
       throw new CliError(
-        `the task folder's harness/ is not a valid harness: ${first}${more}; see harness2 check --tasks ${tasksDir}`,
+        `the task folder's ${created.adapter.substrate.baseHarnessFolder}/ is not a valid harness: ${first}${more}; see harness2 check --tasks ${tasksDir}`,
       );
     }
   }
@@ -248,11 +257,17 @@ async function runSweepCommand(args: ParsedArgs, io: CliIO): Promise<number> {
     return EXIT.ok;
   }
 
-  if (config.solverModel === "" || !config.solverModel.includes("/")) {
+  if (
+    adapter.substrate.name === "oc" &&
+    (config.solverModel === "" || !config.solverModel.includes("/"))
+  ) {
     throw new CliError(
       `HARNESS2_SOLVER_MODEL must be set as provider/model for the OpenCode executor (got '${config.solverModel}')`,
     );
   }
+  // The executor's setup and its endpoint, before anything is recorded or spent: a missing binary,
+  // endpoint or key, or an endpoint that does not answer, is one line here (exit 1).
+  await adapter.preflight();
   const { channel, spec } = await buildChannel(config, io);
   const variant = `k${f.k}-${adapter.substrate.name}${f.seed === null ? "" : `-s${f.seed}`}${f.tag ? `-${f.tag}` : ""}`;
   const session = await runSweepSession({

@@ -44,3 +44,24 @@ export function clipText(value: unknown, limit: number): string {
 }
 
 export const isHighSurrogate = (c: number) => c >= 0xd800 && c <= 0xdbff;
+
+export const isLowSurrogate = (c: number) => c >= 0xdc00 && c <= 0xdfff;
+
+/**
+ * Keeps the beginning and the end of `text` within `maxChars` (plus the marker line), cutting at
+ * line boundaries where one is near. Two thirds of the budget go to the beginning.
+ */
+export function capTrajectory(text: string, maxChars: number): string {
+  if (maxChars <= 0 || text.length <= maxChars) return text;
+  let headEnd = Math.floor((maxChars * 2) / 3);
+  const tailBudget = maxChars - headEnd;
+  const nl = text.lastIndexOf("\n", headEnd);
+  if (nl > headEnd * 0.8) headEnd = nl;
+  let tailStart = text.length - tailBudget;
+  const next = text.indexOf("\n", tailStart);
+  if (next !== -1 && next - tailStart < tailBudget * 0.2) tailStart = next + 1;
+  if (isHighSurrogate(text.charCodeAt(headEnd - 1))) headEnd--;
+  if (tailStart < text.length && isLowSurrogate(text.charCodeAt(tailStart))) tailStart++;
+  const dropped = tailStart - headEnd;
+  return `${text.slice(0, headEnd)}\n${middleTruncationMarker(dropped, maxChars)}\n${text.slice(tailStart)}`;
+}

@@ -7,17 +7,11 @@ import { z } from "zod";
 import type { Tree } from "../harness/surface.ts";
 import { BenchPrompts } from "./bench-prompts.ts";
 import { ChannelSpec } from "./channel-spec.ts";
-import type { SubstrateLike } from "./executor.ts";
+import { INSTALL_MODES, type SubstrateLike } from "./executor.ts";
 
 // ── benchmark spec ───────────────────────────────────────────────────────────────────────────
 
-/** How a substrate's staged harness becomes a runnable configuration (docs/method.md §2). */
-export const INSTALL_MODES = [
-  "workspace_agents_md",
-  "home_dir_jinja",
-  "workspace_config",
-  "codex_root",
-] as const;
+export { INSTALL_MODES };
 export const InstallMode = z.enum(INSTALL_MODES, {
   error: (iss) =>
     `installMode ${JSON.stringify(iss.input)} is not allowed: one of ${INSTALL_MODES.join(", ")}`,

@@ -3,6 +3,16 @@
 // hands it to the adapter, so running a benchmark on another executor is wiring, not a rewrite.
 
 import type { SurfaceSpec, Tree } from "../harness/surface.ts";
+import type { RunConfig } from "../run/run-config.ts";
+
+/** How a substrate's staged harness becomes a runnable configuration (docs/method.md §2). */
+export const INSTALL_MODES = [
+  "workspace_agents_md",
+  "home_dir_jinja",
+  "workspace_config",
+  "codex_root",
+] as const;
+export type InstallMode = (typeof INSTALL_MODES)[number];
 
 /** Agent step cap of a rollout unless the benchmark sets one (the original's LAB turn cap). */
 export const DEFAULT_SOLVER_STEPS = 200;
@@ -53,12 +63,22 @@ export interface SubstrateLike {
 
 /** A substrate that can run rollouts. */
 export interface Executor extends SubstrateLike {
+  /** How a staged harness becomes this framework's configuration (docs/method.md §2). */
+  readonly installMode: InstallMode;
+  /** Whether the framework can load the tree's `sub_agents/`. */
+  readonly allowSubagents: boolean;
+  /** The folder of a task folder's root that holds its starting harness for this framework. */
+  readonly baseHarnessFolder: string;
   /** The framework's starting harness, for tasks that bring none. */
   baselineTree(): Tree;
+  /** The executor model id this framework is given, from the run configuration. */
+  modelOf(config: RunConfig): string;
   /** Names the harness as it will be rendered: a changed renderer re-rolls instead of reusing. */
   rolloutFingerprint(harnessDir: string): Promise<string>;
   /** Offline readiness for running `model`; throws with the fix, starts nothing. */
   preflight(model: string): void;
+  /** Whether the model endpoint can be reached at all (before anything is spent); sends no request. */
+  reachable?(model: string): Promise<void>;
   /** One rollout; a run mark is written only after a normal finish. */
   execute(req: RolloutRequest): Promise<RolloutResult>;
   /** The rollout in the shared trajectory grammar; `maxChars` caps the whole text. */

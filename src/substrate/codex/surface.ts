@@ -1,6 +1,7 @@
 // The Codex editable surface (docs/method.md §1), as data. A pure value: nothing here touches the
 // disk or knows how a tree is installed for Codex.
 
+import type { Tree } from "../../core/harness/surface.ts";
 import { SurfaceSpec } from "../../core/harness/tree.ts";
 
 export const CODEX_SURFACE: SurfaceSpec = SurfaceSpec.parse({
@@ -51,4 +52,20 @@ export const CODEX_SURFACE: SurfaceSpec = SurfaceSpec.parse({
       body: "<!-- c6 skills: add .agents/skills/<name>/SKILL.md with YAML frontmatter. `description:` is required (a skill without frontmatter is dropped silently); `name:` is optional and must equal the folder name. Only name and description are advertised; the body is read when needed. -->\n",
     },
   ],
+});
+
+/**
+ * The starting Codex harness for tasks that bring none (`harness-codex/`): a short AGENTS.md in
+ * our own words. Codex rejects an empty AGENTS.md tree (the surface's only always-on file), so the
+ * baseline states the three rules every task here shares instead of staying blank.
+ */
+export const CODEX_BASELINE_TREE: Readonly<Tree> = Object.freeze({
+  "AGENTS.md": [
+    "# Working on this task",
+    "",
+    "- The task's input files are in the working directory; read the ones the task names before you start.",
+    "- Write every deliverable under `output/` (create it if it is missing), with the file names the task asks for. Nothing outside `output/` is collected.",
+    "- Before you stop, check the deliverable: open it, compare it with what the task asked for, and fix what is missing or wrong.",
+    "",
+  ].join("\n"),
 });

@@ -3,13 +3,12 @@
 // permission fence as the OpenCode improver channel. A run mark is written only after a normal
 // finish; every other ending throws RolloutError and leaves no mark, so the rollout is re-rolled.
 
-import { copyFileSync, existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { OpencodeCli } from "../../clis/opencode.ts";
 import { runWatchedSession } from "../../clis/opencode-watch.ts";
 import { ChannelSetupError } from "../../clis/session-env.ts";
 import { type ExitRecord, pickEnv, runProcess } from "../../core/lib/process.ts";
-import { walkFiles } from "../../core/lib/safe-fs.ts";
 import { SpawnError } from "../../core/lib/spawn-error.ts";
 import {
   hasDeliverable,
@@ -19,7 +18,16 @@ import {
 } from "../../core/rollout/layout.ts";
 import { writeRunMark } from "../../core/rollout/runmark.ts";
 import type { RolloutRequest, RolloutResult } from "../../core/seams/executor.ts";
+import {
+  copyInputs,
+  gitInitWorkspace,
+  RolloutError,
+  type RolloutFailure,
+} from "../rollout-workspace.ts";
 import { materialise } from "./materialise.ts";
+
+export { RolloutError, type RolloutFailure };
+
 import { OUTPUT_TOKEN_MAX } from "./surface.ts";
 
 /** Where a rollout's pieces live inside its run directory. */
@@ -45,29 +53,6 @@ export class SolverSetupError extends Error {
   ) {
     super(`opencode executor: ${reason}. ${hint}`);
     this.name = "SolverSetupError";
-  }
-}
-
-export type RolloutFailure =
-  | "timeout"
-  | "aborted"
-  | "exit"
-  | "no-events"
-  | "spawn"
-  | "setup"
-  | "runaway";
-
-/** A rollout that did not finish normally: a dead rollout. Carries what it had spent. */
-export class RolloutError extends Error {
-  constructor(
-    readonly runId: string,
-    readonly failure: RolloutFailure,
-    readonly detail: string,
-    /** USD spent before it ended (summed from the step costs it printed). */
-    readonly usd: number,
-  ) {
-    super(`rollout ${runId} ${detail}${usd > 0 ? ` (spent $${usd.toFixed(6)})` : ""}`);
-    this.name = "RolloutError";
   }
 }
 
@@ -240,54 +225,13 @@ export class OpencodeSolver {
 
 /**
  * Makes `workspace` a git repository of its own, so OpenCode takes it as the project root and
- * never climbs to an AGENTS.md, opencode.json or .opencode/ in a directory above it (a runs dir
- * inside a user's repository would otherwise hand that repository's instructions to the solver).
+ * never climbs to an AGENTS.md, opencode.json or .opencode/ in a directory above it.
  */
 export async function isolateWorkspace(
   workspace: string,
   env: Record<string, string | undefined>,
 ): Promise<void> {
-  let exit: ExitRecord;
-  try {
-    exit = await runProcess({
-      argv: ["git", "init", "-q"],
-      cwd: workspace,
-      env: pickEnv(env, ["PATH", "LANG", "LC_*"], { HOME: workspace, GIT_CONFIG_NOSYSTEM: "1" }),
-      timeoutMs: 30_000,
-    });
-  } catch (err) {
-    if (err instanceof SpawnError) {
-      throw new SolverSetupError(
-        "git was not found on PATH",
-        "Install git: each rollout workspace is made its own repository so OpenCode loads no instructions from the directories above it",
-      );
-    }
-    throw err;
-  }
-  if (exit.code !== 0) {
-    throw new SolverSetupError(
-      `\`git init\` failed in ${workspace}: ${exit.stderrTail.trim().slice(-200)}`,
-      "Check that the runs directory is writable",
-    );
-  }
-}
-
-function copyInputs(runId: string, inputsDir: string, workspace: string): void {
-  const files = walkFiles(inputsDir);
-  const clash = files.find((rel) => existsSync(join(workspace, rel)));
-  if (clash !== undefined) {
-    throw new RolloutError(
-      runId,
-      "setup",
-      `cannot start: the task input '${clash}' has the same path as a file of the rendered harness`,
-      0,
-    );
-  }
-  for (const rel of files) {
-    const to = join(workspace, rel);
-    mkdirSync(join(to, ".."), { recursive: true });
-    copyFileSync(join(inputsDir, rel), to);
-  }
+  await gitInitWorkspace(workspace, env, (reason, hint) => new SolverSetupError(reason, hint));
 }
 
 /**

@@ -5,13 +5,7 @@
 // throw.
 
 import { readFile } from "node:fs/promises";
-import {
-  asText,
-  clipText,
-  isHighSurrogate,
-  middleTruncationMarker,
-  stringify,
-} from "../../core/evidence/clip.ts";
+import { asText, capTrajectory, clipText, stringify } from "../../core/evidence/clip.ts";
 
 /** Clip of a tool call's JSON arguments (docs/method.md §2: 400 for OpenCode). */
 export const ARGS_TRUNC = 400;
@@ -167,27 +161,6 @@ function usageLine(steps: readonly StepUsage[]): string | undefined {
   const usd = priced.length > 0 ? ` usd=${sum((u) => u.usd ?? 0).toFixed(6)}` : "";
   return `[HARNESS] session usage | steps=${steps.length} tokens in=${sum((u) => u.input)} cached=${sum((u) => u.cached)} out=${sum((u) => u.output)} reasoning=${sum((u) => u.reasoning)}${usd}`;
 }
-
-/**
- * Keeps the beginning and the end of `text` within `maxChars` (plus the marker line), cutting at
- * line boundaries where one is near. Two thirds of the budget go to the beginning.
- */
-export function capTrajectory(text: string, maxChars: number): string {
-  if (maxChars <= 0 || text.length <= maxChars) return text;
-  let headEnd = Math.floor((maxChars * 2) / 3);
-  const tailBudget = maxChars - headEnd;
-  const nl = text.lastIndexOf("\n", headEnd);
-  if (nl > headEnd * 0.8) headEnd = nl;
-  let tailStart = text.length - tailBudget;
-  const next = text.indexOf("\n", tailStart);
-  if (next !== -1 && next - tailStart < tailBudget * 0.2) tailStart = next + 1;
-  if (isHighSurrogate(text.charCodeAt(headEnd - 1))) headEnd--;
-  if (tailStart < text.length && isLowSurrogate(text.charCodeAt(tailStart))) tailStart++;
-  const dropped = tailStart - headEnd;
-  return `${text.slice(0, headEnd)}\n${middleTruncationMarker(dropped, maxChars)}\n${text.slice(tailStart)}`;
-}
-
-const isLowSurrogate = (c: number) => c >= 0xdc00 && c <= 0xdfff;
 
 /** Renders a whole JSONL stream. Repeated states of one tool call are rendered once, at the
  * position of the first, with the latest state (fix docs/differences.md H16). The usage line comes

@@ -6,6 +6,7 @@ import { join } from "node:path";
 import type { Tree } from "../../core/harness/surface.ts";
 import type { SurfaceSpec } from "../../core/harness/tree.ts";
 import { which } from "../../core/lib/process.ts";
+import type { RunConfig } from "../../core/run/run-config.ts";
 import type { Executor, RolloutRequest, RolloutResult } from "../../core/seams/executor.ts";
 import {
   executeRollout,
@@ -25,6 +26,10 @@ import { OPENCODE_BASELINE_TREE, OPENCODE_SURFACE } from "./surface.ts";
 
 export class OpencodeSubstrate implements Executor {
   readonly name = "oc";
+  readonly installMode = "workspace_agents_md" as const;
+  /** OpenCode installs sub-agents as .opencode/agent/<n>.md. */
+  readonly allowSubagents = true;
+  readonly baseHarnessFolder = "harness";
   readonly #opts: SolverOptions;
   #solver: OpencodeSolver | null = null;
 
@@ -38,6 +43,11 @@ export class OpencodeSubstrate implements Executor {
 
   baselineTree(): Tree {
     return { ...OPENCODE_BASELINE_TREE };
+  }
+
+  /** The `provider/model` id OpenCode is given: HARNESS2_SOLVER_MODEL. */
+  modelOf(config: RunConfig): string {
+    return config.solverModel;
   }
 
   rolloutFingerprint(harnessDir: string): Promise<string> {

@@ -1,0 +1,309 @@
+// The Codex CLI as the executor drives it (docs/architecture.md "Agent CLIs"): where its binary is,
+// the settings of a session (endpoint, key, model, effort, sandbox), the throwaway CODEX_HOME's
+// config.toml, the environment and argv of one `codex exec --json`, and the ONE reader of its
+// JSONL events' usage. Starts no process.
+
+import { existsSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { pickEnv, which } from "../core/lib/process.ts";
+import { PROJECT_ROOT, SESSION_BASE_ENV } from "./session-env.ts";
+
+/** Where the executor's Codex settings come from. */
+export const CODEX_SETTINGS = {
+  /** Path of a codex executable; otherwise the pinned npm package's native binary, then PATH. */
+  bin: "HARNESS2_CODEX_BIN",
+  baseUrl: "HARNESS2_CODEX_BASE_URL",
+  apiKey: "HARNESS2_CODEX_API_KEY",
+  model: "HARNESS2_CODEX_MODEL",
+  effort: "HARNESS2_CODEX_EFFORT",
+  sandbox: "HARNESS2_CODEX_SANDBOX",
+  prices: "HARNESS2_CODEX_PRICES",
+} as const;
+
+/**
+ * How a rollout's commands are confined (docs/differences.md X17):
+ * - `workspace-write` (default): Codex's own sandbox; writes only inside the workspace (`/tmp` and
+ *   `$TMPDIR` excluded), no network. `.codex/hooks.json` does not fire: hooks run outside the
+ *   sandbox, so an untrusted hook is not run.
+ * - `with-hooks`: the same sandbox for the agent's commands, and the harness's hooks fire
+ *   (`--dangerously-bypass-hook-trust`); the hook commands themselves run unconfined.
+ * - `bypass`: the original's mode, no sandbox at all and hooks fire; only inside a machine or
+ *   container that is itself the sandbox.
+ */
+export const CODEX_SANDBOXES = ["workspace-write", "with-hooks", "bypass"] as const;
+export type CodexSandbox = (typeof CODEX_SANDBOXES)[number];
+
+export const CODEX_EFFORTS = ["minimal", "low", "medium", "high", "xhigh"] as const;
+export const DEFAULT_CODEX_EFFORT = "high";
+
+/** The provider id the throwaway config names. */
+const PROVIDER = "harness2";
+
+const TRIPLES: Readonly<Record<string, string>> = {
+  "linux-x64": "x86_64-unknown-linux-musl",
+  "linux-arm64": "aarch64-unknown-linux-musl",
+  "darwin-x64": "x86_64-apple-darwin",
+  "darwin-arm64": "aarch64-apple-darwin",
+};
+
+/** Codex cannot be run at all: no binary, no endpoint or key, a bad setting. Retrying cannot help. */
+export class CodexSetupError extends Error {
+  constructor(
+    readonly reason: string,
+    readonly hint: string,
+  ) {
+    super(`codex executor: ${reason}. ${hint}`);
+    this.name = "CodexSetupError";
+  }
+}
+
+/** The resolved executable and the folder of helper tools (rg) to put first on PATH, if any. */
+export type CodexCommand = { bin: string; toolsDir: string | null; source: string };
+
+/**
+ * The pinned package's native binary (`@openai/codex-<platform>/vendor/<triple>/bin/codex`), run
+ * directly: the npm launcher is a Node script that only finds and execs it.
+ */
+function pinnedNative(): CodexCommand | null {
+  const triple = TRIPLES[`${process.platform}-${process.arch}`];
+  if (triple === undefined) return null;
+  const vendor = join(
+    PROJECT_ROOT,
+    "node_modules",
+    "@openai",
+    `codex-${process.platform}-${process.arch}`,
+    "vendor",
+    triple,
+  );
+  const bin = join(vendor, "bin", "codex");
+  if (!existsSync(bin)) return null;
+  const tools = join(vendor, "codex-path");
+  return { bin, toolsDir: existsSync(tools) ? tools : null, source: "@openai/codex (pinned)" };
+}
+
+export function resolveCodex(env: Record<string, string | undefined>): CodexCommand {
+  const explicit = env[CODEX_SETTINGS.bin];
+  if (explicit) {
+    const found = which(explicit, env);
+    if (found === null) {
+      throw new CodexSetupError(
+        `${CODEX_SETTINGS.bin}=${explicit} is not an executable file`,
+        "Point it at a codex executable, or unset it to use the pinned @openai/codex",
+      );
+    }
+    const tools = join(dirname(dirname(found)), "codex-path");
+    return { bin: found, toolsDir: existsSync(tools) ? tools : null, source: found };
+  }
+  const pinned = pinnedNative();
+  if (pinned !== null) return pinned;
+  const onPath = which("codex", env);
+  if (onPath !== null) return { bin: onPath, toolsDir: null, source: onPath };
+  throw new CodexSetupError(
+    "the codex CLI was not found (the pinned @openai/codex package or codex on PATH)",
+    `Run \`bun install\` in ${PROJECT_ROOT}, or set ${CODEX_SETTINGS.bin}`,
+  );
+}
+
+/** What one session needs besides its workspace. */
+export type CodexSessionSettings = {
+  /** A Responses-API endpoint, e.g. http://127.0.0.1:4000/v1. */
+  baseUrl: string;
+  apiKey: string;
+  model: string;
+  effort: string;
+  sandbox: CodexSandbox;
+};
+
+const setValue = (env: Record<string, string | undefined>, name: string) => {
+  const v = env[name]?.trim();
+  return v === undefined || v === "" ? undefined : v;
+};
+
+/**
+ * The session settings from the environment. Throws CodexSetupError naming the variable when the
+ * endpoint or key is missing, the URL is not http(s) with a host, or a choice is not allowed.
+ */
+export function codexSettings(
+  env: Record<string, string | undefined>,
+  model: string,
+): CodexSessionSettings {
+  const baseUrl = setValue(env, CODEX_SETTINGS.baseUrl);
+  if (baseUrl === undefined) {
+    throw new CodexSetupError(
+      `${CODEX_SETTINGS.baseUrl} is not set`,
+      "Set it to a Responses-API endpoint (e.g. http://127.0.0.1:4000/v1); `harness2 bridge` makes one in front of a chat-completions endpoint",
+    );
+  }
+  let url: URL | null = null;
+  try {
+    url = new URL(baseUrl);
+  } catch {
+    url = null;
+  }
+  if (url === null || !/^https?:$/.test(url.protocol) || url.hostname === "") {
+    throw new CodexSetupError(
+      `${CODEX_SETTINGS.baseUrl}=${JSON.stringify(baseUrl)} is not an http(s) URL with a host`,
+      "Set it to the endpoint's base URL, e.g. http://127.0.0.1:4000/v1",
+    );
+  }
+  const apiKey = setValue(env, CODEX_SETTINGS.apiKey);
+  if (apiKey === undefined) {
+    throw new CodexSetupError(
+      `${CODEX_SETTINGS.apiKey} is not set`,
+      "Set it to the endpoint's key (any non-empty text for a local server)",
+    );
+  }
+  if (model.trim() === "") {
+    throw new CodexSetupError(
+      `${CODEX_SETTINGS.model} is not set (nor HARNESS2_SOLVER_MODEL to derive it from)`,
+      "Set it to the model id the endpoint serves, e.g. gpt-5-codex",
+    );
+  }
+  const effort = setValue(env, CODEX_SETTINGS.effort) ?? DEFAULT_CODEX_EFFORT;
+  if (!(CODEX_EFFORTS as readonly string[]).includes(effort)) {
+    throw new CodexSetupError(
+      `${CODEX_SETTINGS.effort}=${JSON.stringify(effort)} is not allowed`,
+      `Use one of ${CODEX_EFFORTS.join(", ")}`,
+    );
+  }
+  const sandbox = setValue(env, CODEX_SETTINGS.sandbox) ?? "workspace-write";
+  if (!(CODEX_SANDBOXES as readonly string[]).includes(sandbox)) {
+    throw new CodexSetupError(
+      `${CODEX_SETTINGS.sandbox}=${JSON.stringify(sandbox)} is not allowed`,
+      `Use one of ${CODEX_SANDBOXES.join(", ")} (README: "The Codex sandbox")`,
+    );
+  }
+  return {
+    baseUrl: baseUrl.replace(/\/+$/, ""),
+    apiKey,
+    model: model.trim(),
+    effort,
+    sandbox: sandbox as CodexSandbox,
+  };
+}
+
+/** A TOML basic string (JSON's escapes are TOML's, for every character JSON escapes). */
+const toml = (s: string) => JSON.stringify(s);
+
+/**
+ * The throwaway CODEX_HOME's config.toml of one session: the endpoint as the only provider
+ * (Responses wire API, key read from HARNESS2_CODEX_API_KEY in the session's environment), the
+ * model and effort, no approvals, the sandbox's write rules, the workspace marked trusted, no
+ * analytics, update checks or history file.
+ */
+export function codexConfigToml(s: CodexSessionSettings, workspace: string): string {
+  return [
+    "# Written by harness2 for one rollout; removed when it ends.",
+    `model = ${toml(s.model)}`,
+    `model_provider = ${toml(PROVIDER)}`,
+    `model_reasoning_effort = ${toml(s.effort)}`,
+    `approval_policy = "never"`,
+    `sandbox_mode = ${toml(s.sandbox === "bypass" ? "danger-full-access" : "workspace-write")}`,
+    "check_for_update_on_startup = false",
+    "",
+    "[analytics]",
+    "enabled = false",
+    "",
+    "[history]",
+    `persistence = "none"`,
+    "",
+    "[sandbox_workspace_write]",
+    "exclude_slash_tmp = true",
+    "exclude_tmpdir_env_var = true",
+    "network_access = false",
+    "",
+    `[model_providers.${PROVIDER}]`,
+    `name = "harness2 endpoint"`,
+    `base_url = ${toml(s.baseUrl)}`,
+    `env_key = ${toml(CODEX_SETTINGS.apiKey)}`,
+    `wire_api = "responses"`,
+    "",
+    `[projects.${toml(workspace)}]`,
+    `trust_level = "trusted"`,
+    "",
+  ].join("\n");
+}
+
+/**
+ * argv of one `codex exec`: JSONL events, the workspace as its root, the prompt read from stdin
+ * (`-`, so no argv length limit and no leading-dash risk; stdin is closed after it), no session
+ * files kept, and the sandbox choice explicit.
+ */
+export function codexExecArgv(
+  cmd: CodexCommand,
+  s: CodexSessionSettings,
+  workspace: string,
+): string[] {
+  const sandbox =
+    s.sandbox === "bypass"
+      ? ["--dangerously-bypass-approvals-and-sandbox", "--dangerously-bypass-hook-trust"]
+      : s.sandbox === "with-hooks"
+        ? ["--sandbox", "workspace-write", "--dangerously-bypass-hook-trust"]
+        : ["--sandbox", "workspace-write"];
+  return [
+    cmd.bin,
+    "exec",
+    "--json",
+    "--skip-git-repo-check",
+    "--ephemeral",
+    "-C",
+    workspace,
+    "--model",
+    s.model,
+    "-c",
+    `model_reasoning_effort=${toml(s.effort)}`,
+    "-c",
+    "analytics.enabled=false",
+    ...sandbox,
+    "-",
+  ];
+}
+
+/** The session's environment: base variables, its own HOME and CODEX_HOME, the key, rg on PATH. */
+export function codexSessionEnv(
+  cmd: CodexCommand,
+  env: Record<string, string | undefined>,
+  s: CodexSessionSettings,
+  dirs: { home: string; codexHome: string },
+): Record<string, string> {
+  const out = pickEnv(env, SESSION_BASE_ENV, {
+    HOME: dirs.home,
+    CODEX_HOME: dirs.codexHome,
+    [CODEX_SETTINGS.apiKey]: s.apiKey,
+  });
+  if (cmd.toolsDir !== null) out.PATH = `${cmd.toolsDir}:${out.PATH ?? ""}`;
+  return out;
+}
+
+/** Token usage of a Codex session: the sum of its `turn.completed` usages. */
+export type CodexUsage = {
+  turns: number;
+  input: number;
+  cached: number;
+  output: number;
+  reasoning: number;
+};
+
+const count = (v: unknown): number =>
+  typeof v === "number" && Number.isFinite(v) && v >= 0 ? v : 0;
+
+/** Adds one decoded JSONL event to `usage` (only `turn.completed` carries any). */
+export function addCodexUsage(usage: CodexUsage, event: unknown): void {
+  if (event === null || typeof event !== "object") return;
+  const e = event as Record<string, unknown>;
+  if (e.type !== "turn.completed") return;
+  const u = (e.usage ?? {}) as Record<string, unknown>;
+  usage.turns++;
+  usage.input += count(u.input_tokens);
+  usage.cached += count(u.cached_input_tokens);
+  usage.output += count(u.output_tokens);
+  usage.reasoning += count(u.reasoning_output_tokens);
+}
+
+export const emptyUsage = (): CodexUsage => ({
+  turns: 0,
+  input: 0,
+  cached: 0,
+  output: 0,
+  reasoning: 0,
+});

@@ -1,0 +1,241 @@
+// Runs the Codex executor: one `codex exec --json` per rollout in a fresh workspace holding the
+// installed harness (codex_root) and the task inputs, with a throwaway HOME and CODEX_HOME whose
+// config.toml names the endpoint, the prompt on stdin (closed after it), the sandbox choice
+// explicit and a hard timeout that ends the process group. A run mark is written only after a
+// normal finish; every other ending throws RolloutError and leaves no mark, so the rollout is
+// re-rolled. Codex reports tokens, not money: the cost comes from the user's price table.
+
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import {
+  addCodexUsage,
+  type CodexCommand,
+  type CodexSessionSettings,
+  CodexSetupError,
+  type CodexUsage,
+  codexConfigToml,
+  codexExecArgv,
+  codexSessionEnv,
+  emptyUsage,
+} from "../../clis/codex.ts";
+import { type ExitRecord, runProcess } from "../../core/lib/process.ts";
+import { SpawnError } from "../../core/lib/spawn-error.ts";
+import { hasDeliverable, outputDirOf, ROLLOUT_WORKSPACE } from "../../core/rollout/layout.ts";
+import { writeRunMark } from "../../core/rollout/runmark.ts";
+import type { RolloutRequest, RolloutResult } from "../../core/seams/executor.ts";
+import {
+  copyInputs,
+  gitInitWorkspace,
+  RolloutError,
+  type RolloutFailure,
+} from "../rollout-workspace.ts";
+import { materialiseCodex } from "./materialise.ts";
+import { costOf, type PriceTable } from "./prices.ts";
+
+/** Where a Codex rollout's pieces live inside its run directory. */
+export const CODEX_ROLLOUT_LAYOUT = {
+  workspace: ROLLOUT_WORKSPACE,
+  /** The `exec --json` event stream, exactly as Codex printed it. */
+  stream: "codex.jsonl",
+  stderr: "codex.stderr.log",
+  /** What happened: model, sandbox, exit, tokens, cost (null when unpriced), errors. */
+  record: "rollout.json",
+  /** HOME and CODEX_HOME of the session; removed when the session ends. */
+  session: "session",
+} as const;
+
+/** What a finished Codex session printed, read from its stream. */
+export type CodexStreamFacts = {
+  events: number;
+  usage: CodexUsage;
+  /** Messages of `error` events and failed turns (retry notices included). */
+  errors: string[];
+  /** A turn failed: the session's work did not finish. */
+  turnFailed: boolean;
+};
+
+const errorText = (v: unknown): string => {
+  if (typeof v === "string") return v;
+  if (v !== null && typeof v === "object") {
+    const m = (v as Record<string, unknown>).message;
+    if (typeof m === "string") return m;
+  }
+  return "";
+};
+
+/** Reads the facts of a saved stream; unreadable or malformed lines are skipped. */
+export function readCodexStream(jsonl: string): CodexStreamFacts {
+  const facts: CodexStreamFacts = { events: 0, usage: emptyUsage(), errors: [], turnFailed: false };
+  for (const raw of jsonl.split("\n")) {
+    const line = raw.trim();
+    if (!line.startsWith("{")) continue;
+    let e: unknown;
+    try {
+      e = JSON.parse(line);
+    } catch {
+      continue;
+    }
+    if (e === null || typeof e !== "object" || Array.isArray(e)) continue;
+    const ev = e as Record<string, unknown>;
+    facts.events++;
+    addCodexUsage(facts.usage, ev);
+    if (ev.type === "error") facts.errors.push(errorText(ev));
+    if (ev.type === "turn.failed") {
+      facts.turnFailed = true;
+      facts.errors.push(errorText(ev.error));
+    }
+  }
+  facts.errors = facts.errors.filter((m) => m !== "");
+  return facts;
+}
+
+export type CodexRunContext = {
+  cmd: CodexCommand;
+  settings: CodexSessionSettings;
+  prices: PriceTable;
+  env: Record<string, string | undefined>;
+  /** Seconds between SIGTERM and SIGKILL at the timeout. */
+  graceS: number;
+};
+
+/**
+ * One rollout: installs the harness into `<runDir>/workspace`, copies the inputs beside it, makes
+ * `output/`, makes the workspace its own git repository, runs one session, saves the stream and a
+ * `rollout.json` record, removes the session's HOME and CODEX_HOME and — only when Codex exited 0
+ * with events and no failed turn — writes the run mark with the priced cost (`extras.usd`, null
+ * when the model has no price). Every other ending throws RolloutError.
+ */
+export async function executeCodexRollout(
+  ctx: CodexRunContext,
+  req: RolloutRequest,
+): Promise<RolloutResult> {
+  rmSync(req.runDir, { recursive: true, force: true });
+  mkdirSync(req.runDir, { recursive: true });
+  const workspace = join(req.runDir, CODEX_ROLLOUT_LAYOUT.workspace);
+  await materialiseCodex(req.harnessDir, workspace);
+  if (req.inputsDir !== null) copyInputs(req.runId, req.inputsDir, workspace);
+  const outputDir = outputDirOf(req.runDir);
+  mkdirSync(outputDir, { recursive: true });
+  await gitInitWorkspace(workspace, ctx.env, (reason, hint) => new CodexSetupError(reason, hint));
+
+  const sessionDir = join(req.runDir, CODEX_ROLLOUT_LAYOUT.session);
+  const home = join(sessionDir, "home");
+  const codexHome = join(sessionDir, "codex-home");
+  mkdirSync(home, { recursive: true });
+  mkdirSync(codexHome, { recursive: true });
+  const settings = { ...ctx.settings, model: req.model };
+  writeFileSync(join(codexHome, "config.toml"), codexConfigToml(settings, workspace), {
+    mode: 0o600,
+  });
+  const streamFile = join(req.runDir, CODEX_ROLLOUT_LAYOUT.stream);
+  let exit: ExitRecord;
+  try {
+    exit = await runProcess({
+      argv: codexExecArgv(ctx.cmd, settings, workspace),
+      cwd: workspace,
+      env: codexSessionEnv(ctx.cmd, ctx.env, settings, { home, codexHome }),
+      stdin: req.prompt,
+      timeoutMs: req.timeoutS * 1000,
+      graceMs: ctx.graceS * 1000,
+      stdoutFile: streamFile,
+      stderrFile: join(req.runDir, CODEX_ROLLOUT_LAYOUT.stderr),
+      ...(req.signal ? { signal: req.signal } : {}),
+    });
+  } catch (err) {
+    if (err instanceof SpawnError) {
+      throw new RolloutError(req.runId, "spawn", `could not start codex: ${err.reason}`, 0);
+    }
+    throw err;
+  } finally {
+    rmSync(sessionDir, { recursive: true, force: true });
+  }
+
+  let stream = "";
+  try {
+    stream = readFileSync(streamFile, "utf8");
+  } catch {
+    stream = "";
+  }
+  const facts = readCodexStream(stream);
+  const usd = costOf(ctx.prices, req.model, facts.usage);
+  const wallS = Math.round(exit.durationMs) / 1000;
+  const failure = failureOf(exit, facts, req.timeoutS);
+  writeFileSync(
+    join(req.runDir, CODEX_ROLLOUT_LAYOUT.record),
+    `${JSON.stringify(
+      {
+        runId: req.runId,
+        model: req.model,
+        harness: req.harnessFingerprint,
+        sandbox: settings.sandbox,
+        effort: settings.effort,
+        timeoutS: req.timeoutS,
+        exit: {
+          code: exit.code,
+          signal: exit.signal,
+          timedOut: exit.timedOut,
+          aborted: exit.aborted,
+          wallS,
+        },
+        tokens: facts.usage,
+        usd,
+        priced: usd !== null,
+        events: facts.events,
+        errors: facts.errors,
+        failure: failure?.failure ?? null,
+      },
+      null,
+      2,
+    )}\n`,
+  );
+  if (failure !== null)
+    throw new RolloutError(req.runId, failure.failure, failure.detail, usd ?? 0);
+
+  const delivered = hasDeliverable(outputDir);
+  await writeRunMark(req.runDir, {
+    runId: req.runId,
+    harnessFingerprint: req.harnessFingerprint,
+    outputDir: delivered ? outputDir : null,
+    extras: {
+      usd,
+      model: req.model,
+      executor: "codex",
+      wallS,
+      events: facts.events,
+      tokens: facts.usage,
+    },
+  });
+  return { runDir: req.runDir, usd: usd ?? 0, wallS, delivered };
+}
+
+function failureOf(
+  exit: ExitRecord,
+  facts: CodexStreamFacts,
+  timeoutS: number,
+): { failure: RolloutFailure; detail: string } | null {
+  const last = facts.errors.at(-1) ?? "";
+  if (exit.timedOut) {
+    return {
+      failure: "timeout",
+      detail: `timed out after ${timeoutS}s (killed)${last ? `; codex's last error: ${last.slice(0, 300)}` : ""}`,
+    };
+  }
+  if (exit.aborted) return { failure: "aborted", detail: "was aborted" };
+  if (exit.code !== 0 || facts.turnFailed) {
+    const why = last || exit.stderrTail.trim().slice(-300) || "no error message";
+    const how =
+      exit.code === null
+        ? `ended by ${exit.signal}`
+        : exit.code === 0
+          ? "ended with a failed turn"
+          : `exited with code ${exit.code}`;
+    return { failure: "exit", detail: `${how}: ${why.slice(0, 600)}` };
+  }
+  if (facts.events === 0) {
+    return {
+      failure: "no-events",
+      detail: `printed no JSON events: ${exit.stderrTail.trim().slice(-300) || "no output at all"}`,
+    };
+  }
+  return null;
+}

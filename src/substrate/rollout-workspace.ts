@@ -1,0 +1,87 @@
+// What every executor does to a rollout's workspace before its agent starts, and how a rollout
+// that did not finish normally is reported: the task inputs copied beside the installed harness,
+// the workspace made its own git repository, and RolloutError (a dead rollout, with its spend).
+
+import { copyFileSync, existsSync, mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { type ExitRecord, pickEnv, runProcess } from "../core/lib/process.ts";
+import { walkFiles } from "../core/lib/safe-fs.ts";
+import { SpawnError } from "../core/lib/spawn-error.ts";
+
+export type RolloutFailure =
+  | "timeout"
+  | "aborted"
+  | "exit"
+  | "no-events"
+  | "spawn"
+  | "setup"
+  | "runaway";
+
+/** A rollout that did not finish normally: a dead rollout. Carries what it had spent. */
+export class RolloutError extends Error {
+  constructor(
+    readonly runId: string,
+    readonly failure: RolloutFailure,
+    readonly detail: string,
+    /** USD spent before it ended (0 when unknown). */
+    readonly usd: number,
+  ) {
+    super(`rollout ${runId} ${detail}${usd > 0 ? ` (spent $${usd.toFixed(6)})` : ""}`);
+    this.name = "RolloutError";
+  }
+}
+
+/** Copies the task inputs into the workspace; a path the installed harness already has refuses. */
+export function copyInputs(runId: string, inputsDir: string, workspace: string): void {
+  const files = walkFiles(inputsDir);
+  const clash = files.find((rel) => existsSync(join(workspace, rel)));
+  if (clash !== undefined) {
+    throw new RolloutError(
+      runId,
+      "setup",
+      `cannot start: the task input '${clash}' has the same path as a file of the installed harness`,
+      0,
+    );
+  }
+  for (const rel of files) {
+    const to = join(workspace, rel);
+    mkdirSync(join(to, ".."), { recursive: true });
+    copyFileSync(join(inputsDir, rel), to);
+  }
+}
+
+/**
+ * Makes `workspace` a git repository of its own, so the agent CLI takes it as the project root and
+ * never climbs to instructions (AGENTS.md, opencode.json, .opencode/, .codex/) in a directory
+ * above it: a runs dir inside a user's repository would otherwise hand that repository's
+ * instructions to the solver. `setupError` builds the executor's own setup error.
+ */
+export async function gitInitWorkspace(
+  workspace: string,
+  env: Record<string, string | undefined>,
+  setupError: (reason: string, hint: string) => Error,
+): Promise<void> {
+  let exit: ExitRecord;
+  try {
+    exit = await runProcess({
+      argv: ["git", "init", "-q"],
+      cwd: workspace,
+      env: pickEnv(env, ["PATH", "LANG", "LC_*"], { HOME: workspace, GIT_CONFIG_NOSYSTEM: "1" }),
+      timeoutMs: 30_000,
+    });
+  } catch (err) {
+    if (err instanceof SpawnError) {
+      throw setupError(
+        "git was not found on PATH",
+        "Install git: each rollout workspace is made its own repository so the agent loads no instructions from the directories above it",
+      );
+    }
+    throw err;
+  }
+  if (exit.code !== 0) {
+    throw setupError(
+      `\`git init\` failed in ${workspace}: ${exit.stderrTail.trim().slice(-200)}`,
+      "Check that the runs directory is writable",
+    );
+  }
+}
