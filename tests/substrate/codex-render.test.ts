@@ -90,7 +90,11 @@ describe("renderCodexTrajectory", () => {
         { type: "item.completed", item: { id: "e", type: "error", message: "metadata missing" } },
         {
           type: "item.completed",
-          item: { id: "u", type: "user_message", text: "# AGENTS.md instructions for /w\nBe brief." },
+          item: {
+            id: "u",
+            type: "user_message",
+            text: "# AGENTS.md instructions for /w\nBe brief.",
+          },
         },
         {
           type: "item.completed",
