@@ -331,6 +331,7 @@ export class EventApplier {
       flag(ev.reused),
       ev.error,
       ms(ev.ts),
+      flag(ev.priced ?? true),
     );
   }
 

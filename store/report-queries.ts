@@ -321,3 +321,20 @@ export function sweepRecords(db: Database, sweepId: string): SweepRecords | null
   }
   return { sweep, cells, bases };
 }
+
+/**
+ * Rollouts of these sweeps that ran (not reused) with no known cost: an executor model without a
+ * price (Codex, HARNESS2_CODEX_PRICES). 0 for a store from before the `priced` column.
+ */
+export function unpricedRollouts(db: Database, sweepIds: readonly string[]): number {
+  if (sweepIds.length === 0) return 0;
+  const cols = db.query("SELECT name FROM pragma_table_info('rollouts')").all() as Row[];
+  if (!cols.some((c) => c.name === "priced")) return 0;
+  const marks = sweepIds.map(() => "?").join(", ");
+  const row = db
+    .query(`SELECT COUNT(*) AS n FROM rollouts r JOIN tasks t ON t.id = r.task_id
+      WHERE t.sweep_id IN (${marks}) AND r.finished = 1 AND r.priced = 0
+        AND COALESCE(r.reused, 0) = 0`)
+    .get(...sweepIds) as Row | null;
+  return num(row?.n);
+}

@@ -295,6 +295,13 @@ ALTER TABLE selections ADD COLUMN experience TEXT;
 ALTER TABLE selections ADD COLUMN adopted_at INTEGER;
 `,
   },
+  {
+    version: 3,
+    description: "whether a rollout's cost is known (a Codex model without a price is not)",
+    sql: `
+ALTER TABLE rollouts ADD COLUMN priced INTEGER NOT NULL DEFAULT 1;
+`,
+  },
 ];
 
 export const SCHEMA_VERSION: number = MIGRATIONS.length;

@@ -310,6 +310,8 @@ export type SummariseInput = {
   seed: number | null;
   tag: string;
   sweeps: readonly string[];
+  /** Rollouts that ran with no known cost (see store unpricedRollouts); their spend is left out. */
+  unpricedRollouts?: number;
 };
 
 /**
@@ -386,6 +388,11 @@ export function summarise(input: SummariseInput): Report {
     notes,
     warnings: [
       ...warningsFor(summaries, bases),
+      ...((input.unpricedRollouts ?? 0) > 0
+        ? [
+            `${input.unpricedRollouts} rollout(s) ran on an executor model without a price (HARNESS2_CODEX_PRICES), so their cost is unknown and the executor spend leaves them out`,
+          ]
+        : []),
       ...(judges.length > 1
         ? [
             `the rows come from ${judges.length} different judges; scores by different judges are not comparable`,

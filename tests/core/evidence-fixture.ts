@@ -128,6 +128,7 @@ export function makeRun(root: string, label: string, trajectory?: string): RunVi
     ok: true,
     delivered: true,
     usd: 0,
+    priced: true,
     wallS: 0,
     error: "",
   };

@@ -4,7 +4,11 @@
 
 import type { Database } from "bun:sqlite";
 import { judgmentsFor } from "../../../store/judgment-queries.ts";
-import { type SweepRecords, sweepRecords } from "../../../store/report-queries.ts";
+import {
+  type SweepRecords,
+  sweepRecords,
+  unpricedRollouts,
+} from "../../../store/report-queries.ts";
 import type { ModeToken } from "../../core/events/registry.ts";
 import { parseModes } from "../../core/run/naming.ts";
 import { summarise } from "../../judge/report.ts";
@@ -115,6 +119,12 @@ const reportCommand: Command = {
         seed: first.sweep.seed,
         tag: first.sweep.tag,
         sweeps: all.map((r) => r.sweep.id),
+        unpricedRollouts: readStore(loc, () =>
+          unpricedRollouts(
+            db,
+            all.map((r) => r.sweep.id),
+          ),
+        ),
       });
       if (boolOpt(args, "json")) {
         io.stdout(`${JSON.stringify(report, null, 2)}\n`);

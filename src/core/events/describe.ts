@@ -134,7 +134,12 @@ export function describeEvent(event: HarnessEvent): EventLine | null {
           : tone("no deliverable", "warn")
         : tone(`dead — ${event.error}`, "error");
       return line(
-        [`    rollout ${event.task} ${event.label}: `, state, event.reused ? " (reused)" : ""],
+        [
+          `    rollout ${event.task} ${event.label}: `,
+          state,
+          event.reused ? " (reused)" : "",
+          event.priced === false ? " (cost unknown: no price for the model)" : "",
+        ],
         event.ok ? "info" : "warn",
         event.ok && event.delivered,
       );

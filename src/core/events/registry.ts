@@ -206,6 +206,8 @@ export const RolloutFinished = z.object({
   /** True when a finished, intact run mark let the rollout be reused without executing. */
   reused: z.boolean(),
   error: z.string(),
+  /** False when the executor could not price the rollout (a Codex model with no price): `usd` is 0 but unknown. */
+  priced: z.boolean().optional(),
 });
 
 export const LedgerRecorded = z.object({

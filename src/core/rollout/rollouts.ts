@@ -77,13 +77,15 @@ type Started = { ts: number; wallMs: number };
 async function markFacts(
   runDir: string,
   started: Started,
-): Promise<{ usd: number; reused: boolean }> {
+): Promise<{ usd: number; reused: boolean; priced: boolean }> {
   const mark = await readRunMark(runDir);
-  if (mark === null) return { usd: 0, reused: false };
-  if (mark.at < started.wallMs) return { usd: 0, reused: true };
+  if (mark === null) return { usd: 0, reused: false, priced: true };
+  if (mark.at < started.wallMs) return { usd: 0, reused: true, priced: true };
   const usd = mark.extras.usd;
+  // `usd: null` is an executor saying the cost is unknown (a Codex model with no price), not 0.
+  if (usd === null) return { usd: 0, reused: false, priced: false };
   const valid = typeof usd === "number" && Number.isFinite(usd) && usd >= 0;
-  return { usd: valid ? usd : 0, reused: false };
+  return { usd: valid ? usd : 0, reused: false, priced: true };
 }
 
 async function describeRun(
@@ -112,7 +114,16 @@ async function describeRun(
   const delivered = await inputs.adapter.delivered(runDir);
   const facts = await markFacts(runDir, started);
   return {
-    view: RunView.parse({ label, runId, runDir, ok: true, delivered, usd: facts.usd, wallS }),
+    view: RunView.parse({
+      label,
+      runId,
+      runDir,
+      ok: true,
+      delivered,
+      usd: facts.usd,
+      priced: facts.priced,
+      wallS,
+    }),
     reused: facts.reused,
   };
 }
@@ -173,6 +184,7 @@ function emitFinished(inputs: RolloutInputs, rolled: Rolled): void {
     wallS: v.wallS,
     reused: rolled.reused,
     error: v.error,
+    ...(v.priced ? {} : { priced: false }),
   });
 }
 

@@ -99,6 +99,8 @@ export const RunView = z
     /** The adapter says the deliverable exists. */
     delivered: z.boolean(),
     usd: z.number().nonnegative().default(0),
+    /** False when the executor recorded the cost as unknown (`usd` is then 0, not a price). */
+    priced: z.boolean().default(true),
     wallS: z.number().nonnegative().default(0),
     /** "" when fine. */
     error: z.string().default(""),
