@@ -107,6 +107,14 @@ describe("dependency direction", () => {
     expect(bad.map((e) => `${e.from} -> ${e.spec}`)).toEqual([]);
   });
 
+  test("bridge/ is wire translation only: it imports no project code", () => {
+    const bad = all.filter(
+      (e) => under(e.from, "src/bridge") && e.spec.startsWith(".") && !under(e.to, "src/bridge"),
+    );
+    expect(bad.map((e) => `${e.from} -> ${e.spec}`)).toEqual([]);
+    expect(all.some((e) => under(e.from, "src/bridge"))).toBe(true);
+  });
+
   test("clis/ drives agent CLIs on top of core alone", () => {
     const bad = all.filter(
       (e) =>

@@ -21,6 +21,11 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: () => import("./commands/run.ts").then((m) => m.default),
   },
   {
+    name: "bridge",
+    summary: "Serve a Responses-API endpoint for Codex in front of a chat-completions endpoint",
+    load: () => import("./commands/bridge.ts").then((m) => m.default),
+  },
+  {
     name: "validate",
     summary: "Check a harness directory against an executor's editable surface",
     load: () => import("./commands/validate.ts").then((m) => m.default),

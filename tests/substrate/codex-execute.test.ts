@@ -6,12 +6,14 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { startChatServer } from "../../fixtures/servers/chat-server.ts";
 import { startResponsesServer } from "../../fixtures/servers/responses-server.ts";
 import type { ScriptedServer } from "../../fixtures/servers/script.ts";
 import { createTasksAdapter } from "../../src/benchmarks/tasks/tasks-adapter.ts";
 import { readRunMark } from "../../src/core/rollout/runmark.ts";
 import { CodexSubstrate } from "../../src/substrate/codex/substrate.ts";
 import { RolloutError } from "../../src/substrate/rollout-workspace.ts";
+import { MAIN, runCli } from "../helpers/cli.ts";
 
 const SCRATCH = mkdtempSync(join(tmpdir(), "h2-codex-exec-"));
 afterAll(() => rmSync(SCRATCH, { recursive: true, force: true }));
@@ -178,6 +180,104 @@ describe("Codex executor with the real codex binary", () => {
       expect(await readRunMark(runDir)).toBeNull();
       // No price for the model: the cost is recorded as unknown, not as 0.
       expect(JSON.parse(readFileSync(join(runDir, "rollout.json"), "utf8")).usd).toBeNull();
+    },
+    SESSION_TEST_MS,
+  );
+
+  test(
+    "through `harness2 bridge` in front of a chat-completions server: a real rollout, a kept port and key",
+    async () => {
+      const chat = startChatServer({
+        model: "chat-model",
+        turns: [
+          {
+            reasoning: "Write the answer.",
+            toolCalls: [
+              {
+                name: "exec_command",
+                arguments: { cmd: "mkdir -p output && sort -r notes.txt > output/answer.md" },
+              },
+            ],
+          },
+          { text: "Sorted the notes into output/answer.md." },
+        ],
+      });
+      servers.push(chat);
+      const runs = mkdtempSync(join(SCRATCH, "bridge-"));
+      const startBridge = async () => {
+        const proc = Bun.spawn(
+          [
+            process.execPath,
+            MAIN,
+            "bridge",
+            "--upstream",
+            chat.url,
+            "--model",
+            "chat-model",
+            "--runs",
+            runs,
+          ],
+          { env: { PATH: process.env.PATH, HOME: runs }, stdout: "pipe", stderr: "pipe" },
+        );
+        const reader = proc.stdout.getReader();
+        let out = "";
+        while (!out.includes("HARNESS2_CODEX_API_KEY=")) {
+          const { value, done } = await reader.read();
+          if (done) throw new Error(`bridge ended early: ${out}`);
+          out += new TextDecoder().decode(value);
+        }
+        reader.releaseLock();
+        const env = (name: string) => new RegExp(`export ${name}=(\\S+)`).exec(out)?.[1] ?? "";
+        return { proc, url: env("HARNESS2_CODEX_BASE_URL"), key: env("HARNESS2_CODEX_API_KEY") };
+      };
+      const first = await startBridge();
+      try {
+        const where = folders();
+        const fake = { url: first.url } as ScriptedServer;
+        const { adapter } = setup(where, fake, {
+          HARNESS2_CODEX_API_KEY: first.key,
+          HARNESS2_CODEX_MODEL: "codex-side-name",
+          HARNESS2_CODEX_PRICES: "",
+        });
+        const [task] = await adapter.tasks();
+        await adapter.preflight();
+        const runDir = await adapter.execute(task as string, null, "cx-ns/notes/summary/base_3");
+        expect(readFileSync(join(runDir, "workspace/output/answer.md"), "utf8")).toBe(
+          "beta\nalpha\n",
+        );
+        const text = await adapter.trajectory(runDir, { obsTrunc: 10_000 });
+        expect(text).toContain("[REASONING] Write the answer.");
+        expect(text).toContain(
+          "[ACTION] shell: /bin/bash -lc 'mkdir -p output && sort -r notes.txt",
+        );
+        expect(text).toContain("[ASSISTANT] Sorted the notes into output/answer.md.");
+        // the upstream got its own model id and the harness's AGENTS.md, not the bridge's key
+        const turn = chat.requests.find((r) => r.role === "turn");
+        expect((turn?.body as { model?: string } | undefined)?.model).toBe("chat-model");
+        expect(JSON.stringify(turn?.body)).toContain("CODEX-HARNESS-MARKER");
+        expect(JSON.stringify(chat.requests.map((r) => r.headers))).not.toContain(first.key);
+      } finally {
+        first.proc.kill("SIGTERM");
+        expect(await first.proc.exited).toBe(0);
+      }
+      // Restarted, it serves on the same port with the same key: the env lines stay valid.
+      const second = await startBridge();
+      second.proc.kill("SIGTERM");
+      expect(await second.proc.exited).toBe(0);
+      expect([second.url, second.key]).toEqual([first.url, first.key]);
+      const mode = (await Bun.file(join(runs, "bridge.json")).stat()).mode & 0o777;
+      expect(mode).toBe(0o600);
+
+      // A bad upstream is one line and exit 1, not a hang; --litellm without litellm likewise.
+      const bad = await runCli(["bridge", "--upstream", "http://127.0.0.1:9/v1", "--runs", runs]);
+      expect(bad.code).toBe(1);
+      expect(bad.stderr.trim().split("\n")).toHaveLength(1);
+      expect(bad.stderr).toContain("cannot be reached (ECONNREFUSED)");
+      const lite = await runCli(["bridge", "--upstream", chat.url, "--litellm", "--runs", runs], {
+        env: { PATH: "/nonexistent" },
+      });
+      expect(lite.code).toBe(1);
+      expect(lite.stderr).toContain("litellm is not on PATH");
     },
     SESSION_TEST_MS,
   );

@@ -1,0 +1,253 @@
+// `harness2 bridge`: serves a local Responses-API endpoint for the Codex executor in front of a
+// chat-completions endpoint, until Ctrl-C. Its port and a generated key are kept in
+// `<runs>/bridge.json` (mode 600), so a restart serves on the same port with the same key and the
+// printed env lines stay valid. `--litellm` runs a LiteLLM proxy instead, as the original did.
+
+import { randomBytes } from "node:crypto";
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { z } from "zod";
+import { storeLocation } from "../../../store/db.ts";
+import { pickEnv, runProcess, which } from "../../core/lib/process.ts";
+import {
+  boolOpt,
+  type CliIO,
+  type Command,
+  intOpt,
+  type ParsedArgs,
+  stringOpt,
+  UsageError,
+} from "../command.ts";
+import { CliError } from "../errors.ts";
+import { EXIT } from "../exit-codes.ts";
+
+const STATE_FILE = "bridge.json";
+const UPSTREAM_KEY_VARS = ["HARNESS2_BRIDGE_UPSTREAM_KEY", "OPENAI_API_KEY"] as const;
+
+const State = z.object({ port: z.number().int().min(1).max(65535), key: z.string().min(16) });
+type State = z.infer<typeof State>;
+
+/** The kept port and key, or null when there are none (or the file is not ours to trust). */
+function readState(path: string): State | null {
+  if (!existsSync(path)) return null;
+  try {
+    const parsed = State.safeParse(JSON.parse(readFileSync(path, "utf8")));
+    return parsed.success ? parsed.data : null;
+  } catch {
+    return null;
+  }
+}
+
+function writeState(path: string, state: State & Record<string, unknown>): void {
+  writeFileSync(path, `${JSON.stringify(state, null, 2)}\n`, { mode: 0o600 });
+  chmodSync(path, 0o600); // an existing file keeps its mode on write: make it 600 either way
+}
+
+/** Resolves on SIGINT or SIGTERM (listeners removed afterwards). */
+function untilStopped(): Promise<string> {
+  return new Promise((resolve) => {
+    const on = (sig: string) => {
+      process.off("SIGINT", onInt);
+      process.off("SIGTERM", onTerm);
+      resolve(sig);
+    };
+    const onInt = () => on("SIGINT");
+    const onTerm = () => on("SIGTERM");
+    process.on("SIGINT", onInt);
+    process.on("SIGTERM", onTerm);
+  });
+}
+
+const bridge: Command = {
+  name: "bridge",
+  summary: "Serve a Responses-API endpoint for Codex in front of a chat-completions endpoint",
+  help: [
+    "Codex speaks only the OpenAI Responses API; most providers and local servers speak chat",
+    "completions. The bridge listens on --host:--port and forwards each request to --upstream",
+    "(its key from HARNESS2_BRIDGE_UPSTREAM_KEY, else OPENAI_API_KEY, else none), streaming the",
+    "answer back as Codex consumes it. It prints the two env lines a Codex run needs and serves",
+    "until Ctrl-C. Port and key are kept in <runs>/bridge.json (mode 600) and reused next time.",
+    "Function tools and free-form tools (apply_patch) cross; hosted tools (web search) do not.",
+  ].join("\n"),
+  options: {
+    upstream: {
+      type: "string",
+      valueName: "URL",
+      description: "chat-completions base URL, e.g. http://127.0.0.1:11434/v1 (required)",
+    },
+    model: { type: "string", valueName: "ID", description: "upstream model id for every request" },
+    host: { type: "string", valueName: "HOST", description: "address to listen on (127.0.0.1)" },
+    port: {
+      type: "string",
+      valueName: "N",
+      description: "port (default: the kept one, else a free one)",
+    },
+    runs: { type: "string", valueName: "DIR", description: "runs directory (keeps bridge.json)" },
+    litellm: { type: "boolean", description: "run a LiteLLM proxy (litellm on PATH) instead" },
+  },
+  positionals: { min: 0, max: 0 },
+  run: runBridge,
+};
+
+export default bridge;
+
+async function runBridge(args: ParsedArgs, io: CliIO): Promise<number> {
+  const upstream = stringOpt(args, "upstream")?.trim();
+  if (!upstream)
+    throw new UsageError("--upstream URL is required (a chat-completions base URL)", "bridge");
+  let url: URL | null = null;
+  try {
+    url = new URL(upstream);
+  } catch {
+    url = null;
+  }
+  if (url === null || !/^https?:$/.test(url.protocol)) {
+    throw new UsageError(`--upstream ${JSON.stringify(upstream)} is not an http(s) URL`, "bridge");
+  }
+  const host = stringOpt(args, "host") ?? "127.0.0.1";
+  const model = stringOpt(args, "model")?.trim() || undefined;
+  const portFlag = intOpt(args, "port", { min: 0, max: 65535 }, "bridge");
+  const loc = storeLocation({ runsDir: stringOpt(args, "runs"), env: io.env, cwd: io.cwd });
+  try {
+    mkdirSync(loc.runsDir, { recursive: true });
+  } catch (err) {
+    throw new CliError(
+      `bridge: cannot create the runs directory ${loc.runsDir}: ${(err as Error).message}`,
+    );
+  }
+  const statePath = join(loc.runsDir, STATE_FILE);
+  const kept = readState(statePath);
+  const key = kept?.key ?? `h2b-${randomBytes(24).toString("hex")}`;
+  const upstreamKey = UPSTREAM_KEY_VARS.map((v) => io.env[v]?.trim()).find((v) => v) ?? "none";
+
+  if (boolOpt(args, "litellm")) {
+    return runLitellm({
+      io,
+      host,
+      port: portFlag ?? kept?.port ?? 4000,
+      upstream,
+      upstreamKey,
+      model,
+      key,
+      statePath,
+    });
+  }
+
+  const { probeUpstream, startBridge, BridgeUpstreamError } = await import(
+    "../../bridge/server.ts"
+  );
+  try {
+    await probeUpstream(upstream, upstreamKey);
+  } catch (err) {
+    if (err instanceof BridgeUpstreamError) throw new CliError(err.message);
+    throw err;
+  }
+  const listen = (port: number) =>
+    startBridge({
+      host,
+      port,
+      upstream,
+      upstreamKey,
+      key,
+      ...(model ? { model } : {}),
+      log: (line) => io.stderr(`bridge: ${line}\n`),
+    });
+  let server: ReturnType<typeof startBridge>;
+  try {
+    server = listen(portFlag ?? kept?.port ?? 0);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (portFlag === undefined && kept !== null && code === "EADDRINUSE") {
+      // The kept port is taken by something else now: take a free one (and keep that).
+      server = listen(0);
+    } else {
+      throw new CliError(
+        `bridge: cannot listen on ${host}:${portFlag ?? kept?.port ?? 0} (${code ?? (err as Error).message}). Pick another --port.`,
+      );
+    }
+  }
+  writeState(statePath, { port: server.port, key, upstream, model: model ?? null, host });
+  io.stdout(
+    [
+      `Bridge ready: ${server.url} → ${upstream}${model ? ` (model ${model})` : ""}`,
+      `export HARNESS2_CODEX_BASE_URL=${server.url}`,
+      `export HARNESS2_CODEX_API_KEY=${key}`,
+      `(kept in ${statePath}; Ctrl-C stops the bridge)`,
+      "",
+    ].join("\n"),
+  );
+  await untilStopped();
+  await server.stop();
+  io.stderr("bridge: stopped\n");
+  return EXIT.ok;
+}
+
+async function runLitellm(o: {
+  io: CliIO;
+  host: string;
+  port: number;
+  upstream: string;
+  upstreamKey: string;
+  model: string | undefined;
+  key: string;
+  statePath: string;
+}): Promise<number> {
+  const bin = which("litellm", o.io.env);
+  if (bin === null) {
+    throw new CliError(
+      "bridge --litellm: litellm is not on PATH. Install it (pip install 'litellm[proxy]') or drop --litellm to use the built-in bridge.",
+    );
+  }
+  if (o.model === undefined) {
+    throw new UsageError(
+      "--litellm needs --model ID (the upstream model LiteLLM routes to)",
+      "bridge",
+    );
+  }
+  writeState(o.statePath, {
+    port: o.port,
+    key: o.key,
+    upstream: o.upstream,
+    model: o.model,
+    host: o.host,
+    litellm: true,
+  });
+  const url = `http://${o.host}:${o.port}/v1`;
+  o.io.stdout(
+    [
+      `LiteLLM proxy starting: ${url} → ${o.upstream} (model ${o.model})`,
+      `export HARNESS2_CODEX_BASE_URL=${url}`,
+      `export HARNESS2_CODEX_API_KEY=${o.key}`,
+      `(kept in ${o.statePath}; Ctrl-C stops it)`,
+      "",
+    ].join("\n"),
+  );
+  const stop = new AbortController();
+  void untilStopped().then(() => stop.abort());
+  const exit = await runProcess({
+    argv: [
+      bin,
+      "--host",
+      o.host,
+      "--port",
+      String(o.port),
+      "--model",
+      `openai/${o.model}`,
+      "--api_base",
+      o.upstream,
+    ],
+    env: pickEnv(o.io.env, ["PATH", "HOME", "LANG", "LC_*", "TMPDIR"], {
+      LITELLM_MASTER_KEY: o.key,
+      OPENAI_API_KEY: o.upstreamKey,
+    }),
+    signal: stop.signal,
+    stderrFile: `${o.statePath}.litellm.log`,
+  });
+  if (exit.aborted) return EXIT.ok;
+  if (exit.code !== 0) {
+    throw new CliError(
+      `bridge --litellm: litellm exited with ${exit.code ?? exit.signal}: ${exit.stderrTail.trim().split("\n").at(-1) ?? ""} (log: ${o.statePath}.litellm.log)`,
+    );
+  }
+  return EXIT.ok;
+}
