@@ -93,3 +93,52 @@ describe("harness2 demo refusals and failures", () => {
     { timeout: 120_000 },
   );
 });
+
+describe("harness2 demo --substrate cx", () => {
+  test(
+    "the demo on the Codex surface: AGENTS.md base, proposals validated there, own library; reruns skip",
+    async () => {
+      const runs = join(ROOT, "codex");
+      const r = await runCli(["demo", "--substrate", "cx", "--no-tui", "--k", "1", "--runs", runs]);
+      if (r.code !== 0) console.error(r.stdout, r.stderr);
+      expect(r.code).toBe(0);
+      expect(demoJson(runs).tasks).toEqual({ ok: 2, skipped: 0, failed: 0 });
+      expect(r.stdout).toContain("ledger-1 parallel: agg1 → Total: 85.15");
+      const lib = join(
+        runs,
+        "demo",
+        "library",
+        "cx-k1",
+        "agg",
+        "accounting",
+        "harnesses",
+        "ledger-1",
+        "harness",
+      );
+      expect(readFileSync(join(lib, "AGENTS.md"), "utf8")).toContain("scripts/summarize.py");
+      expect(readFileSync(join(lib, "scripts", "summarize.py"), "utf8")).not.toContain(
+        "if amount > 0",
+      );
+      expect(existsSync(join(lib, "systemprompt.md"))).toBe(false);
+      const shown = await runCli(["show", "--bench", "demo", "--substrate", "cx", "--runs", runs]);
+      expect(shown.code).toBe(0);
+      expect(shown.stdout).toContain("substrate cx");
+      const again = await runCli([
+        "demo",
+        "--substrate",
+        "cx",
+        "--no-tui",
+        "--k",
+        "1",
+        "--runs",
+        runs,
+      ]);
+      expect(again.code).toBe(0);
+      expect(demoJson(runs).tasks.skipped).toBe(2);
+      const bad = await runCli(["demo", "--substrate", "xx", "--runs", runs]);
+      expect(bad.code).toBe(2);
+      expect(bad.stderr).toContain("--substrate must be oc or cx, got 'xx'");
+    },
+    { timeout: 120_000 },
+  );
+});

@@ -38,8 +38,8 @@ export type DemoAdapterOptions = {
   /** The demo's output root; run state goes under `<root>/runs`, the base harness under `<root>/base`. */
   root: string;
   /**
-   * Whose editable surface the demo's harness lives on (the CLI hands it the OpenCode one). The
-   * demo executes no agent CLI, only python scripts of the harness.
+   * Whose editable surface the demo's harness lives on (OpenCode, or Codex with `--substrate cx`):
+   * proposals are validated on it. The demo executes no agent CLI, only the harness's python.
    */
   substrate: SubstrateLike;
   env?: Record<string, string | undefined>;
@@ -51,6 +51,8 @@ export class DemoAdapter implements BenchmarkAdapter {
   /** Real executions performed by this adapter instance (reused run marks are not counted). */
   executions = 0;
   readonly #base: string;
+  /** On the Codex surface: the base is AGENTS.md plus the same script. */
+  readonly #codex: boolean;
   readonly #env: Record<string, string | undefined>;
 
   constructor(opts: DemoAdapterOptions) {
@@ -59,13 +61,14 @@ export class DemoAdapter implements BenchmarkAdapter {
     this.spec = BenchSpec.parse({
       name: "demo",
       runsRoot: join(opts.root, "runs"),
-      installMode: "workspace_config",
+      installMode: opts.substrate.name === "cx" ? "codex_root" : "workspace_config",
       prompts: DEMO_PROMPTS,
       channels: { proposer: channel, selector: channel },
       leakGlobs: ["reference_answer.txt"],
     });
     this.#env = opts.env ?? process.env;
-    this.#base = join(opts.root, "base");
+    this.#codex = opts.substrate.name === "cx";
+    this.#base = join(opts.root, this.#codex ? "base-cx" : "base");
   }
 
   /**
@@ -74,7 +77,8 @@ export class DemoAdapter implements BenchmarkAdapter {
    */
   #ensureBase(): string {
     if (!dirExists(this.#base)) {
-      cpSync(join(DEMO_FIXTURES, "base-harness"), this.#base, { recursive: true });
+      const base = this.#codex ? "base-harness-codex" : "base-harness";
+      cpSync(join(DEMO_FIXTURES, base), this.#base, { recursive: true });
     }
     return this.#base;
   }

@@ -283,7 +283,8 @@ async function reportBaseHarness(
   const { checkBaseHarness } = await import("../base-harness.ts");
   // Codex loads no sub-agents, so a Codex base harness may not bring any.
   const found = await checkBaseHarness(dir, await surfaceOf(substrate), substrate === "oc");
-  const fix = `edit the harness (\`harness2 validate ${dir}\` shows the same)`;
+  const surface = substrate === "cx" ? " --surface codex" : "";
+  const fix = `edit the harness (\`harness2 validate ${dir}${surface}\` shows the same)`;
   for (const p of found.problems) report.line("FAIL", dir, p, fix);
   for (const rel of found.ignored) {
     report.line("note", dir, `${rel} is off the editable surface and is ignored`);

@@ -47,6 +47,11 @@ const demo: Command = {
       valueName: "DIR",
       description: "where the demo writes (default <runs>/demo)",
     },
+    substrate: {
+      type: "string",
+      valueName: "NAME",
+      description: "whose editable surface the harness is on: oc (default) or cx (Codex)",
+    },
     ...SWEEP_FRONT_OPTIONS,
   },
   run: runDemo,
@@ -56,6 +61,10 @@ export default demo;
 
 async function runDemo(args: ParsedArgs, io: CliIO): Promise<number> {
   const k = intOpt(args, "k", { min: 1, max: 8 }, "demo") ?? 2;
+  const substrateName = stringOpt(args, "substrate") ?? "oc";
+  if (substrateName !== "oc" && substrateName !== "cx") {
+    throw new UsageError(`--substrate must be oc or cx, got '${substrateName}'`, "demo");
+  }
   const modeList = stringOpt(args, "mode") ?? "parallel,sequential";
   let modes: ReturnType<typeof parseModes>;
   try {
@@ -88,12 +97,14 @@ async function runDemo(args: ParsedArgs, io: CliIO): Promise<number> {
 
   // The adapter copies its base harness lazily, on first use, so its preflight (python3) runs
   // before the store is created: a machine without python3 gets one line and an untouched disk.
-  const { OpencodeSubstrate } = await import("../../substrate/opencode/substrate.ts");
-  const adapter = new DemoAdapter({
-    root: output,
-    env: io.env,
-    substrate: new OpencodeSubstrate({ env: io.env }),
-  });
+  // Only the surface is used: the demo runs no agent CLI, so neither binary is looked up.
+  const substrate =
+    substrateName === "cx"
+      ? new (await import("../../substrate/codex/substrate.ts")).CodexSubstrate({ env: io.env })
+      : new (await import("../../substrate/opencode/substrate.ts")).OpencodeSubstrate({
+          env: io.env,
+        });
+  const adapter = new DemoAdapter({ root: output, env: io.env, substrate });
   await adapter.preflight();
   openStore(where.dbPath).close();
   const channel = new DemoChannel();
@@ -121,7 +132,12 @@ async function runDemo(args: ParsedArgs, io: CliIO): Promise<number> {
       adapter,
       limits: config,
       runsRoot,
-      libraryRoot: join(output, "library", `k${k}`),
+      // One library per surface: a lesson learnt on OpenCode is never served to a Codex run.
+      libraryRoot: join(
+        output,
+        "library",
+        substrateName === "oc" ? `k${k}` : `${substrateName}-k${k}`,
+      ),
       k,
       modes,
     },
