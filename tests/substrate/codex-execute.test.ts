@@ -228,9 +228,15 @@ describe("Codex executor with the real codex binary", () => {
         }
         reader.releaseLock();
         const env = (name: string) => new RegExp(`export ${name}=(\\S+)`).exec(out)?.[1] ?? "";
-        return { proc, url: env("HARNESS2_CODEX_BASE_URL"), key: env("HARNESS2_CODEX_API_KEY") };
+        return {
+          proc,
+          out,
+          url: env("HARNESS2_CODEX_BASE_URL"),
+          key: env("HARNESS2_CODEX_API_KEY"),
+        };
       };
       const first = await startBridge();
+      expect(first.out).toContain("export HARNESS2_CODEX_MODEL=chat-model");
       try {
         const where = folders();
         const fake = { url: first.url } as ScriptedServer;

@@ -43,6 +43,34 @@ function writeState(path: string, state: State & Record<string, unknown>): void 
   chmodSync(path, 0o600); // an existing file keeps its mode on write: make it 600 either way
 }
 
+const LOOPBACK = new Set(["127.0.0.1", "localhost", "::1"]);
+
+/**
+ * What the bridge prints: a headline, the env lines a Codex run needs (the model when --model
+ * names one; the URL a container reaches it by when it listens beyond loopback), where they are kept.
+ */
+function envLines(
+  headline: string,
+  url: string,
+  host: string,
+  port: number,
+  key: string,
+  model: string | undefined,
+  statePath: string,
+): string {
+  return [
+    `${headline}${model ? ` (model ${model})` : ""}`,
+    `export HARNESS2_CODEX_BASE_URL=${url}`,
+    `export HARNESS2_CODEX_API_KEY=${key}`,
+    ...(model ? [`export HARNESS2_CODEX_MODEL=${model}`] : []),
+    ...(LOOPBACK.has(host)
+      ? []
+      : [`export HARNESS2_CODEX_CONTAINER_URL=http://host.docker.internal:${port}/v1`]),
+    `(kept in ${statePath}; Ctrl-C stops it)`,
+    "",
+  ].join("\n");
+}
+
 /** Resolves on SIGINT or SIGTERM (listeners removed afterwards). */
 function untilStopped(): Promise<string> {
   return new Promise((resolve) => {
@@ -106,7 +134,8 @@ async function runBridge(args: ParsedArgs, io: CliIO): Promise<number> {
   }
   const host = stringOpt(args, "host") ?? "127.0.0.1";
   const model = stringOpt(args, "model")?.trim() || undefined;
-  const portFlag = intOpt(args, "port", { min: 0, max: 65535 }, "bridge");
+  // --port 0 is the default: the kept port, else a free one.
+  const portFlag = intOpt(args, "port", { min: 0, max: 65535 }, "bridge") || undefined;
   const loc = storeLocation({ runsDir: stringOpt(args, "runs"), env: io.env, cwd: io.cwd });
   try {
     mkdirSync(loc.runsDir, { recursive: true });
@@ -167,16 +196,20 @@ async function runBridge(args: ParsedArgs, io: CliIO): Promise<number> {
     }
   }
   writeState(statePath, { port: server.port, key, upstream, model: model ?? null, host });
+  // Listening for the stop before the lines are printed: whoever reads them may stop us at once.
+  const stopped = untilStopped();
   io.stdout(
-    [
-      `Bridge ready: ${server.url} → ${upstream}${model ? ` (model ${model})` : ""}`,
-      `export HARNESS2_CODEX_BASE_URL=${server.url}`,
-      `export HARNESS2_CODEX_API_KEY=${key}`,
-      `(kept in ${statePath}; Ctrl-C stops the bridge)`,
-      "",
-    ].join("\n"),
+    envLines(
+      `Bridge ready: ${server.url} → ${upstream}`,
+      server.url,
+      host,
+      server.port,
+      key,
+      model,
+      statePath,
+    ),
   );
-  await untilStopped();
+  await stopped;
   await server.stop();
   io.stderr("bridge: stopped\n");
   return EXIT.ok;
@@ -213,17 +246,19 @@ async function runLitellm(o: {
     litellm: true,
   });
   const url = `http://${o.host}:${o.port}/v1`;
-  o.io.stdout(
-    [
-      `LiteLLM proxy starting: ${url} → ${o.upstream} (model ${o.model})`,
-      `export HARNESS2_CODEX_BASE_URL=${url}`,
-      `export HARNESS2_CODEX_API_KEY=${o.key}`,
-      `(kept in ${o.statePath}; Ctrl-C stops it)`,
-      "",
-    ].join("\n"),
-  );
   const stop = new AbortController();
   void untilStopped().then(() => stop.abort());
+  o.io.stdout(
+    envLines(
+      `LiteLLM proxy starting: ${url} → ${o.upstream}`,
+      url,
+      o.host,
+      o.port,
+      o.key,
+      o.model,
+      o.statePath,
+    ),
+  );
   const exit = await runProcess({
     argv: [
       bin,
