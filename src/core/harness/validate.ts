@@ -269,6 +269,10 @@ function scriptRefProblems(
       .filter((k) => pats.plugin?.test(k) === true)
       .sort(comparePathSegments)
       .map((rel) => ({ rel, skillFolder: null })),
+    // A hook command that runs a script the harness does not ship fails at every event it fires.
+    ...(surface.hooksFile !== null && tree[surface.hooksFile] !== undefined
+      ? [{ rel: surface.hooksFile, skillFolder: null }]
+      : []),
   ];
   const out = new Set<string>();
   for (const { rel, skillFolder } of scanned) {

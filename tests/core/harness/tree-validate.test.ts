@@ -361,6 +361,19 @@ describe("validate: codex hooks", () => {
     expect(await problems(CX, withHooks(src))).toHaveLength(7);
   });
 
+  test("a hook command must run a script the harness ships", async () => {
+    const hooks = (command: string) =>
+      JSON.stringify({ hooks: { Stop: [{ hooks: [{ type: "command", command }] }] } });
+    expect(await problems(CX, withHooks(hooks("python3 scripts/check_output.py")))).toEqual([
+      `${hf} invokes \`scripts/check_output.py\` but that file is not in the harness`,
+    ]);
+    const shipped = {
+      ...withHooks(hooks("python3 scripts/check_output.py")),
+      "scripts/check_output.py": "print(1)\n",
+    };
+    expect(await problems(CX, shipped)).toEqual([]);
+  });
+
   test("opencode has no hooks file: .codex/hooks.json is simply off its surface", async () => {
     expect(await problems(OC, { ".codex/hooks.json": "{" })).toEqual([
       "`.codex/hooks.json` is not on the editable surface of opencode",
