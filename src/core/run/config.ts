@@ -28,6 +28,7 @@ const DEFAULTS = {
   judgeParallel: 8,
   libraryMaxEntries: 0,
   libraryMaxBytes: 0,
+  modesAtOnce: 2,
   backoffS: 10,
 } as const;
 

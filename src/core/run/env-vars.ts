@@ -213,6 +213,16 @@ export const ENV_VARS: readonly EnvVar[] = [
     help: "bytes of library entries a stage is shown, the most recent ones (default 0 = all)",
   },
   {
+    name: "HARNESS2_MODES_AT_ONCE",
+    field: "modesAtOnce",
+    parse: (raw, variable) => {
+      const v = raw.trim();
+      if (v !== "1" && v !== "2") throw new ConfigError(variable, raw, "1 or 2");
+      return Number(v);
+    },
+    help: "modes of a task at once after its base rollouts: 2 (default) or 1",
+  },
+  {
     name: "HARNESS2_BACKOFF_S",
     field: "backoffS",
     parse: asSeconds,

@@ -87,6 +87,15 @@ export const RunConfig = z
         error: (iss) =>
           `libraryMaxBytes must be an integer ≥ 0 (0 = no cap), got ${String(iss.input)}`,
       }),
+    /**
+     * Modes of one task run at once after its shared base rollouts (1 = one after the other, as
+     * the original; 2 = parallel and sequential together). Records are the same either way.
+     */
+    modesAtOnce: z
+      .number()
+      .int()
+      .min(1, { error: (iss) => `modesAtOnce must be 1 or 2, got ${String(iss.input)}` })
+      .max(2, { error: (iss) => `modesAtOnce must be 1 or 2, got ${String(iss.input)}` }),
     /** Sleep between transport attempts: backoffS × (attempt − 1) seconds. */
     backoffS: z
       .number()

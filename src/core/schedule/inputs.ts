@@ -29,7 +29,7 @@ export class ScheduleInputError extends Error {
  */
 export type ScheduleLimits = RecursionLimits &
   Pick<RunConfig, "domainWorkers"> &
-  Partial<Pick<RunConfig, "libraryMaxEntries" | "libraryMaxBytes">>;
+  Partial<Pick<RunConfig, "libraryMaxEntries" | "libraryMaxBytes" | "modesAtOnce">>;
 
 /** Everything a sweep (and each of its domains and tasks) runs with. */
 export type ScheduleInputs = {

@@ -1,6 +1,6 @@
 // One task: the resume decision, the k shared base rollouts, each mode that is not finished and
-// intact, a checkpoint of the task's record after each mode, and the adoption facts the store
-// keeps for resume. It never reads a score.
+// intact (both at once by default), a checkpoint of the task's record after each mode, and the
+// adoption facts the store keeps for resume. It never reads a score.
 
 import {
   AdoptionRecorded,
@@ -11,7 +11,7 @@ import {
 } from "../events/registry.ts";
 import { emit } from "../events/sink.ts";
 import { readTree } from "../harness/tree.ts";
-import { throwIfInterrupted } from "../lib/interrupt.ts";
+import { InterruptedError, throwIfInterrupted } from "../lib/interrupt.ts";
 import { roundUsd } from "../lib/money.ts";
 import type { Library } from "../library/library.ts";
 import { restoreLibraries, SUMMARY_FILE_SOURCE, shouldSkipTask } from "../resume/resume.ts";
@@ -24,7 +24,7 @@ import {
 } from "../resume/summary.ts";
 import { rollBases } from "../rollout/rollouts.ts";
 import { runId } from "../run/naming.ts";
-import { interruptedPlus, type TaskContext } from "./adopt.ts";
+import type { TaskContext } from "./adopt.ts";
 import {
   harnessDirOf,
   modeNamespace,
@@ -33,7 +33,7 @@ import {
   taskFields,
   validateInputs,
 } from "./inputs.ts";
-import { runOneMode } from "./mode.ts";
+import { type ModeOutcome, runOneMode } from "./mode.ts";
 
 /** What `runTask` returns: the task's merged record (as written), or why it was skipped. */
 export type TaskOutcome = {
@@ -201,18 +201,29 @@ export async function runTask(
 
   const t: TaskContext = { inputs, taskId, domain, surface, baseTree, bases, libraries };
   let written = TaskSummary.parse(record);
-  for (const mode of toRun) {
-    // An interrupted mode leaves the checkpoint of the modes before it as the task's record.
-    const outcome = await interruptedPlus(usd, () => runOneMode(t, mode));
-    record.modes[mode] = outcome.entry;
-    if (outcome.selection !== null) record.selections[mode] = outcome.selection;
-    record.errors.push(...outcome.errors);
-    usd = roundUsd(usd + outcome.usd);
-    // Checkpoint after each mode: a killed run resumes from here. The adoption facts follow the
-    // checkpoint, so a mode the store holds facts for has its summary.json export written too.
+  const done = new Map<ModeToken, ModeOutcome>();
+  // Checkpoint after each mode: a killed run resumes from here. The record is rebuilt in the
+  // modes' own order each time, so it reads the same whichever mode finished first. The adoption
+  // facts follow the checkpoint, so a mode the store holds facts for has its summary.json export.
+  const checkpoint = async (mode: ModeToken, outcome: ModeOutcome) => {
+    done.set(mode, outcome);
+    const ordered = toRun.filter((m) => done.has(m));
+    record.modes = {};
+    record.selections = {};
+    record.errors = [];
+    for (const m of ordered) {
+      const o = done.get(m) as ModeOutcome;
+      record.modes[m] = o.entry;
+      if (o.selection !== null) record.selections[m] = o.selection;
+      record.errors.push(...o.errors);
+    }
     written = await writeSummary(dir, { ...record, status: "partial" });
     if (outcome.selection !== null) emitAdoption(inputs, domain, mode, outcome.selection);
-  }
+  };
+  // After the shared base rollouts the modes are independent (own namespaces, ledgers and
+  // libraries): with modesAtOnce 2 they run together under the same phase and session limits.
+  const together = Math.max(1, Math.min(inputs.limits.modesAtOnce ?? 1, toRun.length));
+  usd = await runModes(toRun, together, (mode) => runOneMode(t, mode), checkpoint);
   const status = written.status;
   taskFinished(inputs, domain, taskId, status, written, usd, startedAt);
   return {
@@ -225,6 +236,51 @@ export async function runTask(
     usd,
     errors: written.errors,
   };
+}
+
+/** Two modes interrupted together: one interruption carrying both spends. */
+const joined = (a: InterruptedError | null, b: InterruptedError): InterruptedError =>
+  a === null ? b : a.plus(b.usd);
+
+/**
+ * Runs `modes`, `together` at a time; each outcome is checkpointed (one at a time) as it comes.
+ * Returns the spend of all. An interrupt is thrown once every running mode has settled, carrying
+ * the spend of every mode (finished ones included), as a serial run's would.
+ */
+async function runModes(
+  modes: readonly ModeToken[],
+  together: number,
+  run: (mode: ModeToken) => Promise<ModeOutcome>,
+  checkpoint: (mode: ModeToken, outcome: ModeOutcome) => Promise<void>,
+): Promise<number> {
+  const state: { usd: number; interrupted: InterruptedError | null; failure: unknown } = {
+    usd: 0,
+    interrupted: null,
+    failure: null,
+  };
+  let saving: Promise<void> = Promise.resolve();
+  const queue = [...modes];
+  const worker = async () => {
+    for (let mode = queue.shift(); mode !== undefined; mode = queue.shift()) {
+      // As in a serial run, no mode starts after an interrupt.
+      if (state.interrupted !== null) return;
+      try {
+        const outcome = await run(mode);
+        state.usd = roundUsd(state.usd + outcome.usd);
+        saving = saving.then(() => checkpoint(mode, outcome));
+        await saving;
+      } catch (err) {
+        if (err instanceof InterruptedError) {
+          state.interrupted = joined(state.interrupted, err);
+        } else state.failure ??= err;
+        return;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: together }, worker));
+  if (state.failure !== null) throw state.failure;
+  if (state.interrupted !== null) throw state.interrupted.plus(state.usd);
+  return state.usd;
 }
 
 /** The facts resume re-checks about one mode's adoption, for the store. */

@@ -46,6 +46,7 @@ describe("loadRunConfig", () => {
       judgeParallel: 8,
       libraryMaxEntries: 0,
       libraryMaxBytes: 0,
+      modesAtOnce: 2,
       backoffS: 10,
     });
   });
