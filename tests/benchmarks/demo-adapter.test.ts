@@ -120,6 +120,7 @@ describe("demo channel", () => {
     }
     return {
       workspace: ws,
+      context: join(ws, "context"),
       sessionDir: join(root, "s"),
       mission: "m",
       system: "",

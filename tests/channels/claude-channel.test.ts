@@ -30,6 +30,7 @@ function request(over: Partial<ChannelRequest> = {}): ChannelRequest {
   mkdirSync(sessionDir, { recursive: true });
   return {
     workspace,
+    context: join(workspace, "context"),
     sessionDir,
     mission: "Do the task.",
     system: "",

@@ -29,6 +29,7 @@ export function sessionRequest(root: string, over: Partial<ChannelRequest> = {})
   mkdirSync(sessionDir, { recursive: true });
   return {
     workspace,
+    context: join(workspace, "context"),
     sessionDir,
     mission: "Improve the system prompt.",
     system: "",

@@ -13,20 +13,24 @@ const BUGGY = /\n([ \t]*)if amount > 0:\n[ \t]*total \+= amount\n/;
 
 export class DemoChannel implements Channel {
   readonly kind = "demo";
+  /** In-process: it reads the evidence where it is and edits its own copy of the harness. */
+  readonly workspace = "in-place" as const;
   /** Sessions this channel actually ran (cache hits never reach a channel). */
   sessions = 0;
 
   async run(req: ChannelRequest): Promise<ChannelResult> {
     this.sessions++;
-    const context = join(req.workspace, "context");
+    const context = req.context;
+    if (context === null) return reply("", "no evidence was given");
     if (existsSync(join(context, "candidates"))) return this.#select(context);
     if (existsSync(join(context, "base_harness"))) return this.#reflect(context);
-    return this.#propose(context);
+    // The edit goes to the session's own copy of the harness, never to the evidence.
+    return this.#propose(join(req.workspace, "context"));
   }
 
-  /** An improvement stage: keep signed amounts in the harness script. */
-  #propose(context: string): ChannelResult {
-    const path = join(context, SCRIPT);
+  /** An improvement stage: keep signed amounts in the harness script (the workspace's copy). */
+  #propose(editable: string): ChannelResult {
+    const path = join(editable, SCRIPT);
     if (!existsSync(path)) {
       return reply("", "context/harness/scripts/summarize.py is not in the evidence");
     }

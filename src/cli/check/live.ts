@@ -40,6 +40,7 @@ export async function liveImprover(
   const started = performance.now();
   const result = await channel.run({
     workspace: join(root, "work"),
+    context: null,
     sessionDir: join(root, "session"),
     mission: LIVE_PROMPT,
     system: "",

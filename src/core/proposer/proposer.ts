@@ -151,11 +151,9 @@ export class Proposer implements ProposerLike {
         const sessionDir = join(tmp, "session");
         mkdirSync(workspace, { recursive: true });
         mkdirSync(sessionDir, { recursive: true });
-        if (contextDir !== null && dirExists(contextDir)) {
-          copyTreeSafe(contextDir, join(workspace, "context"));
-        }
+        const context = this.#prepare(workspace, contextDir, harvest);
         const outcome = await this.#attempt(
-          { workspace, sessionDir, mission, system, timeoutS: wallLimit },
+          { workspace, context, sessionDir, mission, system, timeoutS: wallLimit },
           signal,
           () => {
             launched = a;
@@ -296,10 +294,29 @@ export class Proposer implements ProposerLike {
     return h.digest("hex").slice(0, 16);
   }
 
+  /**
+   * Lays out a session's workspace as its channel needs (see WorkspaceNeed) and returns where the
+   * session reads the evidence. An in-place channel gets a private copy of only the harvested part
+   * of `context/` (the harness it edits); everything else it reads from the evidence folder.
+   */
+  #prepare(workspace: string, contextDir: string | null, harvest: string | null): string | null {
+    if (contextDir === null || !dirExists(contextDir)) return null;
+    if (this.#cfg.channel.workspace !== "in-place") {
+      copyTreeSafe(contextDir, join(workspace, "context"));
+      return join(workspace, "context");
+    }
+    if (harvest?.startsWith("context/")) {
+      const part = join(contextDir, harvest.slice("context/".length));
+      if (dirExists(part)) copyTreeSafe(part, join(workspace, harvest));
+    }
+    return contextDir;
+  }
+
   /** One session through the limiter; `onLaunch` runs only when the session really starts. */
   async #attempt(
     req: {
       workspace: string;
+      context: string | null;
       sessionDir: string;
       mission: string;
       system: string;

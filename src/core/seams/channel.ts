@@ -5,8 +5,16 @@
 
 /** What one channel session is asked to do. */
 export type ChannelRequest = {
-  /** Fresh temporary directory holding `context/` (a copy of the evidence). The session's cwd. */
+  /**
+   * Fresh temporary directory, the session's cwd. For an isolated channel it holds `context/`, a
+   * copy of the evidence; for an in-place channel only the part it edits (`context/harness`).
+   */
   workspace: string;
+  /**
+   * Where the session reads the evidence: `<workspace>/context` for an isolated channel, the
+   * evidence folder itself for an in-place one (which must not write there). Null: no evidence.
+   */
+  context: string | null;
   /** Scratch directory owned by this session for the CLI's own state (XDG dirs, HOME, …). */
   sessionDir: string;
   mission: string;
@@ -31,9 +39,19 @@ export type ChannelResult = {
   timedOut: boolean;
 };
 
+/**
+ * What workspace a channel needs. `isolated` (the default, every real CLI): a full private copy of
+ * the evidence, since an agent may read, change or delete anything in its workspace. `in-place`
+ * (an in-process channel, e.g. the demo's scripted one): it reads the evidence where it is and
+ * gets a fresh copy of only the folder it edits — no tree copy on the hot path.
+ */
+export type WorkspaceNeed = "isolated" | "in-place";
+
 export interface Channel {
   /** "opencode", "claude_cli", or a scripted channel's own name. */
   readonly kind: string;
+  /** Default "isolated". */
+  readonly workspace?: WorkspaceNeed;
   run(request: ChannelRequest): Promise<ChannelResult>;
 }
 

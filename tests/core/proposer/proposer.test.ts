@@ -71,6 +71,35 @@ function proposer(
 }
 
 describe("Proposer.call", () => {
+  test("an in-place channel reads the evidence where it is and edits only its own harness copy", async () => {
+    const channel = new ScriptedChannel([
+      (req) => {
+        // The evidence folder itself, and in the workspace only the harvested part.
+        expect(req.context).toBe(evidence);
+        expect(readdirSync(join(req.workspace, "context"))).toEqual(["harness"]);
+        expect(readFileSync(join(req.context as string, "task.md"), "utf8")).toBe(
+          "sum the ledger\n",
+        );
+        writeFileSync(join(req.workspace, "context", "harness", "systemprompt.md"), "signed\n");
+        return ok("<notes>signed</notes>");
+      },
+      (req) => {
+        // Without a harvest (selection, reflection) nothing at all is copied.
+        expect(req.context).toBe(evidence);
+        expect(existsSync(join(req.workspace, "context"))).toBe(false);
+        return ok("picked");
+      },
+    ]);
+    Object.assign(channel, { workspace: "in-place" });
+    const p = proposer(channel);
+    const reply = await p.call("do it", evidence, "inv1.a1", { harvest: "context/harness" });
+    expect(readFileSync(join(reply.workspace as string, "systemprompt.md"), "utf8")).toBe(
+      "signed\n",
+    );
+    expect(readFileSync(join(evidence, "harness", "systemprompt.md"), "utf8")).toBe("be careful\n");
+    expect((await p.call("choose", evidence, "selection")).text).toBe("picked");
+  });
+
   test("a fresh call sees the evidence as context/, harvests the edit and writes the audit", async () => {
     const channel = new ScriptedChannel([
       (req) => {
