@@ -68,6 +68,11 @@ function setup(server: ScriptedServer) {
 
 describe("OpenCode executor with the real opencode binary", () => {
   let server: ScriptedServer | undefined;
+  /**
+   * Seconds the first rollout took from its start to its first model request; the hang test's
+   * timeout is twice that (a loaded machine scales it), at least 8 s, instead of a fixed 30 s.
+   */
+  let firstRequestS = 15;
   afterAll(async () => {
     await server?.stop();
   });
@@ -76,34 +81,44 @@ describe("OpenCode executor with the real opencode binary", () => {
     "a rollout writes output/answer.md: delivered, cost summed, run mark, stream, trajectory",
     async () => {
       const usages = [1000, 2000, 3000, 4000].map((input) => ({ input, output: 100 }));
-      server = startChatServer({
-        turns: [
-          {
-            text: "Reading the notes.",
-            toolCalls: [{ name: "read", arguments: { filePath: "notes.txt" } }],
-            usage: usages[0],
+      let firstTurnAt = 0;
+      server = startChatServer(
+        {
+          turns: [
+            {
+              text: "Reading the notes.",
+              toolCalls: [{ name: "read", arguments: { filePath: "notes.txt" } }],
+              usage: usages[0],
+            },
+            {
+              toolCalls: [
+                { name: "bash", arguments: { command: "env > env.txt", description: "env" } },
+              ],
+              usage: usages[1],
+            },
+            {
+              toolCalls: [
+                {
+                  name: "write",
+                  arguments: { filePath: "output/answer.md", content: "alpha, beta\n" },
+                },
+              ],
+              usage: usages[2],
+            },
+            { text: "Saved output/answer.md.", usage: usages[3] },
+          ],
+        },
+        {
+          onRequest: (r) => {
+            if (r.role === "turn" && firstTurnAt === 0) firstTurnAt = Date.now();
           },
-          {
-            toolCalls: [
-              { name: "bash", arguments: { command: "env > env.txt", description: "env" } },
-            ],
-            usage: usages[1],
-          },
-          {
-            toolCalls: [
-              {
-                name: "write",
-                arguments: { filePath: "output/answer.md", content: "alpha, beta\n" },
-              },
-            ],
-            usage: usages[2],
-          },
-          { text: "Saved output/answer.md.", usage: usages[3] },
-        ],
-      });
+        },
+      );
       const { adapter } = setup(server);
       const runId = "tasks-oc-agg1/notes/summary/base1";
+      const started = Date.now();
       const runDir = await adapter.execute("notes/summary", null, runId);
+      if (firstTurnAt > 0) firstRequestS = (firstTurnAt - started) / 1000;
 
       expect(runDir).toBe(adapter.rolloutDir(runId));
       expect(await adapter.delivered(runDir)).toBe(true);
@@ -198,12 +213,15 @@ describe("OpenCode executor with the real opencode binary", () => {
       server = startChatServer([{ hang: true }]);
       const { adapter } = setup(server);
       const runId = "tasks-oc-agg1/notes/summary/inv1";
+      const timeoutS = Math.max(8, Math.ceil(2 * firstRequestS));
       const err = await adapter
-        .execute("notes/summary", null, runId, { timeoutS: 30 })
+        .execute("notes/summary", null, runId, { timeoutS })
         .catch((e: unknown) => e);
       expect(err).toBeInstanceOf(RolloutError);
       expect((err as RolloutError).failure).toBe("timeout");
-      expect((err as RolloutError).message).toContain("timed out after 30s");
+      expect((err as RolloutError).message).toContain(`timed out after ${timeoutS}s`);
+      // it was hanging in a model request when it was killed
+      expect(server.requests.some((r) => r.role === "turn")).toBe(true);
 
       const runDir = adapter.rolloutDir(runId);
       expect(await readRunMark(runDir)).toBeNull();
