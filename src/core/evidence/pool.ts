@@ -148,7 +148,10 @@ export async function writePool(
     const dir = `pool/${name}`;
     const tree = readCheckedTree(opts.surface, entry.harnessDir, opts.leakGlobs, opts.ctx);
     if (tree !== null) {
-      writeTree(opts.surface, tree, `${root}/${dir}/harness`);
+      // Candidate harnesses never change once written: shared by hard link, not copied.
+      writeTree(opts.surface, tree, `${root}/${dir}/harness`, {
+        linkFrom: entry.harnessDir as string,
+      });
       const from = baselines.of(entry);
       // Fix docs/differences.md E22: without a harness under edit the baseline is empty, and it
       // says so.

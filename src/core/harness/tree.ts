@@ -10,6 +10,7 @@ import {
   comparePathSegments,
   dirExists,
   isRegularFile,
+  linkOrWriteSafe,
   relSegments,
   sortPaths,
   walkFiles,
@@ -116,6 +117,11 @@ export function isTree(surface: SurfaceSpec, dir: string): boolean {
 export type WriteTreeOptions = {
   /** Write the surface's README stubs, replacing whatever is at their paths (default true). */
   stubs?: boolean;
+  /**
+   * The folder `tree` was read from, when it never changes again (a candidate harness): its files
+   * are hard-linked into `dest` instead of written, where the filesystem allows.
+   */
+  linkFrom?: string;
 };
 
 /**
@@ -155,7 +161,14 @@ export function writeTree(
   }
   removeEmptiedDirs(dest, parents);
 
-  for (const [rel, value] of written) writeFileSafe(dest, rel, value);
+  const made = new Set<string>();
+  const from = opts.linkFrom;
+  const fromTree = new Set(entries.map(([k]) => k));
+  for (const [rel, value] of written) {
+    if (from !== undefined && fromTree.has(rel)) {
+      linkOrWriteSafe(from, dest, rel, value, made);
+    } else writeFileSafe(dest, rel, value, made);
+  }
   return dest;
 }
 

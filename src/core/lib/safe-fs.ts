@@ -6,6 +6,7 @@ import {
   closeSync,
   copyFileSync,
   constants as fsConstants,
+  linkSync,
   lstatSync,
   mkdirSync,
   mkdtempSync,
@@ -198,12 +199,28 @@ export function readFileBytes(root: string, rel: string): Uint8Array {
 }
 
 /**
- * Writes `data` (a string is written as UTF-8) to `root/rel`, creating parent directories.
- * A symlink already at the path is replaced by a regular file, never written through.
+ * Creates `dir` (and its parents) unless `made` says this caller already did: writing a tree
+ * file by file would otherwise ask the kernel for the same directories once per file.
  */
-export function writeFileSafe(root: string, rel: string, data: string | Uint8Array): string {
+function makeDir(dir: string, made?: Set<string>): void {
+  if (made?.has(dir)) return;
+  mkdirSync(dir, { recursive: true });
+  made?.add(dir);
+}
+
+/**
+ * Writes `data` (a string is written as UTF-8) to `root/rel`, creating parent directories.
+ * A symlink already at the path is replaced by a regular file, never written through. `made`:
+ * directories the caller has already created in this batch (see makeDir).
+ */
+export function writeFileSafe(
+  root: string,
+  rel: string,
+  data: string | Uint8Array,
+  made?: Set<string>,
+): string {
   const path = safeJoin(root, rel);
-  mkdirSync(dirname(path), { recursive: true });
+  makeDir(dirname(path), made);
   let fd: number;
   try {
     fd = openSync(path, WRITE_NO_FOLLOW, 0o666);
@@ -218,6 +235,35 @@ export function writeFileSafe(root: string, rel: string, data: string | Uint8Arr
     closeSync(fd);
   }
   return path;
+}
+
+/**
+ * Puts `data` at `root/rel` as a hard link to `srcRoot/rel` when that is a regular file (never a
+ * symlink) of the same size — an immutable file shared, not copied — and writes it otherwise
+ * (another filesystem, no link permission, a differing file). The caller promises that neither
+ * copy is ever written in place afterwards. Returns the path.
+ */
+export function linkOrWriteSafe(
+  srcRoot: string,
+  root: string,
+  rel: string,
+  data: string | Uint8Array,
+  made?: Set<string>,
+): string {
+  const from = safeJoin(srcRoot, rel);
+  const size = typeof data === "string" ? Buffer.byteLength(data) : data.byteLength;
+  const st = lstatOrNull(from);
+  if (!st?.isFile() || st.size !== size) return writeFileSafe(root, rel, data, made);
+  const path = safeJoin(root, rel);
+  makeDir(dirname(path), made);
+  try {
+    removeIfSymlink(path);
+    if (lstatOrNull(path) !== null) unlinkSync(path);
+    linkSync(from, path);
+    return path;
+  } catch {
+    return writeFileSafe(root, rel, data, made);
+  }
 }
 
 /** Truncate-or-create that refuses (ELOOP) when the path itself is a symlink, dangling or not. */
@@ -255,7 +301,8 @@ export function copyTreeSafe(src: string, dst: string, opts: CopyOptions = {}): 
     skipDirs: opts.skipDirs,
     onSymlink: (rel) => skippedSymlinks.push(rel),
   });
-  mkdirSync(dst, { recursive: true });
+  const made = new Set<string>();
+  makeDir(dst, made);
   let count = 0;
   let bytes = 0;
   for (const rel of files) {
@@ -266,7 +313,7 @@ export function copyTreeSafe(src: string, dst: string, opts: CopyOptions = {}): 
       continue;
     }
     const to = safeJoin(dst, rel);
-    mkdirSync(dirname(to), { recursive: true });
+    makeDir(dirname(to), made);
     try {
       // Destinations are normally fresh: an exclusive create never follows anything at `to`.
       copyFileSync(from, to, fsConstants.COPYFILE_EXCL);

@@ -15,6 +15,7 @@ import { basename, join } from "node:path";
 import {
   comparePathSegments,
   copyTreeSafe,
+  linkOrWriteSafe,
   ownedTempDir,
   PathEscapeError,
   readFileBytes,
@@ -321,5 +322,32 @@ await Bun.sleep(200);`;
   test("a missing tree is a no-op", async () => {
     await removeTreeSoon(join(tmp(), "never-made"));
     expect(parkedFor("never-made")).toEqual([]);
+  });
+});
+
+describe("linkOrWriteSafe", () => {
+  test("an immutable source file is shared by hard link; anything else is written", () => {
+    const src = tmp();
+    const dst = tmp();
+    put(src, "a/x.md", "same\n");
+    put(src, "b.md", "other size\n");
+    symlinkSync(join(src, "a", "x.md"), join(src, "link.md"));
+    linkOrWriteSafe(src, dst, "a/x.md", "same\n");
+    expect(statSync(join(dst, "a", "x.md")).ino).toBe(statSync(join(src, "a", "x.md")).ino);
+    // a source of another size (the caller's text differs) is not linked but written
+    linkOrWriteSafe(src, dst, "b.md", "new");
+    expect(readFileSync(join(dst, "b.md"), "utf8")).toBe("new");
+    expect(statSync(join(dst, "b.md")).ino).not.toBe(statSync(join(src, "b.md")).ino);
+    // a symlinked source is never linked to, and a missing one is written
+    linkOrWriteSafe(src, dst, "link.md", "same\n");
+    expect(statSync(join(dst, "link.md")).nlink).toBe(1);
+    linkOrWriteSafe(src, dst, "none.md", "fresh");
+    expect(readFileSync(join(dst, "none.md"), "utf8")).toBe("fresh");
+    // a symlink at the destination is replaced, never written through
+    symlinkSync(join(src, "b.md"), join(dst, "c.md"));
+    put(src, "c.md", "same\n");
+    linkOrWriteSafe(src, dst, "c.md", "same\n");
+    expect(readFileSync(join(src, "b.md"), "utf8")).toBe("other size\n");
+    expect(statSync(join(dst, "c.md")).ino).toBe(statSync(join(src, "c.md")).ino);
   });
 });
