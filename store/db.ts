@@ -13,7 +13,7 @@ import {
   statSync,
 } from "node:fs";
 import { basename, dirname, isAbsolute, join, resolve } from "node:path";
-import { ownedTempDir } from "../src/core/lib/safe-fs.ts";
+import { ownedTempDir } from "../src/core/lib/temp-dirs.ts";
 import { APPLICATION_ID, MIGRATIONS, SCHEMA_VERSION } from "./schema.ts";
 
 export const DB_FILENAME = "harness2.db";

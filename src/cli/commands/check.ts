@@ -15,7 +15,8 @@ import {
 } from "../../../store/db.ts";
 import { runProcess, which } from "../../core/lib/process.ts";
 import { pythonEnv, resolvePython } from "../../core/lib/python.ts";
-import { dirExists, ownedTempDir } from "../../core/lib/safe-fs.ts";
+import { dirExists } from "../../core/lib/safe-fs.ts";
+import { ownedTempDir } from "../../core/lib/temp-dirs.ts";
 import { loadRunConfig } from "../../core/run/config.ts";
 import { ConfigError } from "../../core/run/env-vars.ts";
 import type { RunConfig } from "../../core/run/run-config.ts";

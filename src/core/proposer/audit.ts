@@ -6,7 +6,8 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describeError } from "../lib/errors.ts";
-import { copyTreeSafe, dirExists, lstatOrNull, ownedTempDir } from "../lib/safe-fs.ts";
+import { copyTreeSafe, dirExists, lstatOrNull } from "../lib/safe-fs.ts";
+import { ownedTempDir } from "../lib/temp-dirs.ts";
 import type { Reply } from "../seams/channel.ts";
 
 export class AuditFolder {

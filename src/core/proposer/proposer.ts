@@ -16,7 +16,8 @@ import { hashDirectory } from "../lib/fingerprint.ts";
 import { InterruptedError, throwIfInterrupted } from "../lib/interrupt.ts";
 import { Limiter } from "../lib/limiter.ts";
 import { roundUsd } from "../lib/money.ts";
-import { copyTreeSafe, dirExists, ownedTempDir, removeTreeSoon } from "../lib/safe-fs.ts";
+import { copyTreeSafe, dirExists } from "../lib/safe-fs.ts";
+import { ownedTempDir, removeTreeSoon } from "../lib/temp-dirs.ts";
 import { timerDelay } from "../lib/timer.ts";
 import {
   type CallOptions,

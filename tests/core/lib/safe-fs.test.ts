@@ -16,17 +16,16 @@ import {
   comparePathSegments,
   copyTreeSafe,
   linkOrWriteSafe,
-  ownedTempDir,
   PathEscapeError,
   readFileBytes,
   relSegments,
-  removeTreeSoon,
   SymlinkRefusedError,
   safeJoin,
   sortPaths,
   walkFiles,
   writeFileSafe,
 } from "../../../src/core/lib/safe-fs.ts";
+import { ownedTempDir, removeTreeSoon } from "../../../src/core/lib/temp-dirs.ts";
 
 const made: string[] = [];
 function tmp(): string {
@@ -267,7 +266,7 @@ describe("removeTreeSoon", () => {
   test("an explicit process.exit() finishes the pending deletions before the process ends", async () => {
     const ws = join(tmp(), "exiting");
     for (let i = 0; i < 40; i++) put(ws, `d${i}/e/f.txt`, "x");
-    const safeFs = join(import.meta.dir, "../../../src/core/lib/safe-fs.ts");
+    const safeFs = join(import.meta.dir, "../../../src/core/lib/temp-dirs.ts");
     const script = `const { removeTreeSoon } = await import(${JSON.stringify(safeFs)});
 removeTreeSoon(${JSON.stringify(ws)});
 process.exit(0);`;
@@ -299,7 +298,7 @@ process.exit(0);`;
       for (const dir of [orphan, held, workspace, heldWorkspace]) put(dir, "a/b.txt", "x");
       const ws = join(tmp(), "mine");
       put(ws, "f.txt", "x");
-      const safeFs = join(import.meta.dir, "../../../src/core/lib/safe-fs.ts");
+      const safeFs = join(import.meta.dir, "../../../src/core/lib/temp-dirs.ts");
       const script = `const { removeTreeSoon } = await import(${JSON.stringify(safeFs)});
 await removeTreeSoon(${JSON.stringify(ws)});
 await Bun.sleep(200);`;
