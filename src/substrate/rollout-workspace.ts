@@ -85,3 +85,53 @@ export async function gitInitWorkspace(
     );
   }
 }
+
+/** What a session's output says beside its exit record, for failureOf. */
+export type SessionFacts = {
+  /** JSON events the stream held. */
+  events: number;
+  /** The errors the CLI reported, joined: the reason given for a failed exit. */
+  errors: string;
+  /** The last error the CLI reported or logged (shown for a timeout), "" when none. */
+  lastError: string;
+  /** Why the session was stopped as a runaway, "" when it was not. */
+  stoppedBecause?: string;
+  /** The CLI exited 0 but said its turn failed. */
+  failedTurn?: boolean;
+};
+
+/**
+ * How a rollout's session ended, when not normally: stopped as a runaway, timed out (killed),
+ * aborted, a non-zero exit (or a failed turn), or no JSON events at all. Null for a normal end.
+ */
+export function failureOf(
+  exit: ExitRecord,
+  facts: SessionFacts,
+  timeoutS: number,
+): { failure: RolloutFailure; detail: string } | null {
+  if (facts.stoppedBecause) {
+    return { failure: "runaway", detail: `was stopped: ${facts.stoppedBecause}` };
+  }
+  if (exit.timedOut) {
+    const last = facts.lastError ? `; the CLI's last error: ${facts.lastError}` : "";
+    return { failure: "timeout", detail: `timed out after ${timeoutS}s (killed)${last}` };
+  }
+  if (exit.aborted) return { failure: "aborted", detail: "was aborted" };
+  if (exit.code !== 0 || facts.failedTurn) {
+    const why = facts.errors || exit.stderrTail.trim().slice(-300) || "no error message";
+    const how =
+      exit.code === null
+        ? `ended by ${exit.signal}`
+        : exit.code === 0
+          ? "ended with a failed turn"
+          : `exited with code ${exit.code}`;
+    return { failure: "exit", detail: `${how}: ${why.slice(0, 600)}` };
+  }
+  if (facts.events === 0) {
+    return {
+      failure: "no-events",
+      detail: `printed no JSON events: ${exit.stderrTail.trim().slice(-300) || "no output at all"}`,
+    };
+  }
+  return null;
+}

@@ -18,17 +18,13 @@ import {
   codexSessionEnv,
   emptyUsage,
 } from "../../clis/codex.ts";
+import { jsonObjects } from "../../core/lib/jsonl.ts";
 import { type ExitRecord, runProcess } from "../../core/lib/process.ts";
 import { SpawnError } from "../../core/lib/spawn-error.ts";
 import { hasDeliverable, outputDirOf, ROLLOUT_WORKSPACE } from "../../core/rollout/layout.ts";
 import { writeRunMark } from "../../core/rollout/runmark.ts";
 import type { RolloutRequest, RolloutResult } from "../../core/seams/executor.ts";
-import {
-  copyInputs,
-  gitInitWorkspace,
-  RolloutError,
-  type RolloutFailure,
-} from "../rollout-workspace.ts";
+import { copyInputs, failureOf, gitInitWorkspace, RolloutError } from "../rollout-workspace.ts";
 import { materialiseCodex } from "./materialise.ts";
 import { costOf, type PriceTable } from "./prices.ts";
 
@@ -66,17 +62,7 @@ const errorText = (v: unknown): string => {
 /** Reads the facts of a saved stream; unreadable or malformed lines are skipped. */
 export function readCodexStream(jsonl: string): CodexStreamFacts {
   const facts: CodexStreamFacts = { events: 0, usage: emptyUsage(), errors: [], turnFailed: false };
-  for (const raw of jsonl.split("\n")) {
-    const line = raw.trim();
-    if (!line.startsWith("{")) continue;
-    let e: unknown;
-    try {
-      e = JSON.parse(line);
-    } catch {
-      continue;
-    }
-    if (e === null || typeof e !== "object" || Array.isArray(e)) continue;
-    const ev = e as Record<string, unknown>;
+  for (const ev of jsonObjects(jsonl)) {
     facts.events++;
     addCodexUsage(facts.usage, ev);
     if (ev.type === "error") facts.errors.push(errorText(ev));
@@ -159,7 +145,17 @@ export async function executeCodexRollout(
   const facts = readCodexStream(stream);
   const usd = costOf(ctx.prices, req.model, facts.usage);
   const wallS = Math.round(exit.durationMs) / 1000;
-  const failure = failureOf(exit, facts, req.timeoutS);
+  const last = facts.errors.at(-1) ?? "";
+  const failure = failureOf(
+    exit,
+    {
+      events: facts.events,
+      errors: last,
+      lastError: last.slice(0, 300),
+      failedTurn: facts.turnFailed,
+    },
+    req.timeoutS,
+  );
   writeFileSync(
     join(req.runDir, CODEX_ROLLOUT_LAYOUT.record),
     `${JSON.stringify(
@@ -206,36 +202,4 @@ export async function executeCodexRollout(
     },
   });
   return { runDir: req.runDir, usd: usd ?? 0, wallS, delivered };
-}
-
-function failureOf(
-  exit: ExitRecord,
-  facts: CodexStreamFacts,
-  timeoutS: number,
-): { failure: RolloutFailure; detail: string } | null {
-  const last = facts.errors.at(-1) ?? "";
-  if (exit.timedOut) {
-    return {
-      failure: "timeout",
-      detail: `timed out after ${timeoutS}s (killed)${last ? `; codex's last error: ${last.slice(0, 300)}` : ""}`,
-    };
-  }
-  if (exit.aborted) return { failure: "aborted", detail: "was aborted" };
-  if (exit.code !== 0 || facts.turnFailed) {
-    const why = last || exit.stderrTail.trim().slice(-300) || "no error message";
-    const how =
-      exit.code === null
-        ? `ended by ${exit.signal}`
-        : exit.code === 0
-          ? "ended with a failed turn"
-          : `exited with code ${exit.code}`;
-    return { failure: "exit", detail: `${how}: ${why.slice(0, 600)}` };
-  }
-  if (facts.events === 0) {
-    return {
-      failure: "no-events",
-      detail: `printed no JSON events: ${exit.stderrTail.trim().slice(-300) || "no output at all"}`,
-    };
-  }
-  return null;
 }

@@ -7,6 +7,7 @@
 import { readFile } from "node:fs/promises";
 import { addCodexUsage, emptyUsage } from "../../clis/codex.ts";
 import { asText, capTrajectory, clipText, stringify } from "../../core/evidence/clip.ts";
+import { jsonObjects } from "../../core/lib/jsonl.ts";
 
 /** Clip of a shell command (docs/method.md §2: 2,000 for Codex). */
 export const CODEX_ARGS_TRUNC = 2000;
@@ -212,16 +213,7 @@ export function renderCodexTrajectory(jsonl: string, opts: CodexRenderOptions): 
   const byId = new Map<string, number>();
   const usage = emptyUsage();
   let lastPayloadLine = "";
-  for (const raw of jsonl.replaceAll("\0", "").split("\n")) {
-    const line = raw.trim();
-    if (!line.startsWith("{")) continue;
-    let e: unknown;
-    try {
-      e = JSON.parse(line);
-    } catch {
-      continue;
-    }
-    if (!isObj(e)) continue;
+  for (const e of jsonObjects(jsonl.replaceAll("\0", ""))) {
     if (isObj(e.item)) {
       const lines = renderItem(e.item, o);
       const id = e.item.id;
@@ -291,16 +283,7 @@ export async function renderCodexTrajectoryFile(
 /** The last non-blank agent message of a stream (items, payloads, or a task_complete payload). */
 export function finalCodexMessage(jsonl: string): string {
   let last = "";
-  for (const raw of jsonl.split("\n")) {
-    const line = raw.trim();
-    if (!line.startsWith("{")) continue;
-    let e: unknown;
-    try {
-      e = JSON.parse(line);
-    } catch {
-      continue;
-    }
-    if (!isObj(e)) continue;
+  for (const e of jsonObjects(jsonl)) {
     const item = isObj(e.item) ? e.item : isObj(e.payload) ? e.payload : null;
     if (item === null) continue;
     const text =

@@ -20,6 +20,7 @@ import { writeRunMark } from "../../core/rollout/runmark.ts";
 import type { RolloutRequest, RolloutResult } from "../../core/seams/executor.ts";
 import {
   copyInputs,
+  failureOf,
   gitInitWorkspace,
   RolloutError,
   type RolloutFailure,
@@ -283,7 +284,16 @@ export async function executeRollout(
 
   const { exit, usd } = outcome;
   const wallS = Math.round(exit.durationMs) / 1000;
-  const failure = failureOf(outcome, req.timeoutS);
+  const failure = failureOf(
+    exit,
+    {
+      events: outcome.events,
+      errors: outcome.errors.join("; "),
+      lastError: outcome.lastError,
+      stoppedBecause: outcome.stoppedBecause,
+    },
+    req.timeoutS,
+  );
   writeFileSync(
     join(req.runDir, ROLLOUT_LAYOUT.record),
     `${JSON.stringify(
@@ -319,32 +329,4 @@ export async function executeRollout(
     extras: { usd, model: req.model, executor: "opencode", wallS, events: outcome.events },
   });
   return { runDir: req.runDir, usd, wallS, delivered };
-}
-
-function failureOf(
-  outcome: SessionOutcome,
-  timeoutS: number,
-): { failure: RolloutFailure; detail: string } | null {
-  const { exit } = outcome;
-  if (outcome.stoppedBecause !== "") {
-    return { failure: "runaway", detail: `was stopped: ${outcome.stoppedBecause}` };
-  }
-  if (exit.timedOut) {
-    const last = outcome.lastError ? `; the CLI's last error: ${outcome.lastError}` : "";
-    return { failure: "timeout", detail: `timed out after ${timeoutS}s (killed)${last}` };
-  }
-  if (exit.aborted) return { failure: "aborted", detail: "was aborted" };
-  if (exit.code !== 0) {
-    const why =
-      outcome.errors.join("; ") || exit.stderrTail.trim().slice(-300) || "no error message";
-    const how = exit.code === null ? `ended by ${exit.signal}` : `exited with code ${exit.code}`;
-    return { failure: "exit", detail: `${how}: ${why.slice(0, 600)}` };
-  }
-  if (outcome.events === 0) {
-    return {
-      failure: "no-events",
-      detail: `printed no JSON events: ${exit.stderrTail.trim().slice(-300) || "no output at all"}`,
-    };
-  }
-  return null;
 }

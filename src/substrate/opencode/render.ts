@@ -6,6 +6,7 @@
 
 import { readFile } from "node:fs/promises";
 import { asText, capTrajectory, clipText, stringify } from "../../core/evidence/clip.ts";
+import { jsonObjects } from "../../core/lib/jsonl.ts";
 
 /** Clip of a tool call's JSON arguments (docs/method.md §2: 400 for OpenCode). */
 export const ARGS_TRUNC = 400;
@@ -171,16 +172,7 @@ export function renderTrajectory(jsonl: string, opts: RenderOptions): string {
   const byKey = new Map<string, number>();
   const steps: StepUsage[] = [];
   const stepByKey = new Map<string, number>();
-  for (const raw of jsonl.split("\n")) {
-    const line = raw.trim();
-    if (!line.startsWith("{")) continue;
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(line);
-    } catch {
-      continue;
-    }
-    if (!isObj(parsed)) continue;
+  for (const parsed of jsonObjects(jsonl)) {
     const step = present(parsed.error) && parsed.error !== false ? undefined : stepUsage(parsed);
     if (step !== undefined) {
       const at = step.key === undefined ? undefined : stepByKey.get(step.key);
