@@ -2,11 +2,13 @@
 // that did not finish normally is reported: the task inputs copied beside the installed harness,
 // the workspace made its own git repository, and RolloutError (a dead rollout, with its spend).
 
-import { copyFileSync, existsSync, mkdirSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { type ExitRecord, pickEnv, runProcess } from "../core/lib/process.ts";
 import { walkFiles } from "../core/lib/safe-fs.ts";
 import { SpawnError } from "../core/lib/spawn-error.ts";
+import { outputDirOf, ROLLOUT_WORKSPACE } from "../core/rollout/layout.ts";
+import type { RolloutRequest } from "../core/seams/executor.ts";
 
 export type RolloutFailure =
   | "timeout"
@@ -134,4 +136,26 @@ export function failureOf(
     };
   }
   return null;
+}
+
+/**
+ * A rollout's fresh workspace, the same for every executor: `runDir` wiped and made again, the
+ * harness installed into `<runDir>/workspace` by `install`, the task inputs copied beside it,
+ * `output/` made, and the workspace made its own git repository. Returns its paths.
+ */
+export async function prepareWorkspace(
+  req: Pick<RolloutRequest, "runId" | "runDir" | "inputsDir">,
+  install: (workspace: string) => Promise<unknown>,
+  env: Record<string, string | undefined>,
+  setupError: (reason: string, hint: string) => Error,
+): Promise<{ workspace: string; outputDir: string }> {
+  rmSync(req.runDir, { recursive: true, force: true });
+  mkdirSync(req.runDir, { recursive: true });
+  const workspace = join(req.runDir, ROLLOUT_WORKSPACE);
+  await install(workspace);
+  if (req.inputsDir !== null) copyInputs(req.runId, req.inputsDir, workspace);
+  const outputDir = outputDirOf(req.runDir);
+  mkdirSync(outputDir, { recursive: true });
+  await gitInitWorkspace(workspace, env, setupError);
+  return { workspace, outputDir };
 }

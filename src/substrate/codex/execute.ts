@@ -21,10 +21,10 @@ import {
 import { jsonObjects } from "../../core/lib/jsonl.ts";
 import { type ExitRecord, runProcess } from "../../core/lib/process.ts";
 import { SpawnError } from "../../core/lib/spawn-error.ts";
-import { hasDeliverable, outputDirOf, ROLLOUT_WORKSPACE } from "../../core/rollout/layout.ts";
+import { hasDeliverable, ROLLOUT_WORKSPACE } from "../../core/rollout/layout.ts";
 import { writeRunMark } from "../../core/rollout/runmark.ts";
 import type { RolloutRequest, RolloutResult } from "../../core/seams/executor.ts";
-import { copyInputs, failureOf, gitInitWorkspace, RolloutError } from "../rollout-workspace.ts";
+import { failureOf, prepareWorkspace, RolloutError } from "../rollout-workspace.ts";
 import { materialiseCodex } from "./materialise.ts";
 import { costOf, type PriceTable } from "./prices.ts";
 
@@ -95,14 +95,12 @@ export async function executeCodexRollout(
   ctx: CodexRunContext,
   req: RolloutRequest,
 ): Promise<RolloutResult> {
-  rmSync(req.runDir, { recursive: true, force: true });
-  mkdirSync(req.runDir, { recursive: true });
-  const workspace = join(req.runDir, CODEX_ROLLOUT_LAYOUT.workspace);
-  await materialiseCodex(req.harnessDir, workspace);
-  if (req.inputsDir !== null) copyInputs(req.runId, req.inputsDir, workspace);
-  const outputDir = outputDirOf(req.runDir);
-  mkdirSync(outputDir, { recursive: true });
-  await gitInitWorkspace(workspace, ctx.env, (reason, hint) => new CodexSetupError(reason, hint));
+  const { workspace, outputDir } = await prepareWorkspace(
+    req,
+    (ws) => materialiseCodex(req.harnessDir, ws),
+    ctx.env,
+    (reason, hint) => new CodexSetupError(reason, hint),
+  );
 
   const sessionDir = join(req.runDir, CODEX_ROLLOUT_LAYOUT.session);
   const home = join(sessionDir, "home");

@@ -3,25 +3,20 @@
 // permission fence as the OpenCode improver channel. A run mark is written only after a normal
 // finish; every other ending throws RolloutError and leaves no mark, so the rollout is re-rolled.
 
-import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { OpencodeCli } from "../../clis/opencode.ts";
 import { runWatchedSession } from "../../clis/opencode-watch.ts";
 import { ChannelSetupError } from "../../clis/session-env.ts";
 import { type ExitRecord, pickEnv, runProcess } from "../../core/lib/process.ts";
 import { SpawnError } from "../../core/lib/spawn-error.ts";
-import {
-  hasDeliverable,
-  outputDirOf,
-  ROLLOUT_OUTPUT,
-  ROLLOUT_WORKSPACE,
-} from "../../core/rollout/layout.ts";
+import { hasDeliverable, ROLLOUT_OUTPUT, ROLLOUT_WORKSPACE } from "../../core/rollout/layout.ts";
 import { writeRunMark } from "../../core/rollout/runmark.ts";
 import type { RolloutRequest, RolloutResult } from "../../core/seams/executor.ts";
 import {
-  copyInputs,
   failureOf,
   gitInitWorkspace,
+  prepareWorkspace,
   RolloutError,
   type RolloutFailure,
 } from "../rollout-workspace.ts";
@@ -245,18 +240,17 @@ export async function executeRollout(
   solver: OpencodeSolver,
   req: RolloutRequest,
 ): Promise<RolloutResult> {
-  rmSync(req.runDir, { recursive: true, force: true });
-  mkdirSync(req.runDir, { recursive: true });
-  const workspace = join(req.runDir, ROLLOUT_LAYOUT.workspace);
-  await materialise(req.harnessDir, workspace, {
-    model: req.model,
-    steps: req.steps,
-    template: { ...req.template, workingDirectory: workspace },
-  });
-  if (req.inputsDir !== null) copyInputs(req.runId, req.inputsDir, workspace);
-  const outputDir = outputDirOf(req.runDir);
-  mkdirSync(outputDir, { recursive: true });
-  await isolateWorkspace(workspace, solver.env);
+  const { workspace, outputDir } = await prepareWorkspace(
+    req,
+    (ws) =>
+      materialise(req.harnessDir, ws, {
+        model: req.model,
+        steps: req.steps,
+        template: { ...req.template, workingDirectory: ws },
+      }),
+    solver.env,
+    (reason, hint) => new SolverSetupError(reason, hint),
+  );
 
   const sessionDir = join(req.runDir, ROLLOUT_LAYOUT.session);
   let outcome: SessionOutcome;
