@@ -74,13 +74,13 @@ export async function probeUpstream(upstream: string, key: string): Promise<void
     const code = e.code ?? e.cause?.code;
     const why = e.name === "TimeoutError" ? "no answer in 5 s" : (code ?? e.message ?? String(err));
     throw new BridgeUpstreamError(
-      `bridge: the upstream ${upstream} cannot be reached (${why}). Start it or fix --upstream.`,
+      `the upstream ${upstream} cannot be reached (${why}). Start it or fix --upstream.`,
     );
   }
   await res.body?.cancel();
   if (res.status === 401 || res.status === 403) {
     throw new BridgeUpstreamError(
-      `bridge: the upstream ${upstream} refused the key (HTTP ${res.status}). Set HARNESS2_BRIDGE_UPSTREAM_KEY to its API key.`,
+      `the upstream ${upstream} refused the key (HTTP ${res.status}). Set HARNESS2_BRIDGE_UPSTREAM_KEY to its API key.`,
     );
   }
 }

@@ -284,5 +284,13 @@ describe("the bridge server", () => {
     );
     expect(Date.now() - t0).toBeLessThan(5000);
     await probeUpstream(chat.url, "k");
+    const refusing = Bun.serve({ port: 0, fetch: () => new Response("no", { status: 401 }) });
+    try {
+      await expect(probeUpstream(`http://127.0.0.1:${refusing.port}/v1`, "bad")).rejects.toThrow(
+        /refused the key \(HTTP 401\)\. Set HARNESS2_BRIDGE_UPSTREAM_KEY/,
+      );
+    } finally {
+      await refusing.stop(true);
+    }
   });
 });

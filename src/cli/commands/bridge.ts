@@ -141,7 +141,7 @@ async function runBridge(args: ParsedArgs, io: CliIO): Promise<number> {
     mkdirSync(loc.runsDir, { recursive: true });
   } catch (err) {
     throw new CliError(
-      `bridge: cannot create the runs directory ${loc.runsDir}: ${(err as Error).message}`,
+      `cannot create the runs directory ${loc.runsDir}: ${(err as Error).message}`,
     );
   }
   const statePath = join(loc.runsDir, STATE_FILE);
@@ -191,7 +191,7 @@ async function runBridge(args: ParsedArgs, io: CliIO): Promise<number> {
       server = listen(0);
     } else {
       throw new CliError(
-        `bridge: cannot listen on ${host}:${portFlag ?? kept?.port ?? 0} (${code ?? (err as Error).message}). Pick another --port.`,
+        `cannot listen on ${host}:${portFlag ?? kept?.port ?? 0} (${code ?? (err as Error).message}). Pick another --port.`,
       );
     }
   }
@@ -228,7 +228,7 @@ async function runLitellm(o: {
   const bin = which("litellm", o.io.env);
   if (bin === null) {
     throw new CliError(
-      "bridge --litellm: litellm is not on PATH. Install it (pip install 'litellm[proxy]') or drop --litellm to use the built-in bridge.",
+      "--litellm: litellm is not on PATH. Install it (pip install 'litellm[proxy]') or drop --litellm to use the built-in bridge.",
     );
   }
   if (o.model === undefined) {
@@ -281,7 +281,7 @@ async function runLitellm(o: {
   if (exit.aborted) return EXIT.ok;
   if (exit.code !== 0) {
     throw new CliError(
-      `bridge --litellm: litellm exited with ${exit.code ?? exit.signal}: ${exit.stderrTail.trim().split("\n").at(-1) ?? ""} (log: ${o.statePath}.litellm.log)`,
+      `--litellm: litellm exited with ${exit.code ?? exit.signal}: ${exit.stderrTail.trim().split("\n").at(-1) ?? ""} (log: ${o.statePath}.litellm.log)`,
     );
   }
   return EXIT.ok;
