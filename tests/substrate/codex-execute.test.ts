@@ -268,9 +268,16 @@ describe("Codex executor with the real codex binary", () => {
       }
       // Restarted, it serves on the same port with the same key: the env lines stay valid.
       const second = await startBridge();
+      expect([second.url, second.key]).toEqual([first.url, first.key]);
+      // While it runs, a third one finds the kept port taken: it says so and serves on another.
+      const third = await startBridge();
+      third.proc.kill("SIGTERM");
+      expect(await third.proc.exited).toBe(0);
+      expect(third.url).not.toBe(second.url);
+      expect(third.key).toBe(first.key);
+      expect(await new Response(third.proc.stderr).text()).toContain("is in use; serving on");
       second.proc.kill("SIGTERM");
       expect(await second.proc.exited).toBe(0);
-      expect([second.url, second.key]).toEqual([first.url, first.key]);
       const mode = (await Bun.file(join(runs, "bridge.json")).stat()).mode & 0o777;
       expect(mode).toBe(0o600);
 

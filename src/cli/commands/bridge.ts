@@ -7,7 +7,6 @@ import { randomBytes } from "node:crypto";
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
-import { storeLocation } from "../../../store/db.ts";
 import { pickEnv, runProcess, which } from "../../core/lib/process.ts";
 import {
   boolOpt,
@@ -20,6 +19,7 @@ import {
 } from "../command.ts";
 import { CliError } from "../errors.ts";
 import { EXIT } from "../exit-codes.ts";
+import { checkedLocation } from "../run-handle.ts";
 
 const STATE_FILE = "bridge.json";
 const UPSTREAM_KEY_VARS = ["HARNESS2_BRIDGE_UPSTREAM_KEY", "OPENAI_API_KEY"] as const;
@@ -136,7 +136,8 @@ async function runBridge(args: ParsedArgs, io: CliIO): Promise<number> {
   const model = stringOpt(args, "model")?.trim() || undefined;
   // --port 0 is the default: the kept port, else a free one.
   const portFlag = intOpt(args, "port", { min: 0, max: 65535 }, "bridge") || undefined;
-  const loc = storeLocation({ runsDir: stringOpt(args, "runs"), env: io.env, cwd: io.cwd });
+  // A runs dir that is a file is one line, as for every command (2 from --runs, 1 from the env).
+  const loc = checkedLocation(args, io, { create: true });
   try {
     mkdirSync(loc.runsDir, { recursive: true });
   } catch (err) {
@@ -189,6 +190,9 @@ async function runBridge(args: ParsedArgs, io: CliIO): Promise<number> {
     if (portFlag === undefined && kept !== null && code === "EADDRINUSE") {
       // The kept port is taken by something else now: take a free one (and keep that).
       server = listen(0);
+      io.stderr(
+        `bridge: the kept port ${kept.port} is in use; serving on ${server.port} instead (the env lines below changed)\n`,
+      );
     } else {
       throw new CliError(
         `cannot listen on ${host}:${portFlag ?? kept?.port ?? 0} (${code ?? (err as Error).message}). Pick another --port.`,
