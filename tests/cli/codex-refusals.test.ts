@@ -125,39 +125,29 @@ describe("check --substrate cx", () => {
     expect(r.stdout).toMatch(
       /FAIL {2}.*harness-codex: \.codex\/hooks\.json: .*AfterTool.*--surface codex/,
     );
-    const dry = await runCli(
-      [
-        "run",
-        "--bench",
-        "tasks",
-        "--substrate",
-        "cx",
-        "--tasks",
-        tasks,
-        "--runs",
-        runs(),
-        "--dry-run",
-      ],
-      { env: GOOD },
-    );
+    const dryRun = () =>
+      runCli(
+        [
+          "run",
+          "--bench",
+          "tasks",
+          "--substrate",
+          "cx",
+          "--tasks",
+          tasks,
+          "--runs",
+          runs(),
+          "--dry-run",
+        ],
+        {
+          env: GOOD,
+        },
+      );
+    const dry = await dryRun();
     expect(dry.code).toBe(1);
     expect(dry.stderr).toContain("the task folder's harness-codex/ is not a valid harness");
     writeFileSync(join(tasks, "harness-codex", ".codex", "hooks.json"), '{"hooks": {"Stop": []}}');
-    const ok = await runCli(
-      [
-        "run",
-        "--bench",
-        "tasks",
-        "--substrate",
-        "cx",
-        "--tasks",
-        tasks,
-        "--runs",
-        runs(),
-        "--dry-run",
-      ],
-      { env: GOOD },
-    );
+    const ok = await dryRun();
     expect(ok.code).toBe(0);
     expect(ok.stdout).toContain("tasks/cx");
   });

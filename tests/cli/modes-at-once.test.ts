@@ -4,23 +4,14 @@
 // overlap (the sequential mode starts before the parallel one finishes).
 import { Database } from "bun:sqlite";
 import { afterAll, expect, test } from "bun:test";
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { runCli } from "../helpers/cli.ts";
+import { allFiles } from "../helpers/files.ts";
 
 const ROOT = mkdtempSync(join(tmpdir(), "h2-modes-at-once-"));
 afterAll(() => rmSync(ROOT, { recursive: true, force: true }));
-
-function files(dir: string): string[] {
-  const out: string[] = [];
-  for (const name of readdirSync(dir).sort()) {
-    const p = join(dir, name);
-    if (statSync(p).isDirectory()) out.push(...files(p));
-    else out.push(p);
-  }
-  return out;
-}
 
 /** The store's method records with run-specific values (ids, times, paths) taken out. */
 function records(runs: string): Record<string, unknown[]> {
@@ -95,14 +86,14 @@ function records(runs: string): Record<string, unknown[]> {
 function library(runs: string): Record<string, string> {
   const root = join(runs, "demo", "library");
   const out: Record<string, string> = {};
-  for (const f of files(root))
+  for (const f of allFiles(root))
     out[relative(root, f)] = readFileSync(f, "utf8").split(runs).join("<runs>");
   return out;
 }
 
 function summaries(runs: string): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const f of files(join(runs, "demo", "runs")).filter((p) => p.endsWith("summary.json"))) {
+  for (const f of allFiles(join(runs, "demo", "runs")).filter((p) => p.endsWith("summary.json"))) {
     out[relative(runs, f)] = JSON.parse(readFileSync(f, "utf8").split(runs).join("<runs>"));
   }
   return out;

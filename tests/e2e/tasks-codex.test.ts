@@ -6,15 +6,7 @@
 // script plus an AGENTS.md line — scores 1: `judge --bases` and `report` show the paired delta.
 
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import {
-  appendFileSync,
-  cpSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  statSync,
-} from "node:fs";
+import { appendFileSync, cpSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startChatServer } from "../../fixtures/servers/chat-server.ts";
@@ -22,6 +14,7 @@ import { opencodeProviderConfig } from "../../fixtures/servers/opencode-config.t
 import { startResponsesServer } from "../../fixtures/servers/responses-server.ts";
 import type { ScriptedServer } from "../../fixtures/servers/script.ts";
 import { runCli } from "../helpers/cli.ts";
+import { allFiles } from "../helpers/files.ts";
 
 const SWEEP_MS = 900_000;
 const FIXTURE_TASKS = join(import.meta.dir, "../../fixtures/tasks");
@@ -36,17 +29,6 @@ const TOTAL_PY = [
   "    print(f\"{sum(float(r['amount']) for r in csv.DictReader(f)):.2f}\")",
   "",
 ].join("\n");
-
-function allFiles(dir: string): string[] {
-  const out: string[] = [];
-  for (const name of readdirSync(dir)) {
-    const p = join(dir, name);
-    const st = statSync(p, { throwIfNoEntry: false });
-    if (st?.isDirectory()) out.push(...allFiles(p));
-    else if (st) out.push(p);
-  }
-  return out;
-}
 
 let root: string;
 let solver: ScriptedServer;

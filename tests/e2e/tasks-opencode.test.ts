@@ -9,21 +9,14 @@
 
 import { Database } from "bun:sqlite";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import {
-  appendFileSync,
-  cpSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  statSync,
-} from "node:fs";
+import { appendFileSync, cpSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startChatServer } from "../../fixtures/servers/chat-server.ts";
 import { opencodeProviderConfig } from "../../fixtures/servers/opencode-config.ts";
 import type { ScriptedServer } from "../../fixtures/servers/script.ts";
 import { runCli } from "../helpers/cli.ts";
+import { allFiles } from "../helpers/files.ts";
 import { stepCost } from "../helpers/opencode.ts";
 
 const SWEEP_MS = 900_000;
@@ -37,18 +30,6 @@ const SECRET = "answer-key-marker-must-not-leak";
 let root: string;
 let solver: ScriptedServer;
 let improver: ScriptedServer;
-
-function allFiles(dir: string): string[] {
-  const out: string[] = [];
-  for (const name of readdirSync(dir)) {
-    const p = join(dir, name);
-    const st = statSync(p, { throwIfNoEntry: false });
-    if (!st) continue;
-    if (st.isDirectory()) out.push(...allFiles(p));
-    else out.push(p);
-  }
-  return out;
-}
 
 beforeAll(() => {
   root = mkdtempSync(join(tmpdir(), "h2-e2e-tasks-"));
