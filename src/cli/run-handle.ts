@@ -3,6 +3,8 @@
 // CliError line; it never creates a store, and only judge (which records) may migrate or write.
 
 import type { Database } from "bun:sqlite";
+import { existsSync } from "node:fs";
+import { dirname } from "node:path";
 import {
   asStoreError,
   openStore,
@@ -51,8 +53,27 @@ function placeError(err: StorePlaceError, runsFromFlag: boolean): CliError {
   return new CliError(err.message, usage ? EXIT.usage : EXIT.failed);
 }
 
+/**
+ * Where a browsing command reads. A missing runs directory is "no runs yet", except when it was
+ * named (--runs or HARNESS2_RUNS_DIR) and not even its parent exists: that is a mistyped path,
+ * and saying "no runs yet" would read like lost data (exit 2 from the flag, 1 from the env).
+ */
 export function browseLocation(args: ParsedArgs, io: CliIO): StoreLocation {
-  return checkedLocation(args, io, { create: false });
+  const loc = checkedLocation(args, io, { create: false });
+  const flag = stringOpt(args, "runs");
+  const named = flag !== undefined || Boolean(io.env.HARNESS2_RUNS_DIR);
+  if (
+    named &&
+    !io.env.HARNESS2_DB &&
+    !existsSync(loc.runsDir) &&
+    !existsSync(dirname(loc.runsDir))
+  ) {
+    throw new CliError(
+      `the runs directory ${loc.runsDir} does not exist, nor does ${dirname(loc.runsDir)}. Fix: check the path given by ${flag !== undefined ? "--runs" : "HARNESS2_RUNS_DIR"}`,
+      flag !== undefined ? EXIT.usage : EXIT.failed,
+    );
+  }
+  return loc;
 }
 
 /**

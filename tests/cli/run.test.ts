@@ -93,6 +93,29 @@ describe("harness2 run: unknown names are a bad command line", () => {
     expect(r.stderr).toContain("its domains: data, writing");
   });
 
+  test("an empty --tasks folder is a bad command line (2); a folder of malformed tasks is refused (1)", async () => {
+    const empty = join(ROOT, "empty-tasks");
+    mkdirSync(empty, { recursive: true });
+    const r = await runCli(
+      ["run", "--bench", "tasks", "--tasks", empty, "--runs", freshRuns(), "--dry-run"],
+      {
+        env: modelEnv("http://127.0.0.1:9/v1"),
+      },
+    );
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("holds no tasks");
+    const malformed = join(ROOT, "malformed-tasks");
+    mkdirSync(join(malformed, "d", "t"), { recursive: true });
+    const m = await runCli(
+      ["run", "--bench", "tasks", "--tasks", malformed, "--runs", freshRuns(), "--dry-run"],
+      {
+        env: modelEnv("http://127.0.0.1:9/v1"),
+      },
+    );
+    expect(m.code).toBe(1);
+    expect(m.stderr).toContain("task.md: is missing");
+  });
+
   test("a long list of names shows the first few and how many there are", async () => {
     const tasks = join(ROOT, "many-tasks");
     for (let i = 0; i < 12; i++) {

@@ -2,6 +2,7 @@
 import { Database } from "bun:sqlite";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openStore } from "../../store/db.ts";
 import { SCHEMA_VERSION } from "../../store/schema.ts";
@@ -95,6 +96,21 @@ describe("harness2 runs", () => {
     } finally {
       cleanup();
     }
+  });
+
+  test("a mistyped runs directory (not even its parent exists) is an error, not 'no runs yet'", async () => {
+    const typo = join(tmpdir(), `h2-no-such-${process.pid}`, "dir");
+    for (const cmd of [["runs"], ["show", "last"], ["report", "last"], ["judge", "last"]]) {
+      const r = await runCli([...cmd, "--runs", typo]);
+      expect({ cmd, code: r.code }).toEqual({ cmd, code: 2 });
+      expect(r.stderr.trim().split("\n")).toHaveLength(1);
+      expect(r.stderr).toContain(`the runs directory ${typo} does not exist`);
+      expect(r.stdout).not.toContain("No runs yet");
+    }
+    const viaEnv = await runCli(["runs"], { env: { HARNESS2_RUNS_DIR: typo } });
+    expect(viaEnv.code).toBe(1);
+    expect(viaEnv.stderr).toContain("check the path given by HARNESS2_RUNS_DIR");
+    expect(existsSync(typo)).toBe(false);
   });
 
   test("an empty store is a friendly line, exit 0", async () => {

@@ -182,6 +182,11 @@ async function buildAdapter(
     // A --tasks that names no folder is a bad value on the command line; a folder whose tasks are
     // malformed stays a refusal (exit 1) with the problems listed.
     if (err instanceof TasksRootError) throw new UsageError(`--tasks: ${err.message}`, "run");
+    // A folder with nothing in it at all is the wrong folder on the command line, not a refusal.
+    const { TasksFormatError } = await import("../../benchmarks/tasks/tasks-adapter.ts");
+    if (err instanceof TasksFormatError && isEmptyFolder(err)) {
+      throw new UsageError(`--tasks: ${err.message}`, "run");
+    }
     throw err;
   }
   // The folder's own harness/ is the base of every task: a broken one refuses the run (and the
@@ -406,5 +411,17 @@ function printPlan(
   );
   io.stdout(
     `Total: ${tasks} task(s), ${plan.budget.total.rollouts} executions, ${plan.budget.total.sessions} improver sessions, plus selection and reflection sessions.\n`,
+  );
+}
+
+/** The folder's only problem is that it holds no task at all. */
+function isEmptyFolder(err: {
+  root: string;
+  problems: readonly { path: string; problem: string }[];
+}) {
+  return (
+    err.problems.length === 1 &&
+    err.problems[0]?.path === err.root &&
+    err.problems[0]?.problem === "holds no tasks"
   );
 }
