@@ -75,6 +75,21 @@ describe("harness2 check, offline", () => {
     expect(r.stdout).toContain("Setup incomplete: 3 problems.");
   });
 
+  test("an improver model inherited from a bad solver model says it was inherited", async () => {
+    const r = await runCli(["check", "--tasks", EXAMPLE, "--runs", join(ROOT, "runs-inherit")], {
+      env: { ...CLEAN, HARNESS2_SOLVER_MODEL: "bare-model" },
+    });
+    expect(r.code).toBe(1);
+    expect(failLines(r.stdout)).toContain(
+      'FAIL  HARNESS2_IMPROVER_MODEL: "bare-model" (unset, so inherited from HARNESS2_SOLVER_MODEL) has no provider prefix, which the opencode channel needs. Fix: write it as provider/model (e.g. anthropic/claude-sonnet-4-5), or set HARNESS2_IMPROVER_CHANNEL=claude_cli for a bare Claude id',
+    );
+    // Set explicitly, the same mistake is the variable's own.
+    const own = await runCli(["check", "--tasks", EXAMPLE, "--runs", join(ROOT, "runs-inherit")], {
+      env: { ...CLEAN, HARNESS2_SOLVER_MODEL: "bare-model", HARNESS2_IMPROVER_MODEL: "bare-model" },
+    });
+    expect(own.stdout).not.toContain("inherited");
+  });
+
   test("an unknown bench is a usage error", async () => {
     const r = await runCli(["check", "--bench", "nope"], { env: CLEAN });
     expect(r.code).toBe(2);

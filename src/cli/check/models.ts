@@ -74,18 +74,22 @@ export async function checkModels(
   if (improver === "" && (solver !== "" || !onOpencode)) {
     report.line("FAIL", "HARNESS2_IMPROVER_MODEL", "is not set", "set HARNESS2_IMPROVER_MODEL");
   } else if (improver !== "") {
+    // Unset, the improver model is the solver's: a problem with it must say where it came from.
+    const inherited = env.HARNESS2_IMPROVER_MODEL?.trim()
+      ? ""
+      : " (unset, so inherited from HARNESS2_SOLVER_MODEL)";
     if (kind === "opencode" && !improver.includes("/")) {
       report.line(
         "FAIL",
         "HARNESS2_IMPROVER_MODEL",
-        `${JSON.stringify(improver)} has no provider prefix, which the opencode channel needs`,
+        `${JSON.stringify(improver)}${inherited} has no provider prefix, which the opencode channel needs`,
         `write it as provider/model (e.g. ${example}), or set HARNESS2_IMPROVER_CHANNEL=claude_cli for a bare Claude id`,
       );
     } else if (kind === "claude_cli" && improver.includes("/")) {
       report.line(
         "FAIL",
         "HARNESS2_IMPROVER_MODEL",
-        `${JSON.stringify(improver)} has a provider prefix, but the claude_cli channel takes a bare Claude id`,
+        `${JSON.stringify(improver)}${inherited} has a provider prefix, but the claude_cli channel takes a bare Claude id`,
         "drop the prefix (e.g. claude-sonnet-4-5), or set HARNESS2_IMPROVER_CHANNEL=opencode",
       );
     } else {
