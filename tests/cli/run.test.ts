@@ -397,4 +397,23 @@ describe("the task folder's own harness/ is validated before anything runs", () 
       expect(existsSync(runs)).toBe(false);
     }
   });
+
+  test("a root harness/ without any always-on file refuses the run instead of using the baseline", async () => {
+    const tasks = join(ROOT, "no-always-on-harness");
+    cpSync(FIXTURE_TASKS, tasks, { recursive: true });
+    mkdirSync(join(tasks, "harness"), { recursive: true });
+    writeFileSync(join(tasks, "harness/notes.md"), "my harness, misnamed\n");
+    for (const strict of [[], ["--strict"]]) {
+      const runs = freshRuns();
+      const r = await runCli(
+        ["run", "--bench", "tasks", "--tasks", tasks, "--runs", runs, "--dry-run", ...strict],
+        { env: modelEnv("http://127.0.0.1:9/v1") },
+      );
+      expect(r.code).toBe(1);
+      expect(r.stderr).toContain(
+        "harness: holds no OpenCode harness (none of its always-on files)",
+      );
+      expect(existsSync(runs)).toBe(false);
+    }
+  });
 });

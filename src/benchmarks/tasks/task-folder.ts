@@ -156,10 +156,13 @@ export function readTaskFolder(
           : surface.name === "codex"
             ? "Codex"
             : surface.name;
+      // Refuses the folder, strict or not: running on the baseline instead of the harness the
+      // user put there would spend money on something they did not ask for.
       problems.push({
         path: harnessPath,
         problem: `holds no ${framework} harness (none of its always-on files)`,
         fix: `add ${surface.alwaysOn[0]} (and the other always-on files), or remove the folder to start from the baseline harness`,
+        refuses: true,
       });
     }
   } else if (harnessStat) {
@@ -167,6 +170,7 @@ export function readTaskFolder(
       path: harnessPath,
       problem: "is not a directory",
       fix: "make it a folder holding the starting harness, or remove it",
+      refuses: true,
     });
   }
 
