@@ -61,6 +61,12 @@ export class TasksFormatError extends Error {
     );
     this.name = "TasksFormatError";
   }
+
+  /** The folder's only problem is that it holds no task at all (the wrong folder, not a bad one). */
+  get empty(): boolean {
+    const only = this.problems.length === 1 ? this.problems[0] : undefined;
+    return only?.path === this.root && only.problem === "holds no tasks";
+  }
 }
 
 /** A task id (or split) this folder does not have. */

@@ -184,7 +184,7 @@ async function buildAdapter(
     if (err instanceof TasksRootError) throw new UsageError(`--tasks: ${err.message}`, "run");
     // A folder with nothing in it at all is the wrong folder on the command line, not a refusal.
     const { TasksFormatError } = await import("../../benchmarks/tasks/tasks-adapter.ts");
-    if (err instanceof TasksFormatError && isEmptyFolder(err)) {
+    if (err instanceof TasksFormatError && err.empty) {
       throw new UsageError(`--tasks: ${err.message}`, "run");
     }
     throw err;
@@ -411,17 +411,5 @@ function printPlan(
   );
   io.stdout(
     `Total: ${tasks} task(s), ${plan.budget.total.rollouts} executions, ${plan.budget.total.sessions} improver sessions, plus selection and reflection sessions.\n`,
-  );
-}
-
-/** The folder's only problem is that it holds no task at all. */
-function isEmptyFolder(err: {
-  root: string;
-  problems: readonly { path: string; problem: string }[];
-}) {
-  return (
-    err.problems.length === 1 &&
-    err.problems[0]?.path === err.root &&
-    err.problems[0]?.problem === "holds no tasks"
   );
 }
