@@ -6,6 +6,7 @@
 import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { pickEnv, which } from "../core/lib/process.ts";
+import { ExecutorSetupError } from "../core/seams/executor.ts";
 import { PROJECT_ROOT, SESSION_BASE_ENV } from "./session-env.ts";
 
 /** Where the executor's Codex settings come from. */
@@ -47,12 +48,9 @@ const TRIPLES: Readonly<Record<string, string>> = {
 };
 
 /** Codex cannot be run at all: no binary, no endpoint or key, a bad setting. Retrying cannot help. */
-export class CodexSetupError extends Error {
-  constructor(
-    readonly reason: string,
-    readonly hint: string,
-  ) {
-    super(`codex executor: ${reason}. ${hint}`);
+export class CodexSetupError extends ExecutorSetupError {
+  constructor(reason: string, hint: string) {
+    super("codex", reason, hint);
     this.name = "CodexSetupError";
   }
 }

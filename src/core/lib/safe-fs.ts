@@ -251,7 +251,7 @@ export function linkOrWriteSafe(
   const path = safeJoin(root, rel);
   makeDir(dirname(path), made);
   try {
-    removeIfSymlink(path);
+    // Whatever sits at the path (a symlink included) is unlinked, never written through.
     if (lstatOrNull(path) !== null) unlinkSync(path);
     linkSync(from, path);
     return path;

@@ -47,7 +47,8 @@ export function removeTreeSoon(path: string): Promise<void> {
 const OWNED_TEMP = /^harness2-(?:removing|prop|harvest|check|store)-(\d+)-/;
 
 /**
- * A fresh temporary folder `harness2-<kind>-<pid>-XXXXXX` under `parent` (default: the temp dir).
+ * A fresh temporary folder `harness2-<kind>-<pid>-` plus a random suffix, under `parent` (default:
+ * the temp dir).
  * Named by this process, so when it dies before removing it (SIGKILL, the OOM killer) the next
  * harness2 process deletes it.
  */

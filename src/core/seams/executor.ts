@@ -54,6 +54,21 @@ export type RolloutResult = {
   delivered: boolean;
 };
 
+/**
+ * An executor cannot run at all (no binary, no model, no endpoint, a bad setting): retrying cannot
+ * help. The reason and the remedy are kept apart, so `check` prints them as its FAIL line and fix.
+ */
+export class ExecutorSetupError extends Error {
+  constructor(
+    executor: string,
+    readonly reason: string,
+    readonly hint: string,
+  ) {
+    super(`${executor} executor: ${reason}. ${hint}`);
+    this.name = "ExecutorSetupError";
+  }
+}
+
 /** A substrate as the method sees it: its name (part of every namespace) and editable surface. */
 export interface SubstrateLike {
   /** "oc" or "cx". */

@@ -13,8 +13,8 @@ import { jsonObjects } from "../../core/lib/jsonl.ts";
 export const CODEX_ARGS_TRUNC = 2000;
 /** Clip of one [ERROR] or [HARNESS] message. */
 export const CODEX_ERROR_TRUNC = 1000;
-/** Clip of one todo-list row. */
-const TODO_TRUNC = 200;
+/** Clip of one row of the agent's plan (Codex's `todo_list` item). */
+const PLAN_ROW_TRUNC = 200;
 
 export type CodexRenderOptions = {
   obsTrunc: number;
@@ -119,7 +119,8 @@ function renderItem(item: Obj, o: Required<CodexRenderOptions>): string[] {
       const rows = (Array.isArray(item.items) ? item.items : [])
         .filter(isObj)
         .map(
-          (r) => `${r.completed === true ? "[x]" : "[ ]"} ${clipText(asText(r.text), TODO_TRUNC)}`,
+          (r) =>
+            `${r.completed === true ? "[x]" : "[ ]"} ${clipText(asText(r.text), PLAN_ROW_TRUNC)}`,
         );
       return rows.length === 0 ? [] : [`[ASSISTANT] plan: ${rows.join(" | ")}`];
     }

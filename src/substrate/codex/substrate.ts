@@ -82,6 +82,9 @@ export class CodexSubstrate implements Executor {
    * fix; starts nothing.
    */
   preflight(model: string): void {
+    // The environment is fixed at construction: once ready for a model, ready for every rollout
+    // of it (no price file read and PATH search per rollout).
+    if (this.#ready?.settings.model === model.trim()) return;
     const settings = codexSettings(this.#env, model);
     const prices = loadPriceTable(this.#env);
     void this.command;
@@ -167,7 +170,7 @@ export class CodexSubstrate implements Executor {
   }
 
   #readyFor(model: string): { settings: CodexSessionSettings; prices: PriceTable } {
-    if (this.#ready === null || this.#ready.settings.model !== model.trim()) this.preflight(model);
+    this.preflight(model);
     return this.#ready as { settings: CodexSessionSettings; prices: PriceTable };
   }
 }

@@ -12,7 +12,11 @@ import { type ExitRecord, pickEnv, runProcess } from "../../core/lib/process.ts"
 import { SpawnError } from "../../core/lib/spawn-error.ts";
 import { hasDeliverable, ROLLOUT_OUTPUT, ROLLOUT_WORKSPACE } from "../../core/rollout/layout.ts";
 import { writeRunMark } from "../../core/rollout/runmark.ts";
-import type { RolloutRequest, RolloutResult } from "../../core/seams/executor.ts";
+import {
+  ExecutorSetupError,
+  type RolloutRequest,
+  type RolloutResult,
+} from "../../core/seams/executor.ts";
 import {
   failureOf,
   gitInitWorkspace,
@@ -42,12 +46,9 @@ export const ROLLOUT_LAYOUT = {
 } as const;
 
 /** The executor cannot run at all (no model, no git, no opencode): retrying cannot help. */
-export class SolverSetupError extends Error {
-  constructor(
-    readonly reason: string,
-    readonly hint: string,
-  ) {
-    super(`opencode executor: ${reason}. ${hint}`);
+export class SolverSetupError extends ExecutorSetupError {
+  constructor(reason: string, hint: string) {
+    super("opencode", reason, hint);
     this.name = "SolverSetupError";
   }
 }
