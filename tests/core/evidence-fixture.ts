@@ -2,8 +2,10 @@
 // symlinks, run folders whose grader output sits next to the trajectory, and hooks that can fail.
 import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
+import type { EventSink } from "../../src/core/events/sink.ts";
 import type { Tree } from "../../src/core/harness/surface.ts";
 import { writeTree } from "../../src/core/harness/tree.ts";
+import type { TripwireContext } from "../../src/core/safety/tripwire.ts";
 import { type BenchmarkAdapter, BenchSpec, type RunView } from "../../src/core/seams/benchmark.ts";
 import type { SubstrateLike } from "../../src/core/seams/executor.ts";
 import { testSurface } from "../helpers/surface.ts";
@@ -157,4 +159,17 @@ export function makeSource(root: string): string {
   symlinkSync(join(outside, "secret.txt"), join(src, "linked.txt"));
   symlinkSync(outside, join(src, "linked-dir"));
   return src;
+}
+
+/** The tripwire context of one sequential stage of the fixture's task, on a fixed clock. */
+export function stageContext(sink: EventSink, stage: string): TripwireContext {
+  return {
+    sink,
+    sweep: "sw",
+    task: "ledger-1",
+    domain: "accounting",
+    mode: "seq",
+    stage,
+    clock: { now: () => 7 },
+  };
 }

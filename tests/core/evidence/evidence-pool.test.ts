@@ -19,7 +19,14 @@ import type { Tree } from "../../../src/core/harness/surface.ts";
 import { readTree } from "../../../src/core/harness/tree.ts";
 import type { TripwireContext } from "../../../src/core/safety/tripwire.ts";
 import { forbiddenWordsIn } from "../../../src/core/seams/bench-prompts.ts";
-import { FakeAdapter, HARNESS, makeHarness, makeRun, SURFACE } from "../evidence-fixture.ts";
+import {
+  FakeAdapter,
+  HARNESS,
+  makeHarness,
+  makeRun,
+  SURFACE,
+  stageContext,
+} from "../evidence-fixture.ts";
 
 let tmp: string;
 let dest: string;
@@ -30,15 +37,7 @@ beforeEach(() => {
   tmp = mkdtempSync(join(tmpdir(), "h2-pool-"));
   dest = join(tmp, "work", "context", "inv3");
   sink = new RecordingSink();
-  ctx = {
-    sink,
-    sweep: "sw",
-    task: "ledger-1",
-    domain: "accounting",
-    mode: "seq",
-    stage: "inv3",
-    clock: { now: () => 7 },
-  };
+  ctx = stageContext(sink, "inv3");
 });
 afterEach(() => rmSync(tmp, { recursive: true, force: true }));
 

@@ -28,6 +28,7 @@ import {
   makeSource,
   put,
   SURFACE,
+  stageContext,
 } from "../evidence-fixture.ts";
 
 let tmp: string;
@@ -39,15 +40,7 @@ beforeEach(() => {
   tmp = mkdtempSync(join(tmpdir(), "h2-evidence-"));
   dest = join(tmp, "work", "context", "inv2");
   sink = new RecordingSink();
-  ctx = {
-    sink,
-    sweep: "sw",
-    task: "ledger-1",
-    domain: "accounting",
-    mode: "seq",
-    stage: "inv2",
-    clock: { now: () => 7 },
-  };
+  ctx = stageContext(sink, "inv2");
 });
 afterEach(() => rmSync(tmp, { recursive: true, force: true }));
 
