@@ -3,10 +3,8 @@
 // kills the whole process group (SIGTERM, then SIGKILL after a grace). Never runs a shell string; a
 // child never inherits the parent's environment or stdin.
 
-import { type ChildProcess, spawn } from "node:child_process";
 import { accessSync, constants, statSync } from "node:fs";
 import { isAbsolute, join, resolve } from "node:path";
-import type { Readable } from "node:stream";
 import { z } from "zod";
 import { OutputCapture } from "./output-capture.ts";
 import { listForReaper, OWNER_VAR, startReaper } from "./reaper.ts";
@@ -212,7 +210,6 @@ export async function runProcess(opts: SpawnOptions): Promise<ExitRecord> {
 
   const graceMs = o.graceMs ?? DEFAULT_GRACE_MS;
   const cap = o.maxCaptureBytes ?? DEFAULT_MAX_CAPTURE_BYTES;
-  const stdinMode = o.stdin === undefined || o.stdin === "ignore" ? "ignore" : "pipe";
   const out = new OutputCapture(cap, o.stdoutFile, argv0);
   let errOut: OutputCapture;
   try {
@@ -227,133 +224,122 @@ export async function runProcess(opts: SpawnOptions): Promise<ExitRecord> {
   installParentHooks();
   startReaper();
 
-  let child: ChildProcess;
+  // Bun.spawn rather than node:child_process: the same setsid, argv0 and explicit env, with
+  // native pipes instead of node streams. Each node-style spawn kept about 0.1 MiB of memory
+  // after the child had gone, so a process that starts hundreds of children grew with every run
+  // (bench/README.md, "Round 4").
+  let child: Bun.Subprocess<"ignore" | Uint8Array, "pipe", "pipe">;
   try {
-    child = spawn(exe, o.argv.slice(1), {
+    child = Bun.spawn([exe, ...o.argv.slice(1)], {
       argv0,
-      cwd: o.cwd,
+      ...(o.cwd === undefined ? {} : { cwd: o.cwd }),
       // The one variable a child gets beyond the explicit env: whose it is, for the reaper.
       env: { ...o.env, [OWNER_VAR]: String(process.pid) },
       detached: true,
-      stdio: [stdinMode, "pipe", "pipe"],
+      // Bun writes a given input itself and closes it; a child that exits without reading it all
+      // only ends that write (no EPIPE reaches this process).
+      stdin: stdinBytes(o.stdin),
+      stdout: "pipe",
+      stderr: "pipe",
     });
   } catch (err) {
     await Promise.all([out.finish(), errOut.finish()]);
     throw new SpawnError(argv0, err instanceof Error ? err.message : String(err));
   }
+  const pid = child.pid;
+  liveGroups.add(pid);
+  listForReaper(liveGroups);
 
-  return await new Promise<ExitRecord>((resolvePromise, rejectPromise) => {
-    let timedOut = false;
-    let aborted = false;
-    let exitCode: number | null = null;
-    let exitSignal: string | null = null;
-    let settled = false;
-    const timers: ReturnType<typeof setTimeout>[] = [];
-    const pid = child.pid ?? 0;
+  let timedOut = false;
+  let aborted = false;
+  const timers: ReturnType<typeof setTimeout>[] = [];
+  const exited = () => child.exitCode !== null || child.signalCode !== null;
+  const terminate = () => {
+    signalGroup(pid, "SIGTERM");
+    timers.push(setTimeout(() => signalGroup(pid, "SIGKILL"), graceMs));
+  };
+  const onAbort = () => {
+    if (exited()) return;
+    aborted = true;
+    terminate();
+  };
+  if (o.timeoutMs !== undefined) {
+    timers.push(
+      setTimeout(() => {
+        if (exited()) return;
+        timedOut = true;
+        terminate();
+      }, timerDelay(o.timeoutMs)),
+    );
+  }
+  o.signal?.addEventListener("abort", onAbort, { once: true });
 
-    const terminate = () => {
-      if (pid === 0) return;
-      signalGroup(pid, "SIGTERM");
-      timers.push(setTimeout(() => signalGroup(pid, "SIGKILL"), graceMs));
-    };
-    const onAbort = () => {
-      if (exitCode !== null || exitSignal !== null) return;
-      aborted = true;
-      terminate();
-    };
-
-    const cleanup = () => {
-      for (const t of timers) clearTimeout(t);
-      o.signal?.removeEventListener("abort", onAbort);
-      if (liveGroups.delete(pid)) listForReaper(liveGroups);
-    };
-
-    child.once("error", (err) => {
-      if (settled) return;
-      settled = true;
-      cleanup();
-      void Promise.all([out.finish(), errOut.finish()]).then(() =>
-        rejectPromise(new SpawnError(argv0, err.message)),
-      );
-    });
-
-    if (pid === 0) return; // the "error" event follows
-    liveGroups.add(pid);
-    listForReaper(liveGroups);
-
-    child.stdout?.on("data", (c: Buffer) => {
+  const readers = [child.stdout.getReader(), child.stderr.getReader()] as const;
+  const drained = Promise.all([
+    pump(readers[0], (c) => {
       out.write(c);
       try {
         o.onStdout?.(c);
       } catch {
         // A watcher's own failure must not disturb the child or its record.
       }
-    });
-    child.stderr?.on("data", (c: Buffer) => errOut.write(c));
-    if (stdinMode === "pipe" && child.stdin) {
-      child.stdin.on("error", () => {
-        // EPIPE: the child exited without reading all of its input.
-      });
-      child.stdin.end(o.stdin);
-    }
+    }),
+    pump(readers[1], (c) => errOut.write(c)),
+  ]);
 
-    if (o.timeoutMs !== undefined) {
-      timers.push(
-        setTimeout(() => {
-          if (exitCode !== null || exitSignal !== null) return;
-          timedOut = true;
-          terminate();
-        }, timerDelay(o.timeoutMs)),
-      );
-    }
-    o.signal?.addEventListener("abort", onAbort, { once: true });
-
-    child.once("exit", (code, sig) => {
-      exitCode = code;
-      exitSignal = sig;
-      // Whatever the leader left in its group dies with it; this also closes pipes they hold open.
-      signalGroup(pid, "SIGTERM");
-      timers.push(setTimeout(() => signalGroup(pid, "SIGKILL"), graceMs));
-      // A member that escaped the group (setsid) may hold a pipe open: stop waiting for it.
-      timers.push(
-        setTimeout(() => {
-          for (const s of [child.stdout, child.stderr] as (Readable | null)[]) s?.destroy();
-          finish();
-        }, graceMs + 1000),
-      );
-    });
-    child.once("close", (code, sig) => {
-      if (exitCode === null && exitSignal === null) {
-        exitCode = code;
-        exitSignal = sig;
-      }
-      finish();
-    });
-
-    const finish = () => {
-      if (settled) return;
-      settled = true;
-      cleanup();
-      const durationMs = performance.now() - started;
-      void Promise.all([out.finish(), errOut.finish()]).then(() => {
-        const stdout = out.text();
-        const stderr = errOut.text();
-        resolvePromise({
-          code: exitCode,
-          signal: exitSignal,
-          timedOut,
-          aborted,
-          durationMs,
-          stdout,
-          stderr,
-          stdoutTail: out.tailText(),
-          stderrTail: errOut.tailText(),
-          stdoutBytes: out.bytes,
-          stderrBytes: errOut.bytes,
-          truncated: out.truncated || errOut.truncated,
-          pid,
-        });
-      });
-    };
+  await child.exited;
+  // Whatever the leader left in its group dies with it; this also closes pipes they hold open.
+  signalGroup(pid, "SIGTERM");
+  timers.push(setTimeout(() => signalGroup(pid, "SIGKILL"), graceMs));
+  await new Promise<void>((done) => {
+    // A member that escaped the group (setsid) may hold a pipe open: stop waiting for it.
+    timers.push(
+      setTimeout(() => {
+        for (const r of readers) r.cancel().catch(() => {});
+        done();
+      }, graceMs + 1000),
+    );
+    void drained.then(() => done());
   });
+  const durationMs = performance.now() - started;
+  for (const t of timers) clearTimeout(t);
+  o.signal?.removeEventListener("abort", onAbort);
+  if (liveGroups.delete(pid)) listForReaper(liveGroups);
+  await Promise.all([out.finish(), errOut.finish()]);
+  return {
+    code: child.exitCode,
+    signal: child.signalCode === null ? null : String(child.signalCode),
+    timedOut,
+    aborted,
+    durationMs,
+    stdout: out.text(),
+    stderr: errOut.text(),
+    stdoutTail: out.tailText(),
+    stderrTail: errOut.tailText(),
+    stdoutBytes: out.bytes,
+    stderrBytes: errOut.bytes,
+    truncated: out.truncated || errOut.truncated,
+    pid,
+  };
+}
+
+/** Reads one output pipe to its end (or until cancelled), handing each chunk on as a Buffer. */
+async function pump(
+  reader: { read(): Promise<{ done: boolean; value?: Uint8Array }> },
+  onChunk: (chunk: Buffer) => void,
+): Promise<void> {
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done || value === undefined) return;
+      onChunk(Buffer.from(value.buffer, value.byteOffset, value.byteLength));
+    }
+  } catch {
+    // A cancelled or broken pipe ends the capture; what arrived is kept.
+  }
+}
+
+function stdinBytes(input: SpawnOptions["stdin"]): "ignore" | Uint8Array {
+  if (input === undefined || input === "ignore") return "ignore";
+  return typeof input === "string" ? Buffer.from(input, "utf8") : input;
 }

@@ -5,7 +5,6 @@
 // 300 ms whether harness2 is still there; once it is not, it sends SIGTERM to the listed groups and
 // to every process carrying the owner's pid (and their groups), then SIGKILL, and exits.
 
-import { spawn } from "node:child_process";
 import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -75,13 +74,10 @@ export function startReaper(): string | null {
   try {
     writeFileSync(path, "");
     const main = join(import.meta.dir, "reaper-main.ts");
-    const child = spawn(process.execPath, [main, String(process.pid), path], {
-      stdio: "ignore",
+    const child = Bun.spawn([process.execPath, main, String(process.pid), path], {
+      stdio: ["ignore", "ignore", "ignore"],
       detached: true,
       env: { PATH: process.env.PATH ?? "" },
-    });
-    child.on("error", () => {
-      failed = true;
     });
     child.unref(); // the helper never keeps this process alive
     // A normal exit removes the list; the reaper then finds nothing to do and leaves.
@@ -94,16 +90,24 @@ export function startReaper(): string | null {
   return file;
 }
 
+let listPending = false;
+
 /**
  * Hands the reaper this process's live process groups (the spawn module's own set, after each
- * change): the ones it ends if this process dies before they do.
+ * change): the ones it ends if this process dies before they do. The file is written once per
+ * turn of the event loop, however many children started or ended in it: a child not yet listed
+ * is still found by the owner mark in its environment.
  */
-export function listForReaper(groups: Iterable<number>): void {
-  const path = startReaper();
-  if (path === null) return;
-  try {
-    writeFileSync(path, [...groups].join("\n"));
-  } catch {
-    // A full temp dir loses only this safety net, never the child.
-  }
+export function listForReaper(groups: ReadonlySet<number>): void {
+  if (listPending || startReaper() === null) return;
+  listPending = true;
+  setImmediate(() => {
+    listPending = false;
+    if (file === null) return;
+    try {
+      writeFileSync(file, [...groups].join("\n"));
+    } catch {
+      // A full temp dir loses only this safety net, never the child.
+    }
+  });
 }

@@ -82,6 +82,33 @@ describe("runProcess", () => {
     expect(r.stdout).toBe(`${dir}\nfrom stdin ✓`);
   });
 
+  test("a child that exits without reading its input still gets an exit record", async () => {
+    const r = await runProcess({
+      argv: ["sh", "-c", "exit 3"],
+      env: ENV,
+      stdin: new Uint8Array(8 * 1024 * 1024), // far more than a pipe holds
+    });
+    expect(r.code).toBe(3);
+    expect(r.signal).toBeNull();
+  });
+
+  test("a member that left the group and holds the pipe open is waited for only a grace", async () => {
+    // setsid puts the sleeper outside the group the exit kill reaches; it keeps stdout open.
+    const r = await runProcess({
+      argv: ["sh", "-c", "setsid sleep 30 & echo $!; echo leader-done"],
+      env: ENV,
+      graceMs: 200,
+    });
+    const sleeper = Number(r.stdout.split("\n")[0]);
+    try {
+      expect(r.code).toBe(0);
+      expect(r.stdout).toContain("leader-done");
+      expect(r.durationMs).toBeLessThan(25_000); // not the sleeper's 30 s
+    } finally {
+      if (sleeper > 0) process.kill(sleeper, "SIGKILL");
+    }
+  }, 40_000);
+
   test("stdin is never inherited: without stdin the child reads EOF", async () => {
     const r = await runProcess({ argv: ["sh", "-c", "cat; echo end"], env: ENV });
     expect(r.stdout).toBe("end\n");
