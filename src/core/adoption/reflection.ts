@@ -191,7 +191,12 @@ export async function reflectAdoption(input: ReflectInput): Promise<ReflectionRe
     assertContextClean(folder, leakGlobs, ctx);
 
     rmSync(copy, { recursive: true, force: true });
-    copyTreeSafe(folder, copy, { filter: (rel) => basename(rel) !== "selection.json" });
+    // Linked, not copied: both trees are complete and written once (edits.md, written later, is
+    // a new file in `folder` only), and no session writes into its evidence in place.
+    copyTreeSafe(folder, copy, {
+      filter: (rel) => basename(rel) !== "selection.json",
+      link: true,
+    });
     assertContextClean(copy, leakGlobs, ctx);
 
     const bp = await resolvePrompts(adapter, taskId);

@@ -276,6 +276,12 @@ export type CopyOptions = {
   /** Keep only the files for which this returns true (given the `/`-separated relative path). */
   filter?: (rel: string) => boolean;
   skipDirs?: ReadonlySet<string>;
+  /**
+   * Hard-link each file instead of copying it, where the filesystem allows (a copy otherwise).
+   * Only for trees that neither side ever writes in place afterwards: a write through one name
+   * is seen through the other.
+   */
+  link?: boolean;
 };
 
 export type CopyResult = {
@@ -308,6 +314,11 @@ export function copyTreeSafe(src: string, dst: string, opts: CopyOptions = {}): 
     }
     const to = safeJoin(dst, rel);
     makeDir(dirname(to), made);
+    if (opts.link === true && tryLink(from, to)) {
+      bytes += lstatSync(to).size;
+      count++;
+      continue;
+    }
     try {
       // Destinations are normally fresh: an exclusive create never follows anything at `to`.
       copyFileSync(from, to, fsConstants.COPYFILE_EXCL);
@@ -320,6 +331,20 @@ export function copyTreeSafe(src: string, dst: string, opts: CopyOptions = {}): 
     count++;
   }
   return { files: count, bytes, skippedSymlinks };
+}
+
+/**
+ * Links `to` to the regular file `from`; false when it cannot (another filesystem, no permission,
+ * something already at `to`), for the caller to copy instead. link(2) never follows a symlink
+ * at `to`: an existing entry there is EEXIST.
+ */
+function tryLink(from: string, to: string): boolean {
+  try {
+    linkSync(from, to);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** lstat that answers null for a missing path (a dangling symlink still counts as present). */

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import {
   existsSync,
+  lstatSync,
   mkdirSync,
   mkdtempSync,
   readdirSync,
@@ -229,6 +230,25 @@ describe("copyTreeSafe", () => {
     expect(copyTreeSafe(src, dst).bytes).toBe(10);
     expect(readFileSync(join(dst, "a.txt"), "utf8")).toBe("new a");
     expect(readFileSync(join(dst, "b.txt"), "utf8")).toBe("new b");
+    expect(readFileSync(join(outside, "victim.txt"), "utf8")).toBe("original");
+  });
+
+  test("link: shares each file's inode, and an entry already at the destination is replaced, never written through", () => {
+    const src = tmp();
+    const dst = tmp();
+    const outside = tmp();
+    put(src, "a.txt", "aa");
+    put(src, "sub/b.txt", "bbb");
+    put(outside, "victim.txt", "original");
+    symlinkSync(join(outside, "victim.txt"), join(dst, "a.txt")); // linking fails here: copied
+    symlinkSync(outside, join(src, "sub", "escape"));
+    const r = copyTreeSafe(src, dst, { link: true });
+    expect(r.files).toBe(2);
+    expect(r.bytes).toBe(5);
+    expect(r.skippedSymlinks).toEqual(["sub/escape"]);
+    expect(statSync(join(dst, "sub/b.txt")).ino).toBe(statSync(join(src, "sub/b.txt")).ino);
+    expect(lstatSync(join(dst, "a.txt")).isFile()).toBe(true);
+    expect(readFileSync(join(dst, "a.txt"), "utf8")).toBe("aa");
     expect(readFileSync(join(outside, "victim.txt"), "utf8")).toBe("original");
   });
 
