@@ -103,7 +103,7 @@ describe("harness2 demo --substrate cx", () => {
       if (r.code !== 0) console.error(r.stdout, r.stderr);
       expect(r.code).toBe(0);
       expect(demoJson(runs).tasks).toEqual({ ok: 2, skipped: 0, failed: 0 });
-      expect(r.stdout).toContain("ledger-1 parallel: agg1 → Total: 85.15");
+      expect(r.stdout).toMatch(/ledger-1 +parallel +base Total: 105.25 ✗ +→ +agg1 Total: 85.15 ✓/);
       const lib = join(
         runs,
         "demo",

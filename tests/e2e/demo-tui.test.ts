@@ -1,5 +1,5 @@
 // `harness2 demo` in a real terminal (tmux): the live view's final screen shows both modes'
-// selections and full ledgers, and the command exits 0. Skipped, with the reason printed, when
+// selections and full ledgers, the demo's payoff follows it, and the command exits 0. Skipped, with the reason printed, when
 // tmux is not installed.
 import { afterAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -47,5 +47,9 @@ describe.skipIf(!TMUX)("harness2 demo in a terminal", () => {
     expect(screen).toMatch(/parallel\s+[A-Z]+ → agg\d of 2/);
     expect(screen).toMatch(/sequential\s+[A-Z]+ → c\d of 2/);
     expect(screen).toContain("Local demo: 2 task(s) completed");
+    // Below the last frame, the same payoff as headless: before → after, the fix, next commands.
+    expect(screen).toMatch(/ledger-1 +parallel +base Total: 105\.25 ✗ +→ +agg\d Total: 85\.15 ✓/);
+    expect(screen).toContain("+            total += amount");
+    expect(screen).toContain("harness2 judge swp_");
   }, 300_000);
 });

@@ -7,6 +7,7 @@ import { join, resolve } from "node:path";
 import { directoryProblem, openStore } from "../../../store/db.ts";
 import { DemoAdapter } from "../../benchmarks/demo/demo-adapter.ts";
 import { DemoChannel } from "../../benchmarks/demo/demo-channel.ts";
+import { type PayoffInput, readPayoff, renderPayoff } from "../../benchmarks/demo/payoff.ts";
 import { squish } from "../../core/lib/format.ts";
 import { Proposer } from "../../core/proposer/proposer.ts";
 import { readSummary } from "../../core/resume/summary.ts";
@@ -109,6 +110,12 @@ async function runDemo(args: ParsedArgs, io: CliIO): Promise<number> {
   openStore(where.dbPath).close();
   const channel = new DemoChannel();
   const runsRoot = join(output, "runs");
+  // One library per surface: a lesson learnt on OpenCode is never served to a Codex run.
+  const libraryRoot = join(
+    output,
+    "library",
+    substrateName === "oc" ? `k${k}` : `${substrateName}-k${k}`,
+  );
 
   const session = await runSweepSession({
     io,
@@ -132,12 +139,7 @@ async function runDemo(args: ParsedArgs, io: CliIO): Promise<number> {
       adapter,
       limits: config,
       runsRoot,
-      // One library per surface: a lesson learnt on OpenCode is never served to a Codex run.
-      libraryRoot: join(
-        output,
-        "library",
-        substrateName === "oc" ? `k${k}` : `${substrateName}-k${k}`,
-      ),
+      libraryRoot,
       k,
       modes,
     },
@@ -166,6 +168,13 @@ async function runDemo(args: ParsedArgs, io: CliIO): Promise<number> {
     "error" in d ? [{ domain: d.domain, error: d.error }] : [],
   );
   const chosen = chosenTotals(runsRoot, session.result, modes);
+  const payoff = readPayoff({
+    tasks: taskFolders(runsRoot, session.result, modes),
+    modes,
+    libraryRoot,
+    baseHarness: await adapter.baseHarness(),
+    surface: substrate.surface(),
+  });
   const report = {
     sweep: session.sweep,
     output,
@@ -176,6 +185,7 @@ async function runDemo(args: ParsedArgs, io: CliIO): Promise<number> {
     executions: adapter.executions,
     improverCalls: channel.sessions,
     chosen,
+    payoff,
     interrupted: session.interrupted,
   };
   // An early interrupt (a closed stdout stops the sweep before its first task) may leave no
@@ -188,11 +198,39 @@ async function runDemo(args: ParsedArgs, io: CliIO): Promise<number> {
       `Local demo: ${ok} task(s) completed, ${skipped} skipped, ${failed} failed${dead}; ${adapter.executions} execution(s), ${channel.sessions} improver call(s). ${output}\n`,
     );
     for (const d of deadDomains) io.stdout(`  domain ${d.domain} failed: ${squish(d.error)}\n`);
-    for (const c of chosen)
-      io.stdout(`  ${c.task} ${c.mode}: ${c.label || "(none)"} → ${c.answer}\n`);
-    io.stdout(`Browse it: harness2 show ${session.sweep}\n`);
+    // The hints name --runs when it was given: they must work as printed.
+    const runsFlag = stringOpt(args, "runs") === undefined ? "" : ` --runs ${where.runsDir}`;
+    for (const line of renderPayoff(payoff, { sweep: session.sweep, runsFlag })) {
+      io.stdout(`${line}\n`);
+    }
   }
   return session.exitCode;
+}
+
+/** Each task's folder per mode, in stream order (also for skipped tasks). */
+function taskFolders(
+  runsRoot: string,
+  result: Awaited<ReturnType<typeof runSweepSession>>["result"],
+  modes: readonly ("agg" | "seq")[],
+): PayoffInput["tasks"] {
+  const cell = (mode: "agg" | "seq") => ({
+    benchmark: result.benchmark,
+    substrate: result.substrate,
+    mode,
+    k: result.k,
+    seed: result.seed,
+    tag: result.tag,
+  });
+  return result.domains.flatMap((d) =>
+    "error" in d
+      ? []
+      : d.tasks.map((row) => ({
+          task: row.task,
+          domain: d.domain,
+          summary: taskDir(runsRoot, cell("agg"), row.task),
+          dirs: Object.fromEntries(modes.map((m) => [m, taskDir(runsRoot, cell(m), row.task)])),
+        })),
+  );
 }
 
 type Chosen = { task: string; mode: string; label: string; answer: string };

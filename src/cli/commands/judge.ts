@@ -171,7 +171,9 @@ const judgeCommand: Command = {
         io.stdout(
           `${what}: ${counts.graded} graded, ${counts.ungraded} ungraded, ${counts.kept} already graded (kept)${why}\n`,
         );
-        io.stdout(`next: harness2 report ${sweep.id}\n`);
+        // Works as printed: a --runs given here is given there too.
+        const runsFlag = stringOpt(args, "runs") === undefined ? "" : ` --runs ${loc.runsDir}`;
+        io.stdout(`next: harness2 report ${sweep.id}${runsFlag}\n`);
       }
       if (ungraded.length > 0) {
         io.stderr(

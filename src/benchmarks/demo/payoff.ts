@@ -1,0 +1,211 @@
+// What the demo shows at its end (README.md, "Two commands"): for each task and mode, what the
+// base harness printed against what the adopted harness printed, each set beside the signed sum
+// of the task's own ledger.csv (an input every session sees, the check the selector makes too;
+// no scorer is reachable from here: docs/architecture.md, "Dependency rules"); the adopted
+// harness's change against the base; each stored lesson with the later tasks whose improvers
+// read it; and the next commands, `judge` first for the scores. Everything is read back from the
+// run's files, so a rerun that skipped every task shows the same payoff.
+
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import type { ModeToken } from "../../core/events/registry.ts";
+import { treeDiff } from "../../core/harness/diff.ts";
+import type { SurfaceSpec } from "../../core/harness/surface.ts";
+import { readTree } from "../../core/harness/tree.ts";
+import { dirExists } from "../../core/lib/safe-fs.ts";
+import { domainDir } from "../../core/library/values.ts";
+import { readSummary } from "../../core/resume/summary.ts";
+import { MODE_NAMES, taskSlug } from "../../core/run/naming.ts";
+import { DEMO_FIXTURES, ledgerTotal } from "./demo-adapter.ts";
+
+export type PayoffRow = {
+  task: string;
+  mode: string;
+  base: { label: string; answer: string; right: boolean | null };
+  adopted: { label: string; answer: string; right: boolean | null; isBase: boolean };
+};
+
+export type PayoffLesson = {
+  task: string;
+  mode: string;
+  cue: string;
+  lesson: string;
+  /** Later tasks of the same mode whose improvers had this entry in their evidence's library/. */
+  readBy: string[];
+};
+
+export type Payoff = {
+  rows: PayoffRow[];
+  /** The first adopted harness that differs from the base, as a diff against it. */
+  change: { task: string; mode: string; label: string; diff: string } | null;
+  lessons: PayoffLesson[];
+};
+
+export type PayoffInput = {
+  /**
+   * The tasks in stream order: id, domain, the folder holding its summary (the parallel
+   * namespace's, whichever modes ran) and its folder per mode.
+   */
+  tasks: readonly {
+    task: string;
+    domain: string;
+    summary: string;
+    dirs: Partial<Record<ModeToken, string>>;
+  }[];
+  modes: readonly ModeToken[];
+  libraryRoot: string;
+  baseHarness: string;
+  surface: SurfaceSpec;
+};
+
+const NONE = "(no answer)";
+
+function answerOf(runDir: string | undefined): string {
+  if (runDir === undefined) return NONE;
+  const path = join(runDir, "output", "answer.txt");
+  return existsSync(path) ? readFileSync(path, "utf8").trim() || NONE : NONE;
+}
+
+/** Whether `answer` is the signed sum of the task's ledger (null: no ledger to sum). */
+function sumsTheLedger(answer: string, domain: string, task: string): boolean | null {
+  const ledger = join(DEMO_FIXTURES, "tasks", domain, task, "ledger.csv");
+  if (!existsSync(ledger)) return null;
+  return answer === `Total: ${ledgerTotal(readFileSync(ledger, "utf8"))}`;
+}
+
+/** `- **cue**: …` and `- **lesson**: …` of an entry's EXPERIENCE.md ("" when absent). */
+function lessonField(text: string, name: string): string {
+  const line = text.split("\n").find((l) => l.startsWith(`- **${name}**:`));
+  return line === undefined ? "" : line.slice(`- **${name}**:`.length).trim();
+}
+
+/** Reads the payoff of a finished (or fully skipped) demo back from its folders. */
+export function readPayoff(input: PayoffInput): Payoff {
+  const rows: PayoffRow[] = [];
+  const lessons: PayoffLesson[] = [];
+  let change: Payoff["change"] = null;
+  const baseTree = readTree(input.surface, input.baseHarness);
+  for (const [i, t] of input.tasks.entries()) {
+    for (const mode of input.modes) {
+      const dir = t.dirs[mode];
+      if (dir === undefined) continue;
+      const read = readSummary(t.summary);
+      if (read.kind !== "summary") continue;
+      const base = read.summary.base[0];
+      const sel = read.summary.selections[mode];
+      const adoptedDir = sel?.ok ? sel.chosenRunDir : undefined;
+      const isBase = sel?.chosenTreeIsBase ?? false;
+      const baseAnswer = answerOf(base?.runDir);
+      const adoptedAnswer = answerOf(adoptedDir);
+      rows.push({
+        task: t.task,
+        mode: MODE_NAMES[mode],
+        base: {
+          label: base?.label ?? "",
+          answer: baseAnswer,
+          right: sumsTheLedger(baseAnswer, t.domain, t.task),
+        },
+        adopted: {
+          label: sel?.ok ? sel.chosenLabel : "",
+          answer: adoptedAnswer,
+          right: sumsTheLedger(adoptedAnswer, t.domain, t.task),
+          isBase,
+        },
+      });
+      const harness = sel?.ok ? join(dir, "harnesses", sel.chosenLabel) : "";
+      if (change === null && sel?.ok && !isBase && dirExists(harness)) {
+        const diff = treeDiff(baseTree, readTree(input.surface, harness), "base", sel.chosenLabel);
+        if (diff.trim() !== "")
+          change = { task: t.task, mode: MODE_NAMES[mode], label: sel.chosenLabel, diff };
+      }
+      const entry = join(
+        input.libraryRoot,
+        mode,
+        domainDir(t.domain),
+        "harnesses",
+        taskSlug(t.task),
+      );
+      const experience = join(entry, "EXPERIENCE.md");
+      if (!existsSync(experience)) continue;
+      const text = readFileSync(experience, "utf8");
+      const readBy = input.tasks
+        .slice(i + 1)
+        .filter((later) => later.domain === t.domain)
+        .filter((later) => readLibraryEntry(later.dirs[mode], taskSlug(t.task)))
+        .map((later) => later.task);
+      lessons.push({
+        task: t.task,
+        mode: MODE_NAMES[mode],
+        cue: lessonField(text, "cue"),
+        lesson: lessonField(text, "lesson"),
+        readBy,
+      });
+    }
+  }
+  return { rows, change, lessons };
+}
+
+/** True when some stage evidence of the task under `taskDir` carried library entry `slug`. */
+function readLibraryEntry(taskDir: string | undefined, slug: string): boolean {
+  if (taskDir === undefined) return false;
+  const context = join(taskDir, "context");
+  if (!dirExists(context)) return false;
+  return readdirSync(context).some((stage) =>
+    dirExists(join(context, stage, "library", "harnesses", slug)),
+  );
+}
+
+const MAX_DIFF_LINES = 16;
+
+/** The payoff as plain lines (no colour): the end of `harness2 demo`, headless and after the UI. */
+export function renderPayoff(p: Payoff, next: { sweep: string; runsFlag: string }): string[] {
+  const out: string[] = [];
+  const mark = (right: boolean | null) => (right === null ? "" : right ? " ✓" : " ✗");
+  if (p.rows.length > 0) {
+    out.push(
+      "",
+      "Before → after (✓/✗: the demo's scorer, read only now; the method never saw it):",
+    );
+    const taskW = Math.max(...p.rows.map((r) => r.task.length));
+    const modeW = Math.max(...p.rows.map((r) => r.mode.length));
+    for (const r of p.rows) {
+      const adopted = r.adopted.label === "" ? "nothing adopted" : r.adopted.label;
+      const kept = r.adopted.isBase ? " (kept the base harness)" : "";
+      out.push(
+        `  ${r.task.padEnd(taskW)}  ${r.mode.padEnd(modeW)}  base ${r.base.answer}${mark(r.base.right)}  →  ${adopted} ${r.adopted.answer}${mark(r.adopted.right)}${kept}`,
+      );
+    }
+  }
+  if (p.change !== null) {
+    const lines = p.change.diff.trimEnd().split("\n");
+    const changed = lines.filter((l) => !l.startsWith("diff ") && !l.startsWith("index "));
+    out.push(
+      "",
+      `What the improvers changed (${p.change.task} ${p.change.mode}, ${p.change.label} against the base harness):`,
+    );
+    for (const l of changed.slice(0, MAX_DIFF_LINES)) out.push(`  ${l}`);
+    if (changed.length > MAX_DIFF_LINES) {
+      out.push(
+        `  … ${changed.length - MAX_DIFF_LINES} more line(s): harness2 browse${next.runsFlag}`,
+      );
+    }
+  }
+  if (p.lessons.length > 0) {
+    out.push("", "Lessons stored in the library:");
+    for (const l of p.lessons) {
+      const read = l.readBy.length > 0 ? `read by ${l.readBy.join(", ")}` : "no later task yet";
+      out.push(`  ${l.task} ${l.mode}: "${l.cue}" — ${l.lesson} (${read})`);
+    }
+  }
+  const r = next.runsFlag;
+  out.push(
+    "",
+    "Next:",
+    `  harness2 judge ${next.sweep} --bases${r}   score the adopted and the base runs (outside the method)`,
+    `  harness2 report ${next.sweep}${r}   score and paired delta against the base harness`,
+    `  harness2 show ${next.sweep}${r}   the sweep's stages, selections and library as text`,
+    `  harness2 browse ${next.sweep}${r}   the same in a keyboard browser, down to each stage`,
+    `  harness2 run --bench tasks --tasks DIR   the same on your own tasks (README, "Your own tasks")`,
+  );
+  return out;
+}
