@@ -7,6 +7,7 @@ import { type CliIO, formatCommandHelp, parseCommandArgs, UsageError } from "./c
 import { formatError } from "./errors.ts";
 import { EXIT } from "./exit-codes.ts";
 import { COMMANDS, findCommand } from "./registry.ts";
+import { selfCommand } from "./self.ts";
 
 export function mainHelp(): string {
   const width = Math.max(4, ...COMMANDS.map((c) => c.name.length));
@@ -21,7 +22,8 @@ export function mainHelp(): string {
     "",
     "Options:",
     "  -h, --help     Show this help",
-    "  -V, --version  Print the version",
+    "  -V, --version  Print the versions of harness2, its store, Bun, OpenCode and Codex",
+    "                 (--version --json: the same as one JSON object)",
   ];
   return `${lines.join("\n")}\n`;
 }
@@ -38,7 +40,13 @@ export async function main(argv: string[], io: CliIO): Promise<number> {
     return EXIT.ok;
   }
   if (first === "--version" || first === "-V") {
-    io.stdout(`${pkg.version}\n`);
+    const extra = rest.filter((a) => a !== "--json");
+    if (extra.length > 0) {
+      return usageFailure(io, new UsageError(`--version takes only --json, not '${extra[0]}'`));
+    }
+    const { formatVersion, versionReport } = await import("./version.ts");
+    const report = await versionReport(io.env);
+    io.stdout(rest.includes("--json") ? `${JSON.stringify(report)}\n` : formatVersion(report));
     return EXIT.ok;
   }
   if (first === "help") {
@@ -89,7 +97,8 @@ function helpHelp(): string {
 }
 
 function usageFailure(io: CliIO, err: UsageError): number {
-  const hint = err.command ? `harness2 help ${err.command}` : "harness2 --help";
+  const self = selfCommand(io.env, io.cwd);
+  const hint = err.command ? `${self} help ${err.command}` : `${self} --help`;
   io.stderr(`harness2: ${err.message} (see '${hint}')\n`);
   return EXIT.usage;
 }

@@ -1,13 +1,44 @@
 import { describe, expect, test } from "bun:test";
 import pkg from "../../package.json" with { type: "json" };
+import { checkoutCommit } from "../../src/cli/version.ts";
+import { SCHEMA_VERSION } from "../../store/schema.ts";
 import { runCli } from "../helpers/cli.ts";
 
 describe("harness2 executable", () => {
-  test("--version prints the package version", async () => {
+  test("--version names harness2, its commit and store schema, Bun, OpenCode and Codex", async () => {
     const r = await runCli(["--version"]);
     expect(r.code).toBe(0);
-    expect(r.stdout.trim()).toBe(pkg.version);
-  });
+    const lines = r.stdout.trim().split("\n");
+    expect(lines[0]).toMatch(
+      new RegExp(
+        `^harness2 ${pkg.version.replaceAll(".", "\\.")} \\(commit [0-9a-f]{7}, store schema ${SCHEMA_VERSION}\\)$`,
+      ),
+    );
+    expect(lines[1]).toStartWith(`bun      ${Bun.version}`);
+    expect(lines[2]).toStartWith(`opencode ${pkg.dependencies["opencode-ai"]}`);
+    expect(lines[3]).toStartWith(`codex    ${pkg.dependencies["@openai/codex"]}`);
+    const json = await runCli(["--version", "--json"]);
+    expect(json.code).toBe(0);
+    expect(JSON.parse(json.stdout)).toEqual({
+      harness2: pkg.version,
+      commit: checkoutCommit(),
+      storeSchema: SCHEMA_VERSION,
+      bun: Bun.version,
+      opencode: { version: pkg.dependencies["opencode-ai"], source: expect.any(String) },
+      codex: { version: pkg.dependencies["@openai/codex"], source: expect.any(String) },
+    });
+    const bad = await runCli(["--version", "--verbose"]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain("--version takes only --json, not '--verbose'");
+  }, 60_000);
+
+  test("an executable that cannot run is named in --version, not fatal", async () => {
+    const r = await runCli(["--version", "--json"], {
+      env: { HARNESS2_CODEX_BIN: "/nonexistent/codex" },
+    });
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout).codex.missing).toContain("HARNESS2_CODEX_BIN=/nonexistent/codex");
+  }, 60_000);
 
   test("--help lists the commands and exits 0", async () => {
     const r = await runCli(["--help"]);

@@ -35,7 +35,7 @@ describe("an empty (0-byte) harness2.db", () => {
     const r = await cli(["runs", "--runs", runs]);
     expect(r.code).toBe(0);
     expect(r.stdout).toBe(
-      `No runs yet: ${db} is empty. Try 'harness2 demo', or start one with 'harness2 run'.\n`,
+      `No runs yet: ${db} is empty. Try 'bin/harness2 demo', or start one with 'bin/harness2 run'.\n`,
     );
     expect(stamp(db)).toEqual(before);
   });

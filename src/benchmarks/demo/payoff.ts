@@ -158,7 +158,10 @@ function readLibraryEntry(taskDir: string | undefined, slug: string): boolean {
 const MAX_DIFF_LINES = 16;
 
 /** The payoff as plain lines (no colour): the end of `harness2 demo`, headless and after the UI. */
-export function renderPayoff(p: Payoff, next: { sweep: string; runsFlag: string }): string[] {
+export function renderPayoff(
+  p: Payoff,
+  next: { sweep: string; runsFlag: string /** how to type harness2 here */; self: string },
+): string[] {
   const out: string[] = [];
   const mark = (right: boolean | null) => (right === null ? "" : right ? " ✓" : " ✗");
   if (p.rows.length > 0) {
@@ -186,7 +189,7 @@ export function renderPayoff(p: Payoff, next: { sweep: string; runsFlag: string 
     for (const l of changed.slice(0, MAX_DIFF_LINES)) out.push(`  ${l}`);
     if (changed.length > MAX_DIFF_LINES) {
       out.push(
-        `  … ${changed.length - MAX_DIFF_LINES} more line(s): harness2 browse${next.runsFlag}`,
+        `  … ${changed.length - MAX_DIFF_LINES} more line(s): ${next.self} browse${next.runsFlag}`,
       );
     }
   }
@@ -198,14 +201,15 @@ export function renderPayoff(p: Payoff, next: { sweep: string; runsFlag: string 
     }
   }
   const r = next.runsFlag;
+  const h = next.self;
   out.push(
     "",
     "Next:",
-    `  harness2 judge ${next.sweep} --bases${r}   score the adopted and the base runs (outside the method)`,
-    `  harness2 report ${next.sweep}${r}   score and paired delta against the base harness`,
-    `  harness2 show ${next.sweep}${r}   the sweep's stages, selections and library as text`,
-    `  harness2 browse ${next.sweep}${r}   the same in a keyboard browser, down to each stage`,
-    `  harness2 run --bench tasks --tasks DIR   the same on your own tasks (README, "Your own tasks")`,
+    `  ${h} judge ${next.sweep} --bases${r}   score the adopted and the base runs (outside the method)`,
+    `  ${h} report ${next.sweep}${r}   score and paired delta against the base harness`,
+    `  ${h} show ${next.sweep}${r}   the sweep's stages, selections and library as text`,
+    `  ${h} browse ${next.sweep}${r}   the same in a keyboard browser, down to each stage`,
+    `  ${h} run --bench tasks --tasks DIR   the same on your own tasks (README, "Your own tasks")`,
   );
   return out;
 }

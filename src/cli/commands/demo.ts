@@ -25,6 +25,7 @@ import {
 import { CliError } from "../errors.ts";
 import { EXIT } from "../exit-codes.ts";
 import { checkedLocation } from "../run-handle.ts";
+import { selfCommand } from "../self.ts";
 import { chooseFrontEnd, runSweepSession, SWEEP_FRONT_OPTIONS } from "../sweep-session.ts";
 
 const demo: Command = {
@@ -200,7 +201,8 @@ async function runDemo(args: ParsedArgs, io: CliIO): Promise<number> {
     for (const d of deadDomains) io.stdout(`  domain ${d.domain} failed: ${squish(d.error)}\n`);
     // The hints name --runs when it was given: they must work as printed.
     const runsFlag = stringOpt(args, "runs") === undefined ? "" : ` --runs ${where.runsDir}`;
-    for (const line of renderPayoff(payoff, { sweep: session.sweep, runsFlag })) {
+    const self = selfCommand(io.env, io.cwd);
+    for (const line of renderPayoff(payoff, { sweep: session.sweep, runsFlag, self })) {
       io.stdout(`${line}\n`);
     }
   }

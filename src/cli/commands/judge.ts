@@ -23,6 +23,7 @@ import { boolOpt, type Command, intOpt, stringOpt, UsageError } from "../command
 import { CliError } from "../errors.ts";
 import { EXIT } from "../exit-codes.ts";
 import { browseLocation, openForBrowsing, RUNS_OPTION, readStore } from "../run-handle.ts";
+import { selfCommand } from "../self.ts";
 import { CELL_OPTIONS, selectSweeps } from "../sweep-handles.ts";
 
 /**
@@ -173,7 +174,7 @@ const judgeCommand: Command = {
         );
         // Works as printed: a --runs given here is given there too.
         const runsFlag = stringOpt(args, "runs") === undefined ? "" : ` --runs ${loc.runsDir}`;
-        io.stdout(`next: harness2 report ${sweep.id}${runsFlag}\n`);
+        io.stdout(`next: ${selfCommand(io.env, io.cwd)} report ${sweep.id}${runsFlag}\n`);
       }
       if (ungraded.length > 0) {
         io.stderr(

@@ -10,6 +10,7 @@ import { type TextColumn, textTable } from "../../core/lib/text-table.ts";
 import { boolOpt, type CliIO, type Command, colorFor, intOpt } from "../command.ts";
 import { EXIT } from "../exit-codes.ts";
 import { browseLocation, openForBrowsing, RUNS_OPTION, readStore } from "../run-handle.ts";
+import { selfCommand } from "../self.ts";
 
 export type Tone = "good" | "bad" | "warn" | "dim" | "bold" | "plain";
 
@@ -147,7 +148,8 @@ const runsCommand: Command = {
       const where = existsSync(loc.dbPath)
         ? `${loc.dbPath} is empty`
         : `there is no store at ${loc.dbPath}`;
-      io.stdout(`No runs yet: ${where}. Try 'harness2 demo', or start one with 'harness2 run'.\n`);
+      const self = selfCommand(io.env, io.cwd);
+      io.stdout(`No runs yet: ${where}. Try '${self} demo', or start one with '${self} run'.\n`);
       return EXIT.ok;
     }
     if (sweeps.length === 0) {
