@@ -6,7 +6,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { LAUNCHER } from "../../src/cli/self.ts";
+import { selfCommand } from "../../src/cli/self.ts";
 import { type CliResult, runCli } from "../helpers/cli.ts";
 
 const ROOT = mkdtempSync(join(tmpdir(), "h2-bad-paths-"));
@@ -57,8 +57,8 @@ describe("an empty value for a path option or positional is a usage error", () =
     test(`${name}: exit 2, nothing written`, async () => {
       const cwd = freshCwd();
       const r = await cliIn(cwd, args);
-      // Outside the checkout the hint names the launcher by its full path: it works as printed.
-      oneLine(r, 2, `harness2: ${text} (see '${LAUNCHER} help `);
+      // The hint names harness2 as it can be typed here (tests/cli/launcher.test.ts).
+      oneLine(r, 2, `harness2: ${text} (see '${selfCommand(process.env, cwd)} help `);
       expect(readdirSync(cwd)).toEqual([]);
     });
   }

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { selfCommand } from "../../src/cli/self.ts";
 import { APPLICATION_ID, MIGRATIONS } from "../../store/schema.ts";
 import { runCli } from "../helpers/cli.ts";
 
@@ -17,6 +18,8 @@ afterAll(() => rmSync(ROOT, { recursive: true, force: true }));
 
 const ENV = { HARNESS2_RUNS_DIR: undefined, HARNESS2_DB: undefined };
 const cli = (args: string[]) => runCli(args, { env: ENV });
+/** harness2 as the hints type it where runCli runs (the checkout, this PATH). */
+const SELF = selfCommand({ ...process.env, ...ENV }, join(import.meta.dir, "../.."));
 const stamp = (path: string) => {
   const st = statSync(path);
   return { size: st.size, mtimeMs: st.mtimeMs };
@@ -35,7 +38,7 @@ describe("an empty (0-byte) harness2.db", () => {
     const r = await cli(["runs", "--runs", runs]);
     expect(r.code).toBe(0);
     expect(r.stdout).toBe(
-      `No runs yet: ${db} is empty. Try 'bin/harness2 demo', or start one with 'bin/harness2 run'.\n`,
+      `No runs yet: ${db} is empty. Try '${SELF} demo', or start one with '${SELF} run'.\n`,
     );
     expect(stamp(db)).toEqual(before);
   });
