@@ -45,6 +45,32 @@ describe("harness2 check, offline", () => {
     expect(r.stdout.trimEnd().split("\n").at(-1)).toBe("Setup incomplete: 1 problem.");
   });
 
+  test("a reserved string in a task.md or an input is a warn line with the fix; warns are no problem", async () => {
+    const tasks = join(ROOT, "tasks-reserved");
+    mkdirSync(join(tasks, "qa/report/inputs/data"), { recursive: true });
+    mkdirSync(join(tasks, "qa/clean"), { recursive: true });
+    writeFileSync(join(tasks, "qa/report/task.md"), 'Write summary.json with a "pass_rate" key.');
+    writeFileSync(join(tasks, "qa/report/inputs/data/last.json"), '{"passed_count": 3}\n');
+    writeFileSync(join(tasks, "qa/clean/task.md"), "Summarise the batch.");
+    const runs = join(ROOT, "runs-reserved");
+    const r = await runCli(["check", "--tasks", tasks, "--runs", runs], {
+      env: { ...CLEAN, HARNESS2_SOLVER_MODEL: "local/m", HARNESS2_IMPROVER_MODEL: "local/m" },
+    });
+    const warns = r.stdout.split("\n").filter((l) => l.startsWith("warn"));
+    expect(warns).toEqual([
+      expect.stringMatching(
+        /^warn {2}qa\/report\/task\.md: holds a reserved string \(the JSON key "p·ass_rate"\) that only a grader's output carries: .* Fix: rename it in the task; the reserved strings are listed in fixtures\/tasks\/README\.md, "Reserved strings"$/,
+      ),
+      expect.stringMatching(
+        /^warn {2}qa\/report\/inputs\/data\/last\.json: holds a reserved string \(the JSON key "p·assed_count"\)/,
+      ),
+    ]);
+    // No line quotes the marker itself: a check's output may be pasted anywhere.
+    expect(r.stdout).not.toContain('"pass_rate"');
+    expect(r.stdout).not.toContain('"passed_count"');
+    expect(failLines(r.stdout)).not.toContainEqual(expect.stringContaining("reserved"));
+  });
+
   test("a malformed task, a missing key and a foreign store file each get their line", async () => {
     const tasks = join(ROOT, "tasks-b");
     mkdirSync(join(tasks, "d/good"), { recursive: true });

@@ -4,7 +4,8 @@
 import { squish } from "../../core/lib/format.ts";
 import type { CliIO } from "../command.ts";
 
-export type Status = "ok" | "FAIL" | "live" | "skip" | "note";
+/** `warn`: works, but not as the author likely means (not a problem for the exit code). */
+export type Status = "ok" | "FAIL" | "warn" | "live" | "skip" | "note";
 
 /** Prints one line per check as it completes and counts the problems. */
 export class Report {

@@ -20,6 +20,7 @@ import { ownedTempDir } from "../../core/lib/temp-dirs.ts";
 import { loadRunConfig } from "../../core/run/config.ts";
 import { ConfigError } from "../../core/run/env-vars.ts";
 import type { RunConfig } from "../../core/run/run-config.ts";
+import { maskMarker } from "../../core/safety/markers.ts";
 import { liveImprover, liveSolver } from "../check/live.ts";
 import { checkModels } from "../check/models.ts";
 import { Report } from "../check/report.ts";
@@ -256,6 +257,7 @@ async function checkTasks(
     return 0;
   }
   for (const p of folder.problems) report.line("FAIL", p.path, p.problem, p.fix);
+  await reportReservedStrings(report, folder.tasks);
   if (folder.baseHarness !== null) {
     await reportBaseHarness(report, folder.baseHarness, substrate);
   }
@@ -268,6 +270,45 @@ async function checkTasks(
     );
   }
   return folder.tasks.length;
+}
+
+/**
+ * Warns of a reserved string (one only a grader's output carries) in a task's task.md or
+ * inputs: evidence holding it is shown to no model, so every stage of that task would fall back.
+ */
+async function reportReservedStrings(
+  report: Report,
+  tasks: readonly { id: string; dir: string; instructions: string; inputsDir: string | null }[],
+): Promise<void> {
+  const { assertNoGraderVerdicts, assertTreeHasNoGraderVerdicts } = await import(
+    "../../core/safety/tripwires.ts"
+  );
+  const { TripwireError } = await import("../../core/safety/tripwire.ts");
+  const { NULL_SINK, SYSTEM_CLOCK } = await import("../../core/events/sink.ts");
+  const ctx = { sink: NULL_SINK, clock: SYSTEM_CLOCK, sweep: "check", stage: "check" };
+  const fix =
+    'rename it in the task; the reserved strings are listed in fixtures/tasks/README.md, "Reserved strings"';
+  for (const task of tasks) {
+    const where: [string, () => void][] = [
+      ["task.md", () => assertTreeHasNoGraderVerdicts({ "task.md": task.instructions }, ctx)],
+    ];
+    const inputs = task.inputsDir;
+    if (inputs !== null) where.push(["inputs/", () => assertNoGraderVerdicts(inputs, ctx)]);
+    for (const [part, scan] of where) {
+      try {
+        scan();
+      } catch (err) {
+        if (!(err instanceof TripwireError)) throw err;
+        const file = part === "task.md" ? "task.md" : `inputs/${err.path}`;
+        report.line(
+          "warn",
+          `${task.id}/${file}`,
+          `holds a reserved string (${maskMarker(err.marker)}) that only a grader's output carries: evidence holding it is shown to no model, so every stage of this task would fall back`,
+          fix,
+        );
+      }
+    }
+  }
 }
 
 async function surfaceOf(substrate: "oc" | "cx") {

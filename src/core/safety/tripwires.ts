@@ -147,7 +147,22 @@ function maskIn(text: string, marker: string): string {
   return text.replaceAll(bare, dotted(bare));
 }
 
+/**
+ * Evidence paths that hold what the solver itself produced or printed (docs/method.md §3): a
+ * reserved string there came from the agent's work or the task's own inputs, not from a grader.
+ */
+const SOLVER_OUTPUT =
+  /^(context\/)?(deliverables\/|rollouts\/|pool\/[^/]+\/(produced|rollout)\.md$)/;
+
 function verdictMessage(where: string, rel: string, marker: string, hit?: ContentHit): string {
+  if (hit && SOLVER_OUTPUT.test(rel)) {
+    return (
+      `the solver's own output ${maskIn(rel, marker)} in ${maskIn(where, marker)} holds the reserved string ${maskMarker(marker)} at byte ${hit.offset}: ` +
+      "only a grader's output may carry it, so this evidence is shown to no model. If the task " +
+      "legitimately produces it, rename it in the task (the reserved strings: " +
+      'fixtures/tasks/README.md, "Reserved strings").'
+    );
+  }
   const lead = `a grader verdict would enter model context from ${maskIn(where, marker)}: ${maskIn(rel, marker)}`;
   const tail =
     "This is a leak, not a false positive to widen around; find the read path that produced it.";

@@ -439,6 +439,24 @@ describe("leaks and tripwires", () => {
     });
   }
 
+  test("a reserved string in the solver's own deliverable trips, worded as the task's output, not a leak", async () => {
+    const stage = fullStage();
+    const run = stage.rollouts[0] as RunView;
+    put(run.runDir, "answer.txt", 'Batch report: {"pass_rate": 0.75}\n');
+    const err = await caughtAsync(
+      buildEvidenceTree(dest, stage.adapter, "ledger-1", stage.rollouts, stage.opts),
+    );
+    expect(err).toBeInstanceOf(TripwireError);
+    const message = (err as TripwireError).message;
+    expect((err as TripwireError).path).toStartWith("deliverables/");
+    expect(message).toContain("the solver's own output deliverables/");
+    expect(message).toContain('the JSON key "p·ass_rate"');
+    expect(message).toContain('fixtures/tasks/README.md, "Reserved strings"');
+    expect(message).not.toContain("leak");
+    expect(message).not.toContain('"pass_rate"');
+    expect(existsSync(dest)).toBe(false);
+  });
+
   test("a leak-glob path in a harness trips before anything of it is copied", async () => {
     const stage = fullStage();
     put(stage.opts.harnessDir as string, "tests/test_outputs.py", "assert True\n");
