@@ -19,6 +19,7 @@ export function mainHelp(): string {
     "Commands:",
     ...COMMANDS.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`),
     `  ${"help".padEnd(width)}  Show help for a command: harness2 help <command>`,
+    `  ${"".padEnd(width)}  harness2 help concepts: the method's words (INV, AGG, R/P, kept base, …)`,
     "",
     "Options:",
     "  -h, --help     Show this help",
@@ -57,6 +58,18 @@ export async function main(argv: string[], io: CliIO): Promise<number> {
     }
     if (topic === undefined) {
       io.stdout(mainHelp());
+      return EXIT.ok;
+    }
+    if (topic === "concepts") {
+      const { conceptsText, GLOSSARY_FILE } = await import("./concepts.ts");
+      const text = conceptsText(process.stdout.columns);
+      if (text === null) {
+        io.stderr(
+          `harness2: the glossary is read from ${GLOSSARY_FILE}, which is missing or has no Glossary table; reinstall harness2\n`,
+        );
+        return EXIT.failed;
+      }
+      io.stdout(text);
       return EXIT.ok;
     }
     const entry = findCommand(topic);

@@ -40,7 +40,7 @@ describe("harness2 runs", () => {
     }
     expect(first).toContain("unfinished");
     expect(first).toContain("2026-11-29 09:00Z");
-    expect(second).toMatch(/ failed +demo +oc +2 +agg,seq +3\/4 +1 +0 +0 +0 +\$1\.04 +7m 16s$/);
+    expect(second).toMatch(/ failed +demo +oc +2 +parallel\+sequential +3\/4 +1 +0 +0 +0 +\$1\.04 +7m 16s$/);
   });
 
   test("--json prints the documented shape", async () => {

@@ -18,8 +18,13 @@ import { StageTable } from "../../tui/live/components/StageTable.tsx";
 import { TripwireAlerts } from "../../tui/live/components/TripwireAlerts.tsx";
 import { progress } from "../../tui/live/derive.ts";
 import { reduceAll } from "../../tui/live/reducer.ts";
-import { initialState, type ModeLive, type StageRow } from "../../tui/live/view-model.ts";
-import { Script } from "./script.ts";
+import {
+  initialState,
+  type ModeLive,
+  type StageRow,
+  type TaskLive,
+} from "../../tui/live/view-model.ts";
+import { Script, SWEEP } from "./script.ts";
 
 const ESC = "\u001b[";
 let savedLevel: typeof chalk.level;
@@ -524,5 +529,59 @@ describe("Header, Lanes, Footer, EventLog and finished rows from a recorded run"
     expect(frame(<FinishedTaskRow row={row} color={false} />)).toBe(
       "✔ ok acct ledger-1 k=2  parallel B→agg2 ↩1  sequential FALLBACK c2 ↩1  $0.5000 42s",
     );
+  });
+});
+
+describe("the bases phase", () => {
+  test("while the base rollouts run, the task's modes are in the bases phase, in the lanes and the stage table", () => {
+    const s = new Script()
+      .sweepStarted([{ domain: "acct", tasks: ["ledger-1"] }], { ks: [2] })
+      .taskStarted("acct", "ledger-1", { k: 2 });
+    const at = { sweep: SWEEP, domain: "acct", task: "ledger-1", k: 2 };
+    s.push({ type: "rollout.started", ts: 5, ...at, label: "base1", runId: "r1" });
+    const during = reduceAll(initialState(), s.events);
+    const task = during.tasks[0] as TaskLive;
+    expect(task.rollouts.bases).toBe(1);
+    const lanes = (st: typeof during) =>
+      frame(
+        <Lanes
+          lanes={st.lanes}
+          tasks={st.tasks}
+          focusKey={task.key}
+          maxLines={3}
+          animate={false}
+          color={false}
+          width={120}
+        />,
+      );
+    expect(lanes(during)).toMatch(/parallel: bases · sequential: bases/);
+    const table = frame(
+      <StageTable
+        mode={task.modes[0] as ModeLive}
+        basesRunning
+        maxRows={5}
+        animate={false}
+        color={false}
+        width={100}
+      />,
+    );
+    expect(table).toContain("phase bases");
+    s.push({
+      type: "rollout.finished",
+      ts: 6,
+      ...at,
+      label: "base1",
+      runId: "r1",
+      runDir: "/runs/base1",
+      ok: true,
+      delivered: true,
+      usd: 0,
+      wallS: 1,
+      reused: false,
+      error: "",
+    });
+    const after = reduceAll(initialState(), s.events);
+    expect(after.tasks[0]?.rollouts.bases).toBe(0);
+    expect(lanes(after)).toMatch(/parallel: waiting · sequential: waiting/);
   });
 });

@@ -42,9 +42,10 @@ describe("reduce", () => {
     s.push({ type: "rollout.started", ts: 5, ...at, label: "base2", runId: "r2" });
     const before = run(s.events);
     expect(before.tasks[0]?.rollouts.running).toBe(2);
+    expect(before.tasks[0]?.rollouts.bases).toBe(2);
     const after = run(s.sweepFinished("interrupted").events);
     expect(after.sweep?.finished?.status).toBe("interrupted");
-    expect(after.tasks[0]?.rollouts).toEqual({ running: 0, ok: 0, dead: 0 });
+    expect(after.tasks[0]?.rollouts).toEqual({ running: 0, ok: 0, dead: 0, bases: 0 });
   });
 
   test("sweep.started fills the header, the task total (tasks × k values) and one lane per domain", () => {

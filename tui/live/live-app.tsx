@@ -192,6 +192,7 @@ export function LiveApp({
               <StageTable
                 key={m.mode}
                 mode={m}
+                basesRunning={focus.rollouts.bases > 0}
                 maxRows={fit.stageRows[m.mode] ?? 0}
                 animate={animate}
                 color={color}

@@ -90,7 +90,9 @@ function applyEvent(state: LiveState, e: HarnessEvent): LiveState {
             },
             // An interrupted sweep's executions were killed: nothing is running any more.
             tasks: state.tasks.map((t) =>
-              t.rollouts.running > 0 ? { ...t, rollouts: { ...t.rollouts, running: 0 } } : t,
+              t.rollouts.running > 0
+                ? { ...t, rollouts: { ...t.rollouts, running: 0, bases: 0 } }
+                : t,
             ),
           }
         : state;
@@ -182,7 +184,11 @@ function applyEvent(state: LiveState, e: HarnessEvent): LiveState {
     case "rollout.started":
       return withTask(state, e, (t) => ({
         ...t,
-        rollouts: { ...t.rollouts, running: t.rollouts.running + 1 },
+        rollouts: {
+          ...t.rollouts,
+          running: t.rollouts.running + 1,
+          bases: t.rollouts.bases + (isBaseLabel(e.label) ? 1 : 0),
+        },
       }));
     case "rollout.finished": {
       const spent = e.reused ? state : addSpend(state, 0, e.usd);
@@ -192,6 +198,7 @@ function applyEvent(state: LiveState, e: HarnessEvent): LiveState {
           running: Math.max(0, t.rollouts.running - 1),
           ok: t.rollouts.ok + (e.ok ? 1 : 0),
           dead: t.rollouts.dead + (e.ok ? 0 : 1),
+          bases: Math.max(0, t.rollouts.bases - (isBaseLabel(e.label) ? 1 : 0)),
         },
       }));
     }
@@ -285,4 +292,9 @@ function moveFocus(state: LiveState, delta: 1 | -1): LiveState {
   const from = Math.max(current, 0);
   const to = (from + delta + keys.length) % keys.length;
   return { ...state, focus: keys[to] ?? null };
+}
+
+/** The task's shared base rollouts are labelled base1…basek (docs/method.md §2). */
+function isBaseLabel(label: string): boolean {
+  return /^base\d+$/.test(label);
 }

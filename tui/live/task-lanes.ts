@@ -49,7 +49,7 @@ export function newTask(
     of: 0,
     status: "running",
     modes: modes.map((m) => newMode(m, k)),
-    rollouts: { running: 0, ok: 0, dead: 0 },
+    rollouts: { running: 0, ok: 0, dead: 0, bases: 0 },
     tripwires: 0,
     startedTs: ts,
     usd: 0,
@@ -139,7 +139,7 @@ export function finishTask(state: LiveState, e: Extract<HarnessEvent, { type: "t
     usd: e.usd,
     wallS: e.wallS,
     error: firstLine(e.error),
-    rollouts: { ...base.rollouts, running: 0 },
+    rollouts: { ...base.rollouts, running: 0, bases: 0 },
   };
   const count = state.finished.count + 1;
   const row: FinishedRow = {

@@ -98,7 +98,8 @@ export type TaskLive = {
   of: number;
   status: TaskStatus;
   modes: ModeLive[];
-  rollouts: { running: number; ok: number; dead: number };
+  /** `bases`: how many of the running ones are the task's shared base rollouts. */
+  rollouts: { running: number; ok: number; dead: number; bases: number };
   tripwires: number;
   startedTs: number;
   usd: number;

@@ -5,6 +5,7 @@
 import { existsSync } from "node:fs";
 import { listSweeps } from "../../../store/sweep-list.ts";
 import type { RunsListing, SweepSummary } from "../../../store/views.ts";
+import { MODE_NAMES } from "../../core/events/registry.ts";
 import { formatDuration, formatUsd, formatWhen } from "../../core/lib/format.ts";
 import { type TextColumn, textTable } from "../../core/lib/text-table.ts";
 import { boolOpt, type CliIO, type Command, colorFor, intOpt } from "../command.ts";
@@ -78,7 +79,8 @@ function row(s: SweepSummary): string[] {
     s.bench || "?",
     s.substrate || "?",
     s.ks.join(",") || "-",
-    s.modes.join(",") || "-",
+    // The interface's names, as the live view's header (the JSON keeps the tokens).
+    s.modes.map((m) => (m === "agg" || m === "seq" ? MODE_NAMES[m] : m)).join("+") || "-",
     `${s.tasks.ok}/${s.tasks.total}`,
     String(s.tasks.failed),
     String(s.tasks.running),

@@ -20,8 +20,8 @@ export type LanesProps = {
   width: number;
 };
 
-function modePhase(m: ModeLive): string {
-  if (m.status === "waiting") return "waiting";
+function modePhase(m: ModeLive, basesRunning: boolean): string {
+  if (m.status === "waiting") return basesRunning ? "bases" : "waiting";
   if (m.status !== "running") return m.status;
   return m.phase ?? "starting";
 }
@@ -71,7 +71,7 @@ export function Lanes({ lanes, tasks, focusKey, maxLines, animate, color, width 
                 {i > 0 ? " · " : ""}
                 {MODE_NAME[m.mode]}:{" "}
                 <Text {...toneProps(color, m.status === "running" ? "accent" : "dim")}>
-                  {modePhase(m)}
+                  {modePhase(m, task.rollouts.bases > 0)}
                 </Text>
               </Text>
             ))}

@@ -18,6 +18,8 @@ export type StageTableProps = {
   animate: boolean;
   color: boolean;
   width: number;
+  /** The task's base rollouts are running (a waiting mode is then in its "bases" phase). */
+  basesRunning?: boolean;
 };
 
 export function stateCell(row: StageRow): Cell {
@@ -60,15 +62,25 @@ export function stageSummary(stages: StageRow[]): string {
   return `${stages.length} stage(s): ${parts.join(", ")}`;
 }
 
-export function StageTable({ mode, maxRows, animate, color, width }: StageTableProps) {
+export function StageTable({
+  mode,
+  maxRows,
+  animate,
+  color,
+  width,
+  basesRunning = false,
+}: StageTableProps) {
   const folded = maxRows <= 0 || mode.stages.length === 0;
   const hidden = folded ? mode.stages.length : Math.max(0, mode.stages.length - maxRows);
   const rows = mode.stages.slice(hidden);
+  // A mode waits for the task's shared base rollouts first: that phase is called "bases".
   const status =
     mode.status === "running"
       ? `phase ${mode.phase ?? "starting"}`
       : mode.status === "waiting"
-        ? "waiting"
+        ? basesRunning
+          ? "phase bases"
+          : "waiting"
         : mode.status;
   const tone =
     mode.status === "ok"
