@@ -10,14 +10,22 @@ import type { SweepSummary } from "./views.ts";
 export const SUMMARY_SQL = `
 SELECT s.*, COALESCE(t.ok, 0) AS n_ok, COALESCE(t.failed, 0) AS n_failed,
        COALESCE(t.running, 0) AS n_running, COALESCE(t.skipped, 0) AS n_skipped,
-       COALESCE(t.n, 0) AS n_rows, sp.improver_usd + sp.executor_usd AS spend,
+       COALESCE(t.n, 0) AS n_rows, COALESCE(w.n, 0) AS n_problems,
+       sp.improver_usd + sp.executor_usd AS spend,
        (SELECT e.ts FROM events e WHERE e.sweep_id = s.id ORDER BY e.seq DESC LIMIT 1) AS last_ts
 FROM sweeps s
 JOIN sweep_spend sp ON sp.sweep_id = s.id
 LEFT JOIN (SELECT sweep_id, SUM(status = 'ok') AS ok, SUM(status IN ('partial', 'failed')) AS failed,
                   SUM(status = 'running') AS running, SUM(status = 'skipped') AS skipped,
                   COUNT(*) AS n
-           FROM tasks GROUP BY sweep_id) t ON t.sweep_id = s.id`;
+           FROM tasks GROUP BY sweep_id) t ON t.sweep_id = s.id
+LEFT JOIN (SELECT x.sweep_id, COUNT(*) AS n FROM tasks x
+           WHERE EXISTS (SELECT 1 FROM modes m WHERE m.task_id = x.id
+                         AND (m.status = 'degraded' OR m.reflection_ok = 0))
+              OR EXISTS (SELECT 1 FROM selections l WHERE l.task_id = x.id AND l.fallback = 1)
+              OR EXISTS (SELECT 1 FROM rollouts r WHERE r.task_id = x.id
+                         AND r.finished = 1 AND r.ok = 0)
+           GROUP BY x.sweep_id) w ON w.sweep_id = s.id`;
 
 export function summaryOf(row: Row, live: Set<string>, now: number): SweepSummary {
   const id = str(row.id);
@@ -55,6 +63,7 @@ export function summaryOf(row: Row, live: Set<string>, now: number): SweepSummar
       running: status === "running" ? num(row.n_running) : 0,
       interrupted: status === "running" ? 0 : num(row.n_running),
       skipped: num(row.n_skipped),
+      withProblems: num(row.n_problems),
     },
     usd: roundUsd(num(row.spend)),
     durationS: Math.max(0, Math.round(end - started) / 1000),

@@ -39,6 +39,11 @@ export const SweepSummary = z.object({
     /** Tasks that were in progress when the sweep stopped (resumable). */
     interrupted: z.number(),
     skipped: z.number(),
+    /**
+     * Tasks with a problem inside (src/core/events/outcome.ts): a degraded mode, a selection
+     * that fell back, a failed reflection or a dead rollout; they may still read ok.
+     */
+    withProblems: z.number(),
   }),
   /** Money spent by this sweep: uncached improver calls plus executor rollouts that ran. */
   usd: z.number(),

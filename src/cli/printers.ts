@@ -3,6 +3,8 @@
 // event as one NDJSON line, exactly the event schema. Printers only format; they decide nothing.
 
 import { describeEvent, type Tone } from "../core/events/describe.ts";
+import { type ModeFacts, taskProblems } from "../core/events/outcome.ts";
+import type { HarnessEvent, ModeToken } from "../core/events/registry.ts";
 import type { EventSink } from "../core/events/sink.ts";
 
 export type Write = (text: string) => void;
@@ -21,12 +23,76 @@ export type LinePrinterOptions = {
 
 const ANSI: Record<Tone, string> = { ok: "32", warn: "33", error: "31", dim: "2" };
 
+/**
+ * Collects, per task, the facts behind its problems (src/core/events/outcome.ts) from the events
+ * that carry them, and hands them over once when the task finishes.
+ */
+class ProblemTracker {
+  readonly #tasks = new Map<string, { modes: Map<ModeToken, ModeFacts>; dead: number }>();
+
+  #of(e: { domain: string; task: string; k?: number }) {
+    const key = `${e.domain}\u0000${e.task}\u0000${e.k ?? ""}`;
+    let t = this.#tasks.get(key);
+    if (t === undefined) {
+      t = { modes: new Map(), dead: 0 };
+      this.#tasks.set(key, t);
+    }
+    return t;
+  }
+
+  #mode(e: { domain: string; task: string; k?: number; mode: ModeToken }): ModeFacts {
+    const modes = this.#of(e).modes;
+    let m = modes.get(e.mode);
+    if (m === undefined) {
+      m = { mode: e.mode, degraded: false, selectionFellBack: false, reflectionFailed: false };
+      modes.set(e.mode, m);
+    }
+    return m;
+  }
+
+  /** Records what `event` says; for a finished task, returns its problems and forgets it. */
+  see(event: HarnessEvent): string[] {
+    switch (event.type) {
+      case "rollout.finished":
+        if (!event.ok && !event.reused) this.#of(event).dead++;
+        return [];
+      case "mode.finished":
+        this.#mode(event).degraded = event.status === "degraded";
+        return [];
+      case "selection.made":
+        this.#mode(event).selectionFellBack = event.fallback;
+        return [];
+      case "reflection.finished":
+        this.#mode(event).reflectionFailed = !event.ok;
+        return [];
+      case "task.finished": {
+        const t = this.#of(event);
+        this.#tasks.delete(`${event.domain}\u0000${event.task}\u0000${event.k}`);
+        const modes = [...t.modes.values()].sort((a, b) => a.mode.localeCompare(b.mode));
+        return taskProblems({ modes, deadRollouts: t.dead });
+      }
+      default:
+        return [];
+    }
+  }
+}
+
 /** One human line per meaningful event; details (phases, ledger entries) only with verbose. */
 export function linePrinter(write: Write, opts: LinePrinterOptions): EventSink {
+  const problems = new ProblemTracker();
+  let tasksWithProblems = 0;
   return {
     emit(event) {
+      const found = problems.see(event);
+      if (found.length > 0) tasksWithProblems++;
       const line = describeEvent(event);
       if (line === null || (line.quiet && !opts.verbose)) return;
+      // A finished task says what went wrong inside it, even when it reads ok.
+      if (found.length > 0) line.spans.push({ text: ` ⚠ ${found.join(", ")}`, tone: "warn" });
+      if (event.type === "sweep.finished" && tasksWithProblems > 0) {
+        const text = ` ⚠ ${tasksWithProblems} task(s) with problems (the show command names them)`;
+        line.spans.push({ text, tone: "warn" });
+      }
       const text = line.spans
         .map((s) =>
           typeof s === "string" ? s : opts.color ? `\x1b[${ANSI[s.tone]}m${s.text}\x1b[0m` : s.text,

@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { jsonPrinter, linePrinter } from "../../src/cli/printers.ts";
 import { HarnessEvent } from "../../src/core/events/registry.ts";
+import { Script } from "../tui/script.ts";
 
 const base = { ts: 1, sweep: "swp_1", domain: "accounting", task: "ledger-1" };
 const events: HarnessEvent[] = [
@@ -116,5 +117,35 @@ describe("headless printers", () => {
     const loud: string[] = [];
     linePrinter((t) => loud.push(t), { color: false, verbose: true }).emit(restored);
     expect(loud).toEqual(["  ledger-1 parallel: library kept (resumed)\n"]);
+  });
+});
+
+describe("a finished task's problems in the headless lines", () => {
+  test("an ok task whose reflection failed and whose selection fell back says so on its line", () => {
+    const s = new Script()
+      .sweepStarted([{ domain: "acct", tasks: ["ledger-1"] }], { ks: [2] })
+      .task("acct", "ledger-1", { reflectionFailsIn: "agg", fallbackIn: "seq" })
+      .sweepFinished("ok");
+    const out: string[] = [];
+    const sink = linePrinter((t) => out.push(t), { color: false });
+    for (const e of s.events) sink.emit(e);
+    const finished = out.find((l) => l.startsWith("[acct] ledger-1 k=2: ok"));
+    expect(finished).toContain(
+      " ⚠ parallel reflection failed (no lesson stored), sequential selection fell back\n",
+    );
+    // The closing line says it too.
+    expect(out.at(-1)).toMatch(
+      /^sweep .* ⚠ 1 task\(s\) with problems \(the show command names them\)\n$/,
+    );
+  });
+
+  test("a clean task's line carries no warning", () => {
+    const s = new Script()
+      .sweepStarted([{ domain: "acct", tasks: ["ledger-1"] }], { ks: [2] })
+      .task("acct", "ledger-1");
+    const out: string[] = [];
+    const sink = linePrinter((t) => out.push(t), { color: false });
+    for (const e of s.events) sink.emit(e);
+    expect(out.find((l) => l.startsWith("[acct] ledger-1 k=2: ok"))).not.toContain("⚠");
   });
 });

@@ -27,7 +27,7 @@ describe("harness2 runs", () => {
     expect(lines).toHaveLength(3);
     const [head, first, second] = lines as [string, string, string];
     expect(head).toMatch(
-      /^ID\s+STARTED\s+STATUS\s+BENCH\s+SUB\s+K\s+MODES\s+OK\s+FAILED\s+RUNNING\s+STOPPED\s+SKIPPED\s+SPEND\s+DURATION$/,
+      /^ID\s+STARTED\s+STATUS\s+BENCH\s+SUB\s+K\s+MODES\s+OK\s+FAILED\s+PROBLEMS\s+RUNNING\s+STOPPED\s+SKIPPED\s+SPEND\s+DURATION$/,
     );
     expect(first.startsWith(fx.newer)).toBe(true);
     expect(second.startsWith(fx.older)).toBe(true);
@@ -40,7 +40,9 @@ describe("harness2 runs", () => {
     }
     expect(first).toContain("unfinished");
     expect(first).toContain("2026-11-29 09:00Z");
-    expect(second).toMatch(/ failed +demo +oc +2 +parallel\+sequential +3\/4 +1 +0 +0 +0 +\$1\.04 +7m 16s$/);
+    expect(second).toMatch(
+      / failed +demo +oc +2 +parallel\+sequential +3\/4 +1 +0 +0 +0 +0 +\$1\.04 +7m 16s$/,
+    );
   });
 
   test("--json prints the documented shape", async () => {
@@ -58,6 +60,7 @@ describe("harness2 runs", () => {
       running: 0,
       interrupted: 0,
       skipped: 0,
+      withProblems: 0,
     });
     expect(older.usd).toBeCloseTo(1.04, 6);
     expect(older.startedAt).toBe("2026-11-29T08:00:01.000Z");

@@ -56,6 +56,7 @@ describe("listSweeps", () => {
       running: 0,
       interrupted: 0,
       skipped: 0,
+      withProblems: 0,
     });
     // Per task: 2 base rollouts at $0.01 and 12 stage sessions at $0.02.
     expect(a.usd).toBeCloseTo(4 * (0.02 + 0.24), 6);

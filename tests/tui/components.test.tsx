@@ -526,9 +526,14 @@ describe("Header, Lanes, Footer, EventLog and finished rows from a recorded run"
 
   test("a finished task reads as one line with each mode's pick, fallback and fell-back stages", () => {
     const row = state.finished.rows[0]!;
+    // The fallback makes it an ok task with a problem: ⚠, never a clean ✔.
+    // (ink-testing-library's terminal is 100 columns: the row is cut there, as a terminal would.)
     expect(frame(<FinishedTaskRow row={row} color={false} />)).toBe(
-      "✔ ok acct ledger-1 k=2  parallel B→agg2 ↩1  sequential FALLBACK c2 ↩1  $0.5000 42s",
+      "⚠ ok acct ledger-1 k=2  parallel B→agg2 ↩1  sequential FALLBACK c2 ↩1  $0.5000 42s ⚠ sequential sel…",
     );
+    expect(row.problems).toEqual(["sequential selection fell back"]);
+    const clean = { ...row, problems: [] };
+    expect(frame(<FinishedTaskRow row={clean} color={false} />)).toStartWith("✔ ok acct ledger-1");
   });
 });
 

@@ -282,9 +282,20 @@ describe("reduce", () => {
         wallS: 42,
         tripwires: 0,
         error: "",
+        problems: [],
       },
     ]);
     expect(focusedTask(st)?.task).toBe("ledger-1");
+  });
+
+  test("a finished row names what went wrong inside an ok task: failed reflection, fallback", () => {
+    const s = oneTask().task("acct", "ledger-1", { reflectionFailsIn: "agg", fallbackIn: "seq" });
+    const row = run(s.events).finished.rows[0];
+    expect(row?.status).toBe("ok");
+    expect(row?.problems).toEqual([
+      "parallel reflection failed (no lesson stored)",
+      "sequential selection fell back",
+    ]);
   });
 
   test("spend: uncached improver calls and executed rollouts", () => {

@@ -15,6 +15,8 @@ export type TaskOptions = {
   tripwireAt?: string;
   /** The selection of this mode falls back to the last final. */
   fallbackIn?: ModeToken;
+  /** The reflection of this mode fails (no lesson is stored). */
+  reflectionFailsIn?: ModeToken;
   status?: "ok" | "partial" | "failed";
 };
 
@@ -226,25 +228,28 @@ export class Script {
       });
       this.push({ type: "phase.started", ts: this.tick(), ...inMode, phase: "reflection" });
       this.call(inMode, `experience.${mode}${k}`, "reflection", 0.01, false);
+      const reflectionFails = o.reflectionFailsIn === mode;
       this.push({
         type: "reflection.finished",
         ts: this.tick(),
         ...inMode,
-        ok: true,
+        ok: !reflectionFails,
         noEntry: false,
         usd: 0.01,
-        error: "",
+        error: reflectionFails ? "reflection reply unusable: no LESSON block" : "",
       });
-      this.push({
-        type: "library.added",
-        ts: this.tick(),
-        ...inMode,
-        entry: task,
-        cue: `ledgers like ${task}`,
-        lesson: "reconcile before reporting",
-        confidence: "medium",
-        path: `/lib/${task}`,
-      });
+      if (!reflectionFails) {
+        this.push({
+          type: "library.added",
+          ts: this.tick(),
+          ...inMode,
+          entry: task,
+          cue: `ledgers like ${task}`,
+          lesson: "reconcile before reporting",
+          confidence: "medium",
+          path: `/lib/${task}`,
+        });
+      }
       this.push({
         type: "mode.finished",
         ts: this.tick(),

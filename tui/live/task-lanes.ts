@@ -1,6 +1,7 @@
 // The live state's tasks and modes: a task's record created on its first event, found again by
 // (domain, task, k), updated immutably, and moved to the finished list when it ends. Pure.
 
+import { taskProblems } from "../../src/core/events/outcome.ts";
 import type { HarnessEvent, ModeToken } from "../../src/core/events/registry.ts";
 import { firstLine } from "./log-line.ts";
 import {
@@ -162,6 +163,15 @@ export function finishTask(state: LiveState, e: Extract<HarnessEvent, { type: "t
     wallS: e.wallS,
     tripwires: task.tripwires,
     error: task.error,
+    problems: taskProblems({
+      modes: task.modes.map((m) => ({
+        mode: m.mode,
+        degraded: (e.modes[m.mode] ?? m.status) === "degraded",
+        selectionFellBack: m.selection?.fallback ?? false,
+        reflectionFailed: m.reflection === "failed",
+      })),
+      deadRollouts: task.rollouts.dead,
+    }),
   };
   const rows = [...state.finished.rows, row];
   if (rows.length > LIMITS.finishedRows) rows.splice(0, rows.length - LIMITS.finishedRows);

@@ -129,6 +129,8 @@ export type FinishedRow = {
   wallS: number;
   tripwires: number;
   error: string;
+  /** What went wrong inside the task, worded by src/core/events/outcome.ts (empty: nothing). */
+  problems: string[];
 };
 
 export type Lane = {

@@ -4,6 +4,8 @@
 
 import { sweepDetail, sweepTaskNames } from "../../../store/queries.ts";
 import type { ModeView, SweepDetail, TaskView, TripwireView } from "../../../store/views.ts";
+import { taskProblems } from "../../core/events/outcome.ts";
+import type { ModeToken } from "../../core/events/registry.ts";
 import { formatDuration, formatUsd, formatWhen, squish } from "../../core/lib/format.ts";
 import { boolOpt, type CliIO, type Command, UsageError } from "../command.ts";
 import { CliError } from "../errors.ts";
@@ -60,6 +62,33 @@ function selectionLine(m: ModeView, maxWhy: number): string | null {
   return `${chosen}${flags ? ` [${flags}]` : ""}${why ? ` — ${clip(why, maxWhy)}` : ""}`;
 }
 
+/** What went wrong inside the task, in the words of src/core/events/outcome.ts. */
+export function problemsOf(t: TaskView): string[] {
+  return taskProblems({
+    modes: t.modes
+      .filter((m): m is typeof m & { mode: ModeToken } => m.mode === "agg" || m.mode === "seq")
+      .map((m) => ({
+        mode: m.mode,
+        degraded: m.status === "degraded",
+        selectionFellBack: m.selection?.fallback ?? false,
+        reflectionFailed: m.reflection !== null && !m.reflection.ok,
+      })),
+    deadRollouts: t.rollouts.filter((r) => r.status === "dead").length,
+  });
+}
+
+function problemsLine(t: TaskView, paint: Paint): string[] {
+  const found = problemsOf(t);
+  return found.length === 0 ? [] : [`  ${paint(`⚠ ${found.join(", ")}`, "warn")}`];
+}
+
+/** The mode's reflection, when it failed: the error says why no lesson was stored. */
+function reflectionLine(m: ModeView): string | null {
+  return m.reflection !== null && !m.reflection.ok
+    ? `failed — ${squish(m.reflection.error) || "no reason recorded"}`
+    : null;
+}
+
 function taskTitle(t: TaskView, paint: Paint): string {
   const status = paint(t.status, toneOf(t.status));
   const cost = t.status === "skipped" ? "" : `  ${formatUsd(t.usd)}  ${formatDuration(t.wallS)}`;
@@ -71,7 +100,7 @@ function renderSweep(d: SweepDetail, paint: Paint): string[] {
   const out = header(d, paint);
   const field = (name: string) => `    ${paint(name.padEnd(10), "dim")} `;
   for (const t of d.tasks) {
-    out.push("", taskTitle(t, paint));
+    out.push("", taskTitle(t, paint), ...problemsLine(t, paint));
     if (t.status === "skipped") out.push(`  ${paint(`skipped: ${squish(t.skipReason)}`, "dim")}`);
     if (t.error) out.push(`  ${paint(`error: ${squish(t.error)}`, "bad")}`);
     for (const m of t.modes) {
@@ -86,6 +115,8 @@ function renderSweep(d: SweepDetail, paint: Paint): string[] {
       }
       const sel = selectionLine(m, 100);
       if (sel) out.push(`${field("selection")}${sel}`);
+      const refl = reflectionLine(m);
+      if (refl) out.push(`${field("reflection")}${paint(refl, "warn")}`);
       for (const trip of m.tripwires)
         out.push(`${field("tripwire")}${paint(tripwireLine(trip), "bad")}`);
       for (const e of m.library) out.push(`${field("library")}+ ${e.entry}`);
@@ -110,6 +141,7 @@ function renderSweep(d: SweepDetail, paint: Paint): string[] {
 function renderTask(d: SweepDetail, t: TaskView, paint: Paint): string[] {
   const out = [
     taskTitle(t, paint),
+    ...problemsLine(t, paint),
     `  sweep ${d.sweep.id}  domain ${t.domain}  position ${t.position ?? "?"}/${t.of ?? "?"}`,
     `  started ${formatWhen(t.startedAt)}  finished ${formatWhen(t.finishedAt)}`,
   ];

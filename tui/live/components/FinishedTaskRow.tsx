@@ -1,5 +1,6 @@
 // One finished task as a single line (written once above the live area via <Static>): status,
-// domain and task, per mode the chosen candidate (or FALLBACK / k=1), fell-back stages, cost, time.
+// domain and task, per mode the chosen candidate (or FALLBACK / k=1), fell-back stages, cost, time,
+// and what went wrong inside the task (a failed reflection, dead rollouts…) in the warning tone.
 
 import { Text } from "ink";
 import { toneProps } from "../../components/theme.ts";
@@ -11,10 +12,13 @@ export type FinishedTaskRowProps = { row: FinishedRow; color: boolean };
 
 export function FinishedTaskRow({ row, color }: FinishedTaskRowProps) {
   const ok = row.status === "ok";
+  // An ok task with a failed part never looks like a clean success.
+  const icon = !ok ? "✘" : row.problems.length > 0 ? "⚠" : "✔";
+  const tone = !ok ? "error" : row.problems.length > 0 ? "warn" : "ok";
   return (
     <Text wrap="truncate">
-      <Text {...toneProps(color, ok ? "ok" : "error")}>
-        {ok ? "✔" : "✘"} {row.status}
+      <Text {...toneProps(color, tone)}>
+        {icon} {row.status}
       </Text>{" "}
       {row.domain} <Text {...toneProps(color, "strong")}>{row.task}</Text> k={row.k}
       {row.modes.map((m) => (
@@ -35,6 +39,9 @@ export function FinishedTaskRow({ row, color }: FinishedTaskRowProps) {
       ))}
       {"  "}
       {formatUsd(row.usd)} {formatDuration(row.wallS)}
+      {row.problems.length > 0 ? (
+        <Text {...toneProps(color, "warn")}> ⚠ {row.problems.join(", ")}</Text>
+      ) : null}
       {row.tripwires > 0 ? (
         <Text {...toneProps(color, "error")}> tripwires {row.tripwires}</Text>
       ) : null}
