@@ -126,9 +126,7 @@ const commands: string[][] = [
   ["show", "last", task, "--runs", keepDir],
 ];
 console.log("");
-console.log(
-  "read side, harness2 executable (wall time incl. start-up; --help is the baseline):",
-);
+console.log("read side, harness2 executable (wall time incl. start-up; --help is the baseline):");
 for (const args of commands) {
   const { xs, bytes } = await cli(args);
   const label = args.filter((a) => a !== keepDir && a !== "--runs").join(" ");
