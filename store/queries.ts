@@ -301,6 +301,26 @@ export function sweepDetail(
     message: str(r.message),
     at: iso(r.at),
   }));
+  const earlier = db.query(
+    `SELECT s.id FROM tasks t JOIN sweeps s ON s.id = t.sweep_id
+     WHERE s.bench = ? AND s.substrate = ? AND s.tag = ? AND s.seed IS ? AND s.id != ?
+       AND s.started_at <= ? AND t.task = ? AND t.k = ? AND t.status != 'skipped'
+     ORDER BY s.started_at DESC, s.id DESC LIMIT 1`,
+  );
+  for (const t of tasks) {
+    if (t.status !== "skipped") continue;
+    const hit = earlier.get(
+      str(row.bench),
+      str(row.substrate),
+      str(row.tag),
+      numOrNull(row.seed),
+      id,
+      num(row.started_at),
+      t.task,
+      t.k,
+    ) as { id: string } | null;
+    t.resultsIn = hit?.id ?? null;
+  }
   return {
     sweep: {
       ...summary,

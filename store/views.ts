@@ -192,6 +192,11 @@ export const TaskView = z.object({
   wallS: z.number().nullable(),
   error: z.string(),
   skipReason: z.string(),
+  /**
+   * For a skipped task: the newest earlier sweep of the same experiment (bench, substrate, seed,
+   * tag) that recorded this task's work, where its results are; null when none is recorded.
+   */
+  resultsIn: z.string().nullable().optional(),
   startedAt: iso,
   finishedAt: iso.nullable(),
   modes: z.array(ModeView),

@@ -3,14 +3,32 @@
 // never creates a store or writes a row.
 
 import { existsSync } from "node:fs";
+import type { StoreLocation } from "../../../store/db.ts";
+import { forgetSweeps, idleSweepIds, ownTaskCount, SweepLiveError } from "../../../store/forget.ts";
 import { listSweeps } from "../../../store/sweep-list.ts";
-import type { RunsListing, SweepSummary } from "../../../store/views.ts";
+import { type RunsListing, SweepStatus, type SweepSummary } from "../../../store/views.ts";
 import { MODE_NAMES } from "../../core/events/registry.ts";
 import { formatDuration, formatUsd, formatWhen } from "../../core/lib/format.ts";
 import { type TextColumn, textTable } from "../../core/lib/text-table.ts";
-import { boolOpt, type CliIO, type Command, colorFor, intOpt } from "../command.ts";
+import {
+  boolOpt,
+  type CliIO,
+  type Command,
+  colorFor,
+  intOpt,
+  type ParsedArgs,
+  stringOpt,
+  UsageError,
+} from "../command.ts";
+import { CliError } from "../errors.ts";
 import { EXIT } from "../exit-codes.ts";
-import { browseLocation, openForBrowsing, RUNS_OPTION, readStore } from "../run-handle.ts";
+import {
+  browseLocation,
+  openForBrowsing,
+  RUNS_OPTION,
+  readStore,
+  resolveRunHandle,
+} from "../run-handle.ts";
 import { selfCommand } from "../self.ts";
 
 export type Tone = "good" | "bad" | "warn" | "dim" | "bold" | "plain";
@@ -126,20 +144,56 @@ const runsCommand: Command = {
     "usd, durationS}]} with ISO-8601 UTC times. Fields are only ever added, never renamed.",
     "",
     "An empty or missing store prints one line (or an empty list) and exits 0.",
+    "",
+    "--status and --bench keep only the sweeps that match. --delete RUN removes one sweep's",
+    "records from the store and --prune every sweep that recorded no work of its own (a rerun",
+    "whose tasks were all skipped); without --yes either lists what would go and exits 1 with",
+    "nothing removed. The files a sweep wrote are never touched, and a live sweep is refused.",
   ].join("\n"),
   options: {
     json: { type: "boolean", description: "Print one JSON object instead of a table" },
     limit: { type: "string", valueName: "N", description: "Show only the newest N sweeps" },
+    status: {
+      type: "string",
+      valueName: "S",
+      description: `Only sweeps with this status (${SweepStatus.options.join(", ")})`,
+    },
+    bench: { type: "string", valueName: "NAME", description: "Only sweeps of this benchmark" },
+    delete: {
+      type: "string",
+      valueName: "RUN",
+      description: "Remove one sweep's records from the store (its files stay); needs --yes",
+    },
+    prune: {
+      type: "boolean",
+      description:
+        "Remove the sweeps that recorded no work of their own (every task skipped); needs --yes",
+    },
+    yes: { type: "boolean", description: "Confirm --delete or --prune" },
     runs: RUNS_OPTION,
   },
   async run(args, io) {
     const limit = intOpt(args, "limit", { min: 1 }, "runs");
+    const status = stringOpt(args, "status");
+    if (status !== undefined && !(SweepStatus.options as readonly string[]).includes(status)) {
+      throw new UsageError(
+        `--status must be one of ${SweepStatus.options.join(", ")}, got '${status}'`,
+        "runs",
+      );
+    }
+    const bench = stringOpt(args, "bench");
+    const keep = (s: SweepSummary) =>
+      (status === undefined || s.status === status) && (bench === undefined || s.bench === bench);
     const loc = browseLocation(args, io);
+    if (stringOpt(args, "delete") !== undefined || boolOpt(args, "prune")) {
+      return forgetCommand(args, io, loc, keep);
+    }
     const db = openForBrowsing(loc);
     const sweeps = db
       ? readStore(loc, () => {
           try {
-            return listSweeps(db, { limit });
+            const all = listSweeps(db).filter(keep);
+            return limit === undefined ? all : all.slice(0, limit);
           } finally {
             db.close();
           }
@@ -160,7 +214,12 @@ const runsCommand: Command = {
       return EXIT.ok;
     }
     if (sweeps.length === 0) {
-      io.stdout(`No sweeps recorded yet in ${loc.dbPath}.\n`);
+      const filtered = status !== undefined || bench !== undefined;
+      io.stdout(
+        filtered
+          ? `No sweep in ${loc.dbPath} matches${status ? ` --status ${status}` : ""}${bench ? ` --bench ${bench}` : ""}.\n`
+          : `No sweeps recorded yet in ${loc.dbPath}.\n`,
+      );
       return EXIT.ok;
     }
     io.stdout(renderRuns(sweeps, io));
@@ -169,3 +228,57 @@ const runsCommand: Command = {
 };
 
 export default runsCommand;
+
+/**
+ * `--delete RUN` / `--prune`: never silent. Without --yes it lists what would go and exits 1
+ * with nothing removed; with --yes it removes the records (store/forget.ts) and says what stays.
+ */
+function forgetCommand(
+  args: ParsedArgs,
+  io: CliIO,
+  loc: StoreLocation,
+  keep: (s: SweepSummary) => boolean,
+): number {
+  const handle = stringOpt(args, "delete");
+  if (handle !== undefined && boolOpt(args, "prune")) {
+    throw new UsageError("give --delete RUN or --prune, not both", "runs");
+  }
+  const db = openForBrowsing(loc, { write: true });
+  if (db === null) throw new CliError(`no store at ${loc.dbPath}: nothing to remove`, EXIT.failed);
+  try {
+    return readStore(loc, () => {
+      const byId = new Map(listSweeps(db).map((s) => [s.id, s]));
+      const ids =
+        handle !== undefined
+          ? [resolveRunHandle(db, handle, loc)]
+          : idleSweepIds(db).filter((id) => {
+              const s = byId.get(id);
+              return s !== undefined && keep(s);
+            });
+      if (ids.length === 0) {
+        io.stdout("Nothing to prune: every sweep recorded work of its own.\n");
+        return EXIT.ok;
+      }
+      const own = ids.reduce((n, id) => n + ownTaskCount(db, id), 0);
+      const what = `${ids.length} sweep(s): ${ids.join(", ")}`;
+      const held =
+        own > 0
+          ? `; ${own} task(s) with results of their own leave the store (judge and report no longer see them)`
+          : "";
+      if (!boolOpt(args, "yes")) {
+        io.stdout(`Would remove ${what}${held}. The files they wrote stay on disk.\n`);
+        throw new CliError("nothing removed: add --yes to remove them", EXIT.failed);
+      }
+      try {
+        forgetSweeps(db, ids);
+      } catch (err) {
+        if (err instanceof SweepLiveError) throw new CliError(err.message, EXIT.failed);
+        throw err;
+      }
+      io.stdout(`Removed ${what} from ${loc.dbPath}${held}. The files they wrote stay on disk.\n`);
+      return EXIT.ok;
+    });
+  } finally {
+    db.close();
+  }
+}

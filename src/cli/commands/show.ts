@@ -36,7 +36,26 @@ function header(d: SweepDetail, paint: Paint): string[] {
     `${label("spend")}${formatUsd(s.usd)}`,
     `${label("tasks")}${t.ok} ok, ${t.failed} failed, ${t.running} running, ${t.skipped} skipped of ${t.total}`,
     ...(s.argv.length > 0 ? [`${label("argv")}harness2 ${s.argv.join(" ")}`] : []),
+    ...resultsNote(d).map((line) => `${label("results")}${line}`),
   ];
+}
+
+/** A skipped task's line, pointing at the sweep that holds its results. */
+function skippedLine(t: TaskView): string {
+  const where = t.resultsIn ? `; its results are in sweep ${t.resultsIn}` : "";
+  return `skipped: ${squish(t.skipReason)}${where}`;
+}
+
+/**
+ * For a rerun that did no work of its own (every task skipped): the earlier sweeps holding the
+ * results, so a no-op rerun never looks like an empty experiment.
+ */
+function resultsNote(d: SweepDetail): string[] {
+  const tasks = d.tasks;
+  if (tasks.length === 0 || tasks.some((t) => t.status !== "skipped")) return [];
+  const holders = [...new Set(tasks.flatMap((t) => (t.resultsIn ? [t.resultsIn] : [])))];
+  if (holders.length === 0) return [];
+  return [`every task was skipped; the work is recorded in ${holders.join(", ")} (show that)`];
 }
 
 function ledgerCounts(m: ModeView, paint: Paint): string {
@@ -101,7 +120,7 @@ function renderSweep(d: SweepDetail, paint: Paint): string[] {
   const field = (name: string) => `    ${paint(name.padEnd(10), "dim")} `;
   for (const t of d.tasks) {
     out.push("", taskTitle(t, paint), ...problemsLine(t, paint));
-    if (t.status === "skipped") out.push(`  ${paint(`skipped: ${squish(t.skipReason)}`, "dim")}`);
+    if (t.status === "skipped") out.push(`  ${paint(skippedLine(t), "dim")}`);
     if (t.error) out.push(`  ${paint(`error: ${squish(t.error)}`, "bad")}`);
     for (const m of t.modes) {
       out.push(
@@ -146,7 +165,7 @@ function renderTask(d: SweepDetail, t: TaskView, paint: Paint): string[] {
     `  started ${formatWhen(t.startedAt)}  finished ${formatWhen(t.finishedAt)}`,
   ];
   if (t.taskDir) out.push(`  dir ${t.taskDir}`);
-  if (t.status === "skipped") out.push(`  skipped: ${squish(t.skipReason)}`);
+  if (t.status === "skipped") out.push(`  ${skippedLine(t)}`);
   if (t.error) out.push(`  ${paint(`error: ${squish(t.error)}`, "bad")}`);
   for (const m of t.modes) {
     out.push(
