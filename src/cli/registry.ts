@@ -26,6 +26,11 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: () => import("./commands/bridge.ts").then((m) => m.default),
   },
   {
+    name: "harness",
+    summary: "Export a domain's adopted harness as a ready-to-use OpenCode or Codex configuration",
+    load: () => import("./commands/harness.ts").then((m) => m.default),
+  },
+  {
     name: "validate",
     summary: "Check a harness directory against an executor's editable surface",
     load: () => import("./commands/validate.ts").then((m) => m.default),

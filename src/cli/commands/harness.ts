@@ -1,0 +1,167 @@
+// `harness2 harness export DIR --domain D`: take the result home. The adopted harness of a
+// domain's latest task (or of --task T) in one mode, rendered into DIR exactly as the executor
+// installs it for a rollout (OpenCode: AGENTS.md, .opencode/ skills, agents and plugins, scripts/,
+// opencode.json; Codex: AGENTS.md, .agents/, scripts/, .codex/), plus the domain's lessons
+// (harness2-lessons.md) and where it came from (harness2-export.json). `--diff` prints it
+// against the starting harness the method recorded for that task.
+
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { basename, dirname, join, resolve } from "node:path";
+import { domainsWithEntries, latestAdoptedEntry } from "../../../store/export-queries.ts";
+import { treeDiff } from "../../core/harness/diff.ts";
+import { readTree } from "../../core/harness/tree.ts";
+import { dirExists } from "../../core/lib/safe-fs.ts";
+import { MODE_NAMES, modeToken } from "../../core/run/naming.ts";
+import { DEFAULT_SOLVER_STEPS } from "../../core/seams/executor.ts";
+import { boolOpt, type Command, intOpt, stringOpt, UsageError } from "../command.ts";
+import { CliError } from "../errors.ts";
+import { EXIT } from "../exit-codes.ts";
+import { browseLocation, openForBrowsing, RUNS_OPTION, readStore } from "../run-handle.ts";
+
+const harness: Command = {
+  name: "harness",
+  summary: "Export a domain's adopted harness as a ready-to-use OpenCode or Codex configuration",
+  args: "export DIR",
+  help: [
+    "Writes the adopted harness of the domain's latest task (or --task T) in one mode into DIR,",
+    "which must be new or empty, exactly as the executor installs it for a rollout: for OpenCode",
+    "AGENTS.md, .opencode/ (skills, agents, plugins), scripts/ and opencode.json naming --model",
+    "(default $HARNESS2_SOLVER_MODEL); for Codex AGENTS.md, .agents/, scripts/ and .codex/. Beside",
+    "them: harness2-lessons.md (every lesson of the domain's library) and harness2-export.json",
+    "(the sweep, task and library entry it came from). Copy DIR's contents into your project.",
+    "--diff also prints the harness against the starting harness the method recorded.",
+  ].join("\n"),
+  options: {
+    domain: { type: "string", valueName: "D", description: "The domain (required)" },
+    mode: {
+      type: "string",
+      valueName: "M",
+      description: "parallel (default) or sequential",
+    },
+    task: { type: "string", valueName: "T", description: "This task's harness, not the latest" },
+    model: {
+      type: "string",
+      valueName: "ID",
+      description: "provider/model for opencode.json (default $HARNESS2_SOLVER_MODEL)",
+    },
+    steps: {
+      type: "string",
+      valueName: "N",
+      description: `agent step cap (default ${DEFAULT_SOLVER_STEPS})`,
+    },
+    diff: { type: "boolean", description: "Print the harness against the starting harness" },
+    runs: RUNS_OPTION,
+  },
+  positionals: { min: 2, max: 2 },
+  run: async (args, io) => {
+    const [verb, out] = args.positionals as [string, string];
+    if (verb !== "export") {
+      throw new UsageError(`unknown action '${verb}' (the one action is 'export DIR')`, "harness");
+    }
+    if (out.trim() === "")
+      throw new UsageError("'export' needs a directory (DIR), got an empty value", "harness");
+    const domain = stringOpt(args, "domain");
+    if (domain === undefined || domain === "") {
+      throw new UsageError("--domain D is required: the domain whose harness to export", "harness");
+    }
+    let mode: "agg" | "seq";
+    try {
+      mode = modeToken(stringOpt(args, "mode") ?? "parallel");
+    } catch (err) {
+      throw new UsageError((err as Error).message, "harness");
+    }
+    const dest = resolve(io.cwd, out);
+    if (existsSync(dest) && (!dirExists(dest) || readdirSync(dest).length > 0)) {
+      throw new UsageError(
+        `${dest} is not a new or empty directory: choose another DIR`,
+        "harness",
+      );
+    }
+    const steps = intOpt(args, "steps", { min: 1 }, "harness") ?? DEFAULT_SOLVER_STEPS;
+    const task = stringOpt(args, "task");
+
+    const loc = browseLocation(args, io);
+    const db = openForBrowsing(loc);
+    if (db === null)
+      throw new CliError(`no store at ${loc.dbPath}: run a sweep first (demo or run)`, EXIT.failed);
+    const { entry, known } = readStore(loc, () => {
+      try {
+        return {
+          entry: latestAdoptedEntry(db, { domain, mode, task }),
+          known: domainsWithEntries(db),
+        };
+      } finally {
+        db.close();
+      }
+    });
+    if (entry === null) {
+      const which =
+        task === undefined ? `domain '${domain}'` : `task '${task}' of domain '${domain}'`;
+      const have =
+        known.length > 0 ? ` (domains with an adopted harness: ${known.join(", ")})` : "";
+      throw new CliError(
+        `no adopted harness of ${which} in ${MODE_NAMES[mode]} mode in ${loc.dbPath}${have}`,
+        EXIT.failed,
+      );
+    }
+    const source = join(entry.path, "harness");
+    if (!dirExists(source)) {
+      throw new CliError(
+        `the library entry ${entry.path} recorded for ${entry.task} is gone from disk`,
+        EXIT.failed,
+      );
+    }
+
+    const codex = entry.substrate === "cx" || entry.substrate === "codex";
+    const surface = codex
+      ? (await import("../../substrate/codex/surface.ts")).CODEX_SURFACE
+      : (await import("../../substrate/opencode/surface.ts")).OPENCODE_SURFACE;
+    let files: string[];
+    if (codex) {
+      const { materialiseCodex } = await import("../../substrate/codex/materialise.ts");
+      files = (await materialiseCodex(source, dest)).files;
+    } else {
+      const model = stringOpt(args, "model") ?? io.env.HARNESS2_SOLVER_MODEL ?? "";
+      if (!model.includes("/")) {
+        throw new UsageError(
+          "opencode.json names a model: pass --model provider/model (or set HARNESS2_SOLVER_MODEL)",
+          "harness",
+        );
+      }
+      const { materialise } = await import("../../substrate/opencode/materialise.ts");
+      files = (await materialise(source, dest, { model, steps })).files;
+    }
+
+    writeFileSync(join(dest, "harness2-lessons.md"), lessonsOf(entry.path, domain));
+    const provenance = { ...entry, exportedFrom: source, files };
+    writeFileSync(join(dest, "harness2-export.json"), `${JSON.stringify(provenance, null, 2)}\n`);
+    io.stdout(
+      `Exported the ${MODE_NAMES[mode]} harness of ${entry.task} (${domain}, sweep ${entry.sweep}) to ${dest}: ${files.length} file(s), harness2-lessons.md, harness2-export.json\n`,
+    );
+
+    if (boolOpt(args, "diff")) {
+      const base = join(entry.modeDir, "reflection", `${mode}${entry.k}`, "base_harness");
+      if (entry.modeDir === "" || !dirExists(base)) {
+        io.stderr("harness2 harness: no starting harness was recorded for that task; no diff\n");
+        return EXIT.failed;
+      }
+      const diff = treeDiff(readTree(surface, base), readTree(surface, source), "base", "adopted");
+      io.stdout(diff.trim() === "" ? "(the adopted harness is the starting harness)\n" : diff);
+    }
+    return EXIT.ok;
+  },
+};
+
+export default harness;
+
+/** Every lesson of the entry's library (its INDEX.md order is the stream order), as one file. */
+function lessonsOf(entryDir: string, domain: string): string {
+  const harnesses = dirname(entryDir);
+  const parts = [`# Lessons learned by harness2 in ${domain}\n`];
+  const names = dirExists(harnesses) ? readdirSync(harnesses).sort() : [basename(entryDir)];
+  for (const name of names) {
+    const file = join(harnesses, name, "EXPERIENCE.md");
+    if (existsSync(file)) parts.push(readFileSync(file, "utf8").trim(), "");
+  }
+  return `${parts.join("\n")}\n`;
+}

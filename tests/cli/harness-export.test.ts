@@ -1,0 +1,157 @@
+// `harness2 harness export` (issue 16 §11): the adopted harness of a domain's latest task, as
+// the executor installs it, with the domain's lessons and its provenance; --diff against the
+// starting harness; and every refusal one line with its exit code, nothing written.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { runCli } from "../helpers/cli.ts";
+
+const ROOT = mkdtempSync(join(tmpdir(), "h2-export-"));
+const OC = join(ROOT, "oc");
+const CX = join(ROOT, "cx");
+beforeAll(async () => {
+  for (const [runs, sub] of [
+    [OC, "oc"],
+    [CX, "cx"],
+  ] as const) {
+    const r = await runCli(["demo", "--no-tui", "--k", "1", "--substrate", sub, "--runs", runs]);
+    if (r.code !== 0) throw new Error(`demo --substrate ${sub} failed: ${r.stderr}`);
+  }
+}, 120_000);
+afterAll(() => rmSync(ROOT, { recursive: true, force: true }));
+
+const exportTo = (runs: string, dir: string, ...args: string[]) =>
+  runCli(["harness", "export", dir, "--domain", "accounting", ...args, "--runs", runs]);
+
+describe("harness export", () => {
+  test("OpenCode: the installed configuration of the latest task, lessons and provenance", async () => {
+    const dir = join(ROOT, "oc-out");
+    const r = await exportTo(OC, dir, "--model", "anthropic/claude-sonnet-4-5");
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain("Exported the parallel harness of ledger-2 (accounting, sweep swp_");
+    expect(readdirSync(dir).sort()).toEqual([
+      "AGENTS.md",
+      "harness2-export.json",
+      "harness2-lessons.md",
+      "opencode.json",
+      "scripts",
+    ]);
+    expect(readFileSync(join(dir, "AGENTS.md"), "utf8")).toContain("scripts/summarize.py");
+    expect(readFileSync(join(dir, "scripts", "summarize.py"), "utf8")).not.toContain(
+      "if amount > 0",
+    );
+    expect(JSON.parse(readFileSync(join(dir, "opencode.json"), "utf8")).model).toBe(
+      "anthropic/claude-sonnet-4-5",
+    );
+    const lessons = readFileSync(join(dir, "harness2-lessons.md"), "utf8");
+    expect(lessons).toContain("# ledger-1");
+    expect(lessons).toContain("# ledger-2");
+    expect(lessons).toContain("a ledger holds refunds or fees as negative amounts");
+    const made = JSON.parse(readFileSync(join(dir, "harness2-export.json"), "utf8"));
+    expect(made).toMatchObject({
+      domain: "accounting",
+      task: "ledger-2",
+      mode: "agg",
+      substrate: "oc",
+    });
+  });
+
+  test("--task and --mode pick another entry; --diff shows the fix against the starting harness", async () => {
+    const r = await exportTo(
+      OC,
+      join(ROOT, "oc-seq"),
+      "--mode",
+      "sequential",
+      "--task",
+      "ledger-1",
+      "--model",
+      "a/b",
+      "--diff",
+    );
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain("Exported the sequential harness of ledger-1");
+    expect(r.stdout).toContain("--- base/scripts/summarize.py");
+    expect(r.stdout).toContain("-            if amount > 0:");
+    expect(r.stdout).toContain("+            total += amount");
+  });
+
+  test("Codex: AGENTS.md and scripts at the root, no opencode.json, no model needed", async () => {
+    const dir = join(ROOT, "cx-out");
+    const r = await exportTo(CX, dir);
+    expect(r.code).toBe(0);
+    expect(existsSync(join(dir, "AGENTS.md"))).toBe(true);
+    expect(existsSync(join(dir, "scripts", "summarize.py"))).toBe(true);
+    expect(existsSync(join(dir, "opencode.json"))).toBe(false);
+  });
+
+  test("refusals: one line each, the right exit code, nothing written", async () => {
+    const full = join(ROOT, "full");
+    mkdirSync(full);
+    writeFileSync(join(full, "mine.txt"), "keep");
+    const cases: [string[], number, string][] = [
+      [
+        ["harness", "export", full, "--domain", "accounting", "--model", "a/b", "--runs", OC],
+        2,
+        "is not a new or empty directory",
+      ],
+      [["harness", "export", join(ROOT, "x1"), "--runs", OC], 2, "--domain D is required"],
+      [
+        [
+          "harness",
+          "export",
+          join(ROOT, "x2"),
+          "--domain",
+          "accounting",
+          "--runs",
+          OC,
+          "--model",
+          "nomodel",
+        ],
+        2,
+        "pass --model provider/model",
+      ],
+      [
+        ["harness", "export", join(ROOT, "x3"), "--domain", "law", "--runs", OC],
+        1,
+        "(domains with an adopted harness: accounting)",
+      ],
+      [
+        ["harness", "import", join(ROOT, "x4"), "--domain", "accounting", "--runs", OC],
+        2,
+        "unknown action 'import'",
+      ],
+      [
+        [
+          "harness",
+          "export",
+          join(ROOT, "x5"),
+          "--domain",
+          "accounting",
+          "--mode",
+          "zigzag",
+          "--runs",
+          OC,
+        ],
+        2,
+        "zigzag",
+      ],
+    ];
+    for (const [args, code, text] of cases) {
+      const r = await runCli(args, { env: { HARNESS2_SOLVER_MODEL: "" } });
+      expect(r.code).toBe(code);
+      expect(r.stderr.trim().split("\n")).toHaveLength(1);
+      expect(r.stderr).toContain(text);
+    }
+    expect(readdirSync(full)).toEqual(["mine.txt"]);
+    for (const x of ["x1", "x2", "x3", "x4", "x5"]) expect(existsSync(join(ROOT, x))).toBe(false);
+  });
+});
