@@ -3,6 +3,8 @@
 // or --markdown. Read-only: it never scores and never writes a row.
 
 import type { Database } from "bun:sqlite";
+import { writeFileSync } from "node:fs";
+import { dirname, resolve } from "node:path";
 import { judgmentsFor } from "../../../store/judgment-queries.ts";
 import {
   type SweepRecords,
@@ -10,6 +12,7 @@ import {
   unpricedRollouts,
 } from "../../../store/report-queries.ts";
 import type { ModeToken } from "../../core/events/registry.ts";
+import { dirExists } from "../../core/lib/safe-fs.ts";
 import { parseModes } from "../../core/run/naming.ts";
 import { summarise } from "../../judge/report.ts";
 import { renderMarkdown, renderText } from "../../judge/report-render.ts";
@@ -62,6 +65,11 @@ const reportCommand: Command = {
   options: {
     json: { type: "boolean", description: "Print the report as JSON (the table's own numbers)" },
     markdown: { type: "boolean", description: "Print the report as Markdown, for notes" },
+    html: {
+      type: "string",
+      valueName: "FILE",
+      description: "Write the report as one self-contained HTML page (tables and charts)",
+    },
     "per-task": {
       type: "boolean",
       description: "Add the per-task delta table (pick − base harness)",
@@ -76,8 +84,19 @@ const reportCommand: Command = {
   },
   positionals: { min: 0, max: 64 },
   async run(args, io) {
-    if (boolOpt(args, "json") && boolOpt(args, "markdown")) {
-      throw new UsageError("--json and --markdown are exclusive", "report");
+    const htmlFile = stringOpt(args, "html");
+    const formats = [boolOpt(args, "json"), boolOpt(args, "markdown"), htmlFile !== undefined];
+    if (formats.filter(Boolean).length > 1) {
+      throw new UsageError("--json, --markdown and --html are exclusive", "report");
+    }
+    const htmlPath = htmlFile === undefined ? undefined : resolve(io.cwd, htmlFile);
+    if (htmlPath !== undefined) {
+      if (htmlFile === "")
+        throw new UsageError("--html needs a file, got an empty value", "report");
+      if (!dirExists(dirname(htmlPath))) {
+        throw new UsageError(`--html: the folder ${dirname(htmlPath)} does not exist`, "report");
+      }
+      if (dirExists(htmlPath)) throw new UsageError(`--html: ${htmlPath} is a directory`, "report");
     }
     const modesRaw = stringOpt(args, "modes");
     let modes: ModeToken[] | null = null;
@@ -126,7 +145,11 @@ const reportCommand: Command = {
           ),
         ),
       });
-      if (boolOpt(args, "json")) {
+      if (htmlPath !== undefined) {
+        const { renderHtml } = await import("../../judge/report-html.ts");
+        writeFileSync(htmlPath, renderHtml(report));
+        io.stdout(`wrote ${htmlPath} (${report.summaries.length} mode × k cell(s))\n`);
+      } else if (boolOpt(args, "json")) {
         io.stdout(`${JSON.stringify(report, null, 2)}\n`);
       } else if (boolOpt(args, "markdown")) {
         io.stdout(renderMarkdown(report));
