@@ -71,6 +71,30 @@ describe("harness2 check, offline", () => {
     expect(failLines(r.stdout)).not.toContainEqual(expect.stringContaining("reserved"));
   });
 
+  test("--json: one object with every check, the same problems and exit code as the lines", async () => {
+    const runs = join(ROOT, "runs-json");
+    const r = await runCli(["check", "--tasks", EXAMPLE, "--runs", runs, "--json"], { env: CLEAN });
+    expect(r.code).toBe(1);
+    const out = JSON.parse(r.stdout);
+    expect(out).toMatchObject({
+      ready: false,
+      problems: 1,
+      bench: "tasks",
+      substrate: "oc",
+      tasks: 2,
+      modelsCalled: false,
+    });
+    expect(out.checks).toContainEqual({
+      status: "FAIL",
+      subject: "HARNESS2_SOLVER_MODEL",
+      text: "is not set: the executor model, as provider/model",
+      fix: "set HARNESS2_SOLVER_MODEL=provider/model (e.g. anthropic/claude-sonnet-4-5) in .env or the shell",
+    });
+    expect(out.checks).toContainEqual(
+      expect.objectContaining({ status: "ok", subject: "task folder" }),
+    );
+  });
+
   test("a malformed task, a missing key and a foreign store file each get their line", async () => {
     const tasks = join(ROOT, "tasks-b");
     mkdirSync(join(tasks, "d/good"), { recursive: true });

@@ -55,7 +55,7 @@ export async function liveImprover(
       "FAIL",
       subject,
       `no answer after ${seconds} s: ${result.error || "empty reply"}`,
-      "check the model id, its provider's credentials and its endpoint",
+      fixFor(result.error),
     );
     return;
   }
@@ -102,13 +102,31 @@ export async function liveSolver(
       : outcome.errors.join("; ") ||
         exit.stderrTail.trim().slice(-300) ||
         `exit ${exit.code ?? exit.signal}`;
-    report.line(
-      "FAIL",
-      subject,
-      `no answer: ${why}`,
-      "check the model id, its provider's credentials and its endpoint",
-    );
+    report.line("FAIL", subject, `no answer: ${why}`, fixFor(exit.timedOut ? "" : why));
     return;
   }
   report.line("live", subject, `answered in ${seconds} s, cost ${usdText(outcome.usd)}`);
+}
+
+/**
+ * The fix a failed live request points at, read from what came back: a refused credential, an
+ * unknown model, an endpoint that never answered, or an endpoint that answered and refused this
+ * request for a reason of its own (its message is the line's text), which is neither of the
+ * first three — `run` would meet the same refusal.
+ */
+export function fixFor(error: string): string {
+  const e = error.toLowerCase();
+  if (/\b(401|403)\b|unauthori[sz]ed|forbidden|api[ _-]?key|credential|authenticat/.test(e)) {
+    return "check the provider's credentials (its API key variable) for this model";
+  }
+  if (/\b404\b|model[^.]*not (found|exist)|unknown model|no such model|model_not_found/.test(e)) {
+    return "check the model id (provider/model) against the provider's list";
+  }
+  if (
+    /econnrefused|enotfound|fetch failed|connect|timed? ?out|unreachable|socket/.test(e) ||
+    e === ""
+  ) {
+    return "check the endpoint: nothing answered there in time (its URL, and that it is running)";
+  }
+  return "the endpoint answered and refused the request: its message above says why (run would meet the same)";
 }

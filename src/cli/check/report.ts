@@ -7,12 +7,29 @@ import type { CliIO } from "../command.ts";
 /** `warn`: works, but not as the author likely means (not a problem for the exit code). */
 export type Status = "ok" | "FAIL" | "warn" | "live" | "skip" | "note";
 
-/** Prints one line per check as it completes and counts the problems. */
+/** One check's outcome, as `check --json` lists it. */
+export type CheckLine = { status: Status; subject: string; text: string; fix: string | null };
+
+/**
+ * Prints one line per check as it completes (or, for `--json`, only keeps it) and counts the
+ * problems.
+ */
 export class Report {
   problems = 0;
-  constructor(private readonly io: CliIO) {}
+  readonly lines: CheckLine[] = [];
+  constructor(
+    private readonly io: CliIO,
+    private readonly quiet = false,
+  ) {}
   line(status: Status, subject: string, text: string, fix?: string): void {
     if (status === "FAIL") this.problems++;
+    this.lines.push({
+      status,
+      subject,
+      text: squish(text),
+      fix: fix === undefined ? null : squish(fix),
+    });
+    if (this.quiet) return;
     const tail = fix === undefined ? "" : ` Fix: ${squish(fix)}`;
     const sentence = /[.!?]$/.test(text) || fix === undefined ? text : `${text}.`;
     this.io.stdout(`${status.padEnd(5)} ${subject}: ${squish(sentence)}${tail}\n`);

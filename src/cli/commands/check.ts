@@ -46,6 +46,7 @@ const check: Command = {
     "Offline by default: no model is called. With --live, one tiny request goes to the improver",
     "model and one to the solver model, through the same channels a run uses, and the latency and",
     "cost of each are printed (a bad model id shows up here, not in the first paid rollout).",
+    "--json prints the same checks as one object instead of lines; the exit status is the same.",
   ].join("\n"),
   options: {
     bench: {
@@ -68,6 +69,11 @@ const check: Command = {
       type: "boolean",
       description: "also send one tiny request to the improver and solver models",
     },
+    json: {
+      type: "boolean",
+      description:
+        "print one JSON object {ready, problems, bench, substrate, tasks, modelsCalled, checks}",
+    },
   },
   run: runCheck,
 };
@@ -84,7 +90,8 @@ async function runCheck(args: ParsedArgs, io: CliIO): Promise<number> {
     throw new UsageError(`--substrate must be oc or cx, got '${substrate}'`, "check");
   }
   const env = io.env;
-  const report = new Report(io);
+  const json = boolOpt(args, "json");
+  const report = new Report(io, json);
   const scratch = ownedTempDir("check");
   try {
     let config: RunConfig | null = null;
@@ -130,6 +137,19 @@ async function runCheck(args: ParsedArgs, io: CliIO): Promise<number> {
       }
     }
 
+    if (json) {
+      const out = {
+        ready: report.problems === 0,
+        problems: report.problems,
+        bench,
+        substrate,
+        tasks: taskCount,
+        modelsCalled: liveRan,
+        checks: report.lines,
+      };
+      io.stdout(`${JSON.stringify(out, null, 2)}\n`);
+      return report.problems > 0 ? EXIT.failed : EXIT.ok;
+    }
     if (report.problems > 0) {
       io.stdout(
         `Setup incomplete: ${report.problems} problem${report.problems === 1 ? "" : "s"}.\n`,
