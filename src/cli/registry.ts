@@ -16,6 +16,11 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: () => import("./commands/demo.ts").then((m) => m.default),
   },
   {
+    name: "init",
+    summary: "Scaffold a task folder to start from: one domain, one task, its answer key",
+    load: () => import("./commands/init.ts").then((m) => m.default),
+  },
+  {
     name: "run",
     summary: "Adapt a harness on a benchmark's tasks (e.g. --bench tasks --tasks DIR)",
     load: () => import("./commands/run.ts").then((m) => m.default),
