@@ -45,6 +45,32 @@ describe("harness2 runs", () => {
     );
   });
 
+  test("a narrow terminal keeps ids, statuses and the numbers; empty and wide columns go first", async () => {
+    const r = await runCli(["runs", "--runs", fx.dir], { env: { COLUMNS: "60" } });
+    expect(r.code).toBe(0);
+    const lines = r.stdout.trimEnd().split("\n");
+    for (const l of lines) expect(l.length).toBeLessThanOrEqual(60);
+    const head = lines[0] as string;
+    for (const col of ["ID", "STATUS", "OK", "FAILED", "SPEND", "DURATION"])
+      expect(head).toContain(col);
+    expect(head).not.toContain("STOPPED");
+    expect(lines.at(-1)).toMatch(
+      /^\(\d+ column\(s\) hidden to fit 60; --json has them all\)$/,
+    );
+    // The older sweep's numbers are all still there, and its shortened id is a working handle.
+    const older = lines.find((l) => l.includes("failed")) as string;
+    expect(older).toMatch(/ 3\/4 +1 .*\$1\.04 +7m 16s$/);
+    const id = older.split(" ")[0] as string;
+    expect(fx.older.startsWith(id)).toBe(true);
+    const shown = await runCli(["show", id, "--runs", fx.dir]);
+    expect(shown.code).toBe(0);
+    expect(shown.stdout).toContain(fx.older);
+    // Wide enough, nothing is hidden; to a pipe (no COLUMNS), every column stays.
+    const wide = await runCli(["runs", "--runs", fx.dir], { env: { COLUMNS: "400" } });
+    expect(wide.stdout).not.toContain("hidden to fit");
+    expect(wide.stdout).toContain("STOPPED");
+  });
+
   test("--json prints the documented shape", async () => {
     const r = await runCli(["runs", "--json", "--runs", fx.dir]);
     expect(r.code).toBe(0);

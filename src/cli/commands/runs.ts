@@ -8,8 +8,8 @@ import { forgetSweeps, idleSweepIds, ownTaskCount, SweepLiveError } from "../../
 import { listSweeps } from "../../../store/sweep-list.ts";
 import { type RunsListing, SweepStatus, type SweepSummary } from "../../../store/views.ts";
 import { MODE_NAMES } from "../../core/events/registry.ts";
-import { formatDuration, formatUsd, formatWhen } from "../../core/lib/format.ts";
-import { type TextColumn, textTable } from "../../core/lib/text-table.ts";
+import { formatDuration, formatUsd, formatWhen, textWidth } from "../../core/lib/format.ts";
+import { fitColumns, type TextColumn, textTable } from "../../core/lib/text-table.ts";
 import {
   boolOpt,
   type CliIO,
@@ -72,20 +72,22 @@ export function renderTable(
   return textTable<Tone>(columns, rows, { paint, tone, headerTone: "dim", indent });
 }
 
+// In a narrow terminal the columns with a drop rank go first (empty ones before any other); the
+// id, status, counts of ok and failed tasks, spend and duration always stay.
 const COLUMNS: Column[] = [
   { header: "ID" },
-  { header: "STARTED" },
+  { header: "STARTED", drop: 6 },
   { header: "STATUS" },
-  { header: "BENCH" },
-  { header: "SUB" },
-  { header: "K", align: "right" },
-  { header: "MODES" },
+  { header: "BENCH", drop: 5 },
+  { header: "SUB", drop: 4 },
+  { header: "K", align: "right", drop: 7 },
+  { header: "MODES", drop: 3 },
   { header: "OK", align: "right" },
   { header: "FAILED", align: "right" },
-  { header: "PROBLEMS", align: "right" },
-  { header: "RUNNING", align: "right" },
-  { header: "STOPPED", align: "right" },
-  { header: "SKIPPED", align: "right" },
+  { header: "PROBLEMS", align: "right", drop: 8 },
+  { header: "RUNNING", align: "right", drop: 2 },
+  { header: "STOPPED", align: "right", drop: 1 },
+  { header: "SKIPPED", align: "right", drop: 2 },
   { header: "SPEND", align: "right" },
   { header: "DURATION", align: "right" },
 ];
@@ -111,17 +113,66 @@ function row(s: SweepSummary): string[] {
   ];
 }
 
-export function renderRuns(sweeps: readonly SweepSummary[], io: CliIO): string {
+/**
+ * The width a table must fit: $COLUMNS when set (as a shell exports it), else the terminal's;
+ * null when printing to a pipe or a file, where every column is kept.
+ */
+export function tableWidth(io: CliIO): number | null {
+  const env = Number(io.env.COLUMNS);
+  if (Number.isInteger(env) && env > 0) return env;
+  return io.isTTY && process.stdout.columns ? process.stdout.columns : null;
+}
+
+export function renderRuns(
+  sweeps: readonly SweepSummary[],
+  io: CliIO,
+  allIds: readonly string[] = sweeps.map((s) => s.id),
+): string {
   const paint = painter(io);
-  const statusCol = COLUMNS.findIndex((c) => c.header === "STATUS");
-  const failedCol = COLUMNS.findIndex((c) => c.header === "FAILED");
-  const lines = renderTable(COLUMNS, sweeps.map(row), paint, (r, c) => {
+  const width = tableWidth(io);
+  const rows = sweeps.map(row);
+  let fitted = { columns: COLUMNS, rows, hidden: [] as string[] };
+  if (width !== null) {
+    fitted = fitColumns(COLUMNS, rows, width);
+    // Still too wide: ids shrink to their shortest unique prefix (a handle every command takes).
+    const wide = textTable(fitted.columns, fitted.rows).some((l) => textWidth(l) > width);
+    if (wide) {
+      const short = uniquePrefixes(allIds);
+      fitted = fitColumns(
+        COLUMNS,
+        rows.map((r) => [short.get(r[0] as string) ?? (r[0] as string), ...r.slice(1)]),
+        width,
+      );
+    }
+  }
+  const statusCol = fitted.columns.findIndex((c) => c.header === "STATUS");
+  const failedCol = fitted.columns.findIndex((c) => c.header === "FAILED");
+  const lines = renderTable(fitted.columns, fitted.rows, paint, (r, c) => {
     const s = sweeps[r] as SweepSummary;
     if (c === statusCol) return toneOf(s.status);
     if (c === failedCol && s.tasks.failed > 0) return "bad";
     return "plain";
   });
+  if (fitted.hidden.length > 0) {
+    lines.push(
+      paint(
+        `(${fitted.hidden.length} column(s) hidden to fit ${width}; --json has them all)`,
+        "dim",
+      ),
+    );
+  }
   return `${lines.join("\n")}\n`;
+}
+
+/** Each id's shortest prefix (at least 8 characters) that no other id shares. */
+export function uniquePrefixes(ids: readonly string[]): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const id of ids) {
+    let n = Math.min(8, id.length);
+    while (n < id.length && ids.some((o) => o !== id && o.startsWith(id.slice(0, n)))) n++;
+    out.set(id, id.slice(0, n));
+  }
+  return out;
 }
 
 const runsCommand: Command = {
@@ -189,10 +240,13 @@ const runsCommand: Command = {
       return forgetCommand(args, io, loc, keep);
     }
     const db = openForBrowsing(loc);
+    let allIds: string[] = [];
     const sweeps = db
       ? readStore(loc, () => {
           try {
-            const all = listSweeps(db).filter(keep);
+            const listed = listSweeps(db);
+            allIds = listed.map((s) => s.id);
+            const all = listed.filter(keep);
             return limit === undefined ? all : all.slice(0, limit);
           } finally {
             db.close();
@@ -222,7 +276,7 @@ const runsCommand: Command = {
       );
       return EXIT.ok;
     }
-    io.stdout(renderRuns(sweeps, io));
+    io.stdout(renderRuns(sweeps, io, allIds));
     return EXIT.ok;
   },
 };

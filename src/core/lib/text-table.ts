@@ -4,7 +4,16 @@
 
 import { pad, textWidth } from "./format.ts";
 
-export type TextColumn = { header: string; align?: "left" | "right" };
+export type TextColumn = {
+  header: string;
+  align?: "left" | "right";
+  /**
+   * When the table must fit a width, columns with a `drop` rank are hidden lowest rank first
+   * (a column whose every cell is empty, "0" or "-" before any other); columns without one —
+   * ids, statuses, the numbers that matter — always stay.
+   */
+  drop?: number;
+};
 
 export type TextTableOptions<T extends string> = {
   /** Paints a padded cell; the header row gets `headerTone`. Default: no colour. */
@@ -39,4 +48,39 @@ export function textTable<T extends string = string>(
     ),
     ...rows.map((r, ri) => line(r, (ci) => opts.tone?.(ri, ci))),
   ];
+}
+
+const BLANK = new Set(["", "0", "-"]);
+
+/**
+ * The columns (and the rows' cells) that fit `maxWidth` terminal columns, hiding droppable
+ * columns as TextColumn.drop describes, and the headers it hid. Whatever cannot be hidden stays,
+ * even when the table is still too wide.
+ */
+export function fitColumns(
+  columns: readonly TextColumn[],
+  rows: readonly (readonly string[])[],
+  maxWidth: number,
+  indent = 0,
+): { columns: TextColumn[]; rows: string[][]; hidden: string[] } {
+  const widths = columns.map((c, i) =>
+    Math.max(textWidth(c.header), ...rows.map((r) => textWidth(r[i] ?? ""))),
+  );
+  const blank = columns.map((_, i) => rows.every((r) => BLANK.has((r[i] ?? "").trim())));
+  const shown = new Set(columns.map((_, i) => i));
+  const total = () =>
+    indent + [...shown].reduce((n, i) => n + (widths[i] ?? 0), 0) + 2 * (shown.size - 1);
+  while (total() > maxWidth) {
+    const candidates = [...shown].filter((i) => columns[i]?.drop !== undefined);
+    if (candidates.length === 0) break;
+    const rank = (i: number) => (blank[i] ? -1e6 : 0) + (columns[i]?.drop ?? 0);
+    const next = candidates.reduce((a, b) => (rank(b) < rank(a) ? b : a));
+    shown.delete(next);
+  }
+  const keep = columns.map((_, i) => i).filter((i) => shown.has(i));
+  return {
+    columns: keep.map((i) => columns[i] as TextColumn),
+    rows: rows.map((r) => keep.map((i) => r[i] ?? "")),
+    hidden: columns.filter((_, i) => !shown.has(i)).map((c) => c.header),
+  };
 }
