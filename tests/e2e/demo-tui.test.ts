@@ -52,4 +52,23 @@ describe.skipIf(!TMUX)("harness2 demo in a terminal", () => {
     expect(screen).toContain("+            total += amount");
     expect(screen).toContain("harness2 judge swp_");
   }, 300_000);
+
+  test("at 60 columns the counters keep their numbers and nothing runs past the edge", async () => {
+    const runs = join(root, "runs-narrow");
+    const session = `${SOCKET}-narrow`;
+    const cmd = `CI=false '${process.execPath}' '${MAIN}' demo --k 2 --runs '${runs}'; echo EXIT=$?; sleep 120`;
+    tmux("new-session", "-d", "-s", session, "-x", "60", "-y", "30", cmd);
+    const deadline = Date.now() + 240_000;
+    let screen = "";
+    while (Date.now() < deadline) {
+      screen = tmux("capture-pane", "-p", "-t", session, "-S", "-300");
+      if (/EXIT=\d+/.test(screen)) break;
+      await Bun.sleep(250);
+    }
+    expect(screen).toContain("EXIT=0");
+    // The last frame's counters: both modes at 4k/3k, the numbers whole.
+    expect(screen).toMatch(/parallel\s+R .*8\/8\s+P .*6\/6/);
+    expect(screen).toMatch(/sequential\s+R .*8\/8\s+P .*6\/6/);
+    for (const line of screen.split("\n")) expect(line.length).toBeLessThanOrEqual(60);
+  }, 300_000);
 });

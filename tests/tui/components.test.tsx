@@ -301,6 +301,20 @@ describe("LedgerCounters", () => {
     expect(out).not.toContain("░");
     expect(frame(<LedgerCounters modes={modes} color width={100} />)).toContain(`${ESC}32m8/8`);
   });
+
+  test("narrow terminals shorten labels and bars before a count is cut", () => {
+    const modes = [
+      mode({ R: 5, P: 4 }),
+      mode({ mode: "seq", R: 16, P: 12, expectedR: 16, expectedP: 12 }),
+    ];
+    for (const width of [60, 48, 40]) {
+      const out = frame(<LedgerCounters modes={modes} color={false} width={width} />);
+      for (const line of out.split("\n")) expect(line.length).toBeLessThanOrEqual(width);
+      expect(lineOf(out, "parallel")).toMatch(/R .*5\/8\s+P .*4\/6$/);
+      expect(lineOf(out, "sequential")).toMatch(/16\/16\s+P .*12\/12$/);
+    }
+    expect(frame(<LedgerCounters modes={modes} color={false} width={40} />)).not.toContain("░");
+  });
 });
 
 describe("TripwireAlerts", () => {

@@ -216,3 +216,26 @@ describe("ReportView: spread (docs/differences.md S14)", () => {
     expect(bars[1]).toMatch(/parallel k=2\s+│█+ \+0\.375$/);
   });
 });
+
+describe("a narrow terminal", () => {
+  test("at 60 columns every line fits and the delta and its interval are never cut", () => {
+    const frame = renderReportView(report, { columns: 60, color: false, perTask: false });
+    const lines = frame.split("\n");
+    for (const l of lines) expect(l.length).toBeLessThanOrEqual(60);
+    const table = lines.slice(
+      0,
+      lines.findIndex((l) => l.startsWith("spread")),
+    );
+    const head = table.find((l) => l.startsWith("mode × k")) as string;
+    expect(head).toContain("Δ vs base");
+    expect(head).not.toContain("…");
+    for (const s of report.summaries) {
+      const row = table.find((l) => l.startsWith(s.name)) as string;
+      expect(row).toContain(
+        `${(s.delta.mean ?? 0) >= 0 ? "+" : ""}${(s.delta.mean ?? 0).toFixed(3)}`,
+      );
+      expect(row).not.toContain("…");
+    }
+    expect(frame).toContain("Δ 95% CI");
+  });
+});

@@ -18,7 +18,40 @@ export type Column<R> = {
   max?: number;
   /** This column gives up width first when the table is too wide (e.g. an error column). */
   shrink?: boolean;
+  /**
+   * When the table is too wide even so, columns with a rank are hidden, lowest first, so the
+   * numbers that matter (the unranked columns) are never cut.
+   */
+  drop?: number;
 };
+
+/** The columns that fit `width`: ranked ones hidden lowest first while the table is too wide. */
+export function fittingColumns<R>(columns: Column<R>[], rows: R[], width?: number): Column<R>[] {
+  if (width === undefined) return columns;
+  let shown = columns;
+  const over = (cols: Column<R>[]) => {
+    const cells = rows.map((r) => cols.map((c) => c.cell(r)));
+    const widths = columnWidths(
+      cols.map((c) => ({ ...c, shrink: false })),
+      cells,
+    );
+    const shrinkable = cols.reduce(
+      (n, c, i) => n + (c.shrink ? (widths[i] ?? 0) - textWidth(c.header) : 0),
+      0,
+    );
+    return (
+      widths.reduce((a, b) => a + b, 0) + GAP_WIDTH * Math.max(0, cols.length - 1) - shrinkable >
+      width
+    );
+  };
+  while (over(shown)) {
+    const ranked = shown.filter((c) => c.drop !== undefined);
+    if (ranked.length === 0) break;
+    const next = ranked.reduce((a, b) => ((b.drop ?? 0) < (a.drop ?? 0) ? b : a));
+    shown = shown.filter((c) => c !== next);
+  }
+  return shown;
+}
 
 export type TableProps<R> = {
   columns: Column<R>[];
@@ -57,7 +90,8 @@ export function columnWidths<R>(columns: Column<R>[], cells: Cell[][], width?: n
 }
 
 /** The table as lines: header, rule, then one line per row. */
-export function tableLines<R>(columns: Column<R>[], rows: R[], width?: number): Line[] {
+export function tableLines<R>(allColumns: Column<R>[], rows: R[], width?: number): Line[] {
+  const columns = fittingColumns(allColumns, rows, width);
   const cells = rows.map((r) => columns.map((c) => c.cell(r)));
   const widths = columnWidths(columns, cells, width);
   const fit = (text: string, i: number) =>

@@ -41,20 +41,21 @@ const SCORE_COLUMNS: Column<ModeSummary>[] = [
   { header: "mode × k", cell: (s) => s.name },
   { header: "graded", cell: (s) => `${s.n}/${s.tasks}`, align: "right" },
   { header: "score", cell: (s) => f3(s.score), align: "right" },
-  { header: "all-pass", cell: (s) => f3(s.allPass), align: "right" },
-  { header: "base", cell: (s) => f3(s.base.score), align: "right" },
+  { header: "all-pass", cell: (s) => f3(s.allPass), align: "right", drop: 3 },
+  { header: "base", cell: (s) => f3(s.base.score), align: "right", drop: 5 },
   {
     header: "Δ vs base",
     cell: (s) => ({ text: signed3(s.delta.mean), tone: deltaTone(s.delta.mean) }),
     align: "right",
   },
-  { header: "paired", cell: (s) => String(s.delta.n), align: "right" },
+  { header: "paired", cell: (s) => String(s.delta.n), align: "right", drop: 2 },
   {
     header: "ungraded",
     cell: (s) => ({ text: String(s.ungraded), tone: s.ungraded > 0 ? "warn" : undefined }),
     align: "right",
+    drop: 4,
   },
-  { header: "unjudged", cell: (s) => String(s.unjudged), align: "right" },
+  { header: "unjudged", cell: (s) => String(s.unjudged), align: "right", drop: 1 },
 ];
 
 /**
@@ -64,17 +65,17 @@ const SCORE_COLUMNS: Column<ModeSummary>[] = [
  */
 const SPREAD_COLUMNS: Column<ModeSummary>[] = [
   { header: "spread", cell: (s) => s.name },
-  { header: "n", cell: (s) => String(s.scoreSpread.n), align: "right" },
-  { header: "score", cell: (s) => f3(s.score), align: "right" },
-  { header: "sd", cell: (s) => f3(s.scoreSpread.sd), align: "right" },
-  { header: "95% CI", cell: (s) => ci95(s.scoreSpread), align: "right" },
-  { header: "paired", cell: (s) => String(s.delta.spread.n), align: "right" },
+  { header: "n", cell: (s) => String(s.scoreSpread.n), align: "right", drop: 4 },
+  { header: "score", cell: (s) => f3(s.score), align: "right", drop: 5 },
+  { header: "sd", cell: (s) => f3(s.scoreSpread.sd), align: "right", drop: 1 },
+  { header: "95% CI", cell: (s) => ci95(s.scoreSpread), align: "right", drop: 6 },
+  { header: "paired", cell: (s) => String(s.delta.spread.n), align: "right", drop: 3 },
   {
     header: "Δ vs base",
     cell: (s) => ({ text: signed3(s.delta.mean), tone: deltaTone(s.delta.mean) }),
     align: "right",
   },
-  { header: "Δ sd", cell: (s) => f3(s.delta.spread.sd), align: "right" },
+  { header: "Δ sd", cell: (s) => f3(s.delta.spread.sd), align: "right", drop: 2 },
   { header: "Δ 95% CI", cell: (s) => ci95(s.delta.spread, { signed: true }), align: "right" },
 ];
 
@@ -89,6 +90,7 @@ const PROCESS_COLUMNS: Column<ModeSummary>[] = [
     header: "final/cand/base",
     cell: (s) => `${s.picks.final}/${s.picks.candidate}/${s.picks.base}`,
     align: "right",
+    drop: 2,
   },
   {
     header: "fell back",
@@ -98,15 +100,15 @@ const PROCESS_COLUMNS: Column<ModeSummary>[] = [
     }),
     align: "right",
   },
-  { header: "similarity", cell: (s) => f3(s.similarity.meanLineJaccard), align: "right" },
+  { header: "similarity", cell: (s) => f3(s.similarity.meanLineJaccard), align: "right", drop: 1 },
 ];
 
 /** Spend split as issue 7 asks: improver (= stages + selection + reflection) and executor. */
 const SPEND_COLUMNS: Column<ModeSummary>[] = [
   { header: "spend (USD)", cell: (s) => s.name },
-  { header: "stages", cell: (s) => usd(s.spend.stages), align: "right" },
-  { header: "selection", cell: (s) => usd(s.spend.selection), align: "right" },
-  { header: "reflection", cell: (s) => usd(s.spend.reflection), align: "right" },
+  { header: "stages", cell: (s) => usd(s.spend.stages), align: "right", drop: 3 },
+  { header: "selection", cell: (s) => usd(s.spend.selection), align: "right", drop: 1 },
+  { header: "reflection", cell: (s) => usd(s.spend.reflection), align: "right", drop: 2 },
   { header: "improver", cell: (s) => usd(s.spend.improver), align: "right" },
   { header: "executor", cell: (s) => usd(s.spend.executor), align: "right" },
 ];
