@@ -54,9 +54,7 @@ describe("harness2 runs", () => {
     for (const col of ["ID", "STATUS", "OK", "FAILED", "SPEND", "DURATION"])
       expect(head).toContain(col);
     expect(head).not.toContain("STOPPED");
-    expect(lines.at(-1)).toMatch(
-      /^\(\d+ column\(s\) hidden to fit 60; --json has them all\)$/,
-    );
+    expect(lines.at(-1)).toMatch(/^\(\d+ column\(s\) hidden to fit 60; --json has them all\)$/);
     // The older sweep's numbers are all still there, and its shortened id is a working handle.
     const older = lines.find((l) => l.includes("failed")) as string;
     expect(older).toMatch(/ 3\/4 +1 .*\$1\.04 +7m 16s$/);
