@@ -1,6 +1,8 @@
 // The run browser's one container: owns navigation (a reducer over keys), reads what the current
 // screen needs from the BrowseSource, and fits it to the terminal. Keyboard only; read-only.
 
+import { existsSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { Box, Text, useInput, useStdin, useWindowSize } from "ink";
 import { useEffect, useMemo, useReducer, useRef, useState } from "react";
 import type { SweepDetail, TaskView } from "../../store/views.ts";
@@ -351,9 +353,23 @@ function buildView(top: Screen, r: Reads): View {
     case "selection": {
       const mode = task?.modes.find((m) => m.mode === top.mode);
       if (!task || !mode) return noView(id, "this selection record is gone");
+      // The mode's folder, from a stage's harness (<mode dir>/harnesses/<label>); the method
+      // recorded the starting harness in the reflection folder beside it.
+      const chosen = mode.stages.find((s) => s.label === mode.selection?.chosenLabel);
+      const anyHarness = (chosen ?? mode.stages.find((s) => s.harnessDir))?.harnessDir ?? "";
+      const modeDir = anyHarness ? dirname(dirname(anyHarness)) : "";
+      const base = modeDir
+        ? join(modeDir, "reflection", `${top.mode}${task.k}`, "base_harness")
+        : "";
+      const baseDiff =
+        mode.selection?.ok && chosen?.harnessDir && base && existsSync(base)
+          ? r.diffOf(base, chosen.harnessDir)
+          : mode.selection?.ok
+            ? null
+            : undefined;
       return scrollView(
         `sweeps › ${id} › ${task.task} k=${task.k} › ${modeName(top.mode)} selection`,
-        selectionLines(task, mode, r.width),
+        selectionLines(task, mode, r.width, baseDiff),
         top.scroll,
       );
     }

@@ -111,7 +111,16 @@ export function stageLines({ task, mode, stage, paths, diff, width }: StageInput
 
 // ── one selection ────────────────────────────────────────────────────────────────────────────
 
-export function selectionLines(task: TaskView, m: ModeView, width: number): Line[] {
+/**
+ * `baseDiff`: the adopted harness against the task's starting harness (undefined: not asked;
+ * null: no record of the starting harness to diff against).
+ */
+export function selectionLines(
+  task: TaskView,
+  m: ModeView,
+  width: number,
+  baseDiff?: string | null,
+): Line[] {
   const s = m.selection;
   const head: Line = [
     { text: "selection ", tone: "dim" },
@@ -161,5 +170,34 @@ export function selectionLines(task: TaskView, m: ModeView, width: number): Line
       `harness fingerprint ${s.harnessFingerprint ?? "—"} · evidence ${s.evidence ?? "—"} · cost ${formatUsd(s.usd)}`,
     ),
   );
+  const r = m.reflection;
+  lines.push([]);
+  if (r === null) lines.push(line("reflection  not run", "dim"));
+  else if (!r.ok) {
+    lines.push(line("reflection  failed: no lesson stored", "warn"));
+    if (r.error) lines.push(...textLines(r.error, "warn", "  "));
+  } else
+    lines.push(
+      line(
+        `reflection  ${r.noEntry ? "declined (NO_ENTRY)" : "lesson stored"} · cost ${formatUsd(r.usd)}`,
+      ),
+    );
+  for (const e of m.library) {
+    lines.push(line(`library     + ${e.entry} (${e.confidence || "?"})`, "strong"));
+    lines.push(
+      ...textLines(`cue: ${e.cue}`, undefined, "  "),
+      ...textLines(`lesson: ${e.lesson}`, undefined, "  "),
+    );
+    lines.push(line(`  ${e.path}`, "dim"));
+  }
+  if (baseDiff !== undefined) {
+    lines.push([]);
+    lines.push(line("adopted harness against the starting harness", "strong"));
+    if (baseDiff === null)
+      lines.push(line("  (no starting harness was recorded for this task)", "dim"));
+    else if (baseDiff.trim() === "")
+      lines.push(line("  (the adopted harness is the starting harness)", "dim"));
+    else lines.push(...diffLines(baseDiff));
+  }
   return lines;
 }
