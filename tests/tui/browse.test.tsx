@@ -255,8 +255,14 @@ describe("BrowseApp over a real store", () => {
     await r.waitFor((x) => x.includes("▶ swp_20261130_judged"));
     r.type(KEYS.enter);
     let f = await r.waitFor((x) => x.includes(`sweeps › ${JUDGED}`));
-    expect(f).toContain("[tasks]  report");
+    expect(f).toContain("[tasks]  library   report");
     expect(f).toContain("tab switch view");
+    r.type(KEYS.tab);
+    f = await r.waitFor((x) => x.includes("› library"));
+    expect(f).toContain("acct · parallel · 1 lesson(s)");
+    expect(f).toContain("+ ledger-0 (k=2, medium)");
+    expect(f).toContain("cue: ledgers like ledger-0");
+    expect(f).toContain("served to: no later task in this sweep");
     r.type(KEYS.tab);
     f = await r.waitFor((x) => x.includes("› report") && x.includes("REPORT"));
     expect(f).toContain(`REPORT ${JUDGED} at 120 columns`);
@@ -265,6 +271,23 @@ describe("BrowseApp over a real store", () => {
     await r.waitFor((x) => x.includes("▶ ledger-0"));
     spy.mockRestore();
     expect(errors).toEqual([]);
+  });
+
+  test("? shows the keys and screens, any key closes it, q still quits", async () => {
+    const { r, quits } = mount({});
+    await r.waitFor((x) => x.includes("sweeps (2)"));
+    r.type("?");
+    let f = await r.waitFor(
+      (x) => x.includes("keys") && x.includes("this help; any key closes it"),
+    );
+    expect(f).toContain("tab           switch the sweep's view: tasks, library, report");
+    expect(f).toContain("harness2 help concepts");
+    r.type("j");
+    f = await r.waitFor((x) => x.includes("sweeps (2)") && !x.includes("this help"));
+    r.type("?");
+    await r.waitFor((x) => x.includes("this help"));
+    r.type("q");
+    expect(quits()).toBe(1);
   });
 
   test("long screens scroll and say where they are; q quits", async () => {

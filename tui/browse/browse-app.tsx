@@ -8,6 +8,7 @@ import { useEffect, useMemo, useReducer, useRef, useState } from "react";
 import type { SweepDetail, TaskView } from "../../store/views.ts";
 import { type Line, LineView, line, maxOffset, ScrollView } from "../components/Lines.tsx";
 import { toneProps } from "../components/theme.ts";
+import { HELP_LINES, libraryLines } from "./library-lines.ts";
 import {
   current,
   type NavAction,
@@ -137,6 +138,7 @@ export function BrowseApp({ source, color, initialSweep, onQuit }: BrowseAppProp
   const bodyHeight = Math.max(3, rows - titleLines - view.head.length - tabLines - 3);
 
   const at = screenKey(top);
+  const [help, setHelp] = useState(false);
   const act = (a: NavAction) => dispatch(a);
   useInput(
     (input, key) => {
@@ -146,6 +148,8 @@ export function BrowseApp({ source, color, initialSweep, onQuit }: BrowseAppProp
           ? act({ type: "move", at, delta, count: view.count })
           : act({ type: "scroll", at, delta, max: maxOffset(view.body.length, bodyHeight - 1) });
       if (input === "q" || (key.ctrl && input === "c")) onQuit();
+      else if (help) setHelp(false);
+      else if (input === "?") setHelp(true);
       else if (key.upArrow || input === "k") step(-1);
       else if (key.downArrow || input === "j") step(1);
       else if (key.pageUp) step(-page);
@@ -181,6 +185,7 @@ export function BrowseApp({ source, color, initialSweep, onQuit }: BrowseAppProp
     nav.stack.length > 1 ? "esc back" : null,
     view.tabs.length > 1 ? "tab switch view" : null,
     "r reload",
+    "? help",
     "q quit",
   ].filter((k): k is string => k !== null);
 
@@ -204,7 +209,9 @@ export function BrowseApp({ source, color, initialSweep, onQuit }: BrowseAppProp
           ))}
         </Text>
       ) : null}
-      {view.kind === "list" ? (
+      {help ? (
+        <ScrollView lines={HELP_LINES} offset={0} height={bodyHeight - 1} color={color} />
+      ) : view.kind === "list" ? (
         <Box flexDirection="column">
           {body.map((l, i) => (
             // biome-ignore lint/suspicious/noArrayIndexKey: the window's lines are positional
@@ -264,9 +271,17 @@ function buildView(top: Screen, r: Reads): View {
 
   switch (top.kind) {
     case "sweep": {
-      const tabs: SweepTab[] = judged ? ["tasks", "report"] : ["tasks"];
+      const tabs: SweepTab[] = judged ? ["tasks", "library", "report"] : ["tasks", "library"];
       const tab = tabs.includes(top.tab) ? top.tab : "tasks";
       const head = sweepHeaderLines(d);
+      if (tab === "library") {
+        return {
+          ...scrollView(`sweeps › ${id} › library`, libraryLines(d), top.scroll),
+          head,
+          tabs,
+          tab,
+        };
+      }
       if (tab === "report") {
         const text = r.reportText;
         return {

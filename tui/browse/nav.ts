@@ -1,7 +1,7 @@
 // The browser's navigation: a stack of screens (sweeps → sweep → task → stage or selection), each
 // with its cursor or scroll offset. Pure reducer; the container supplies the counts it clamps to.
 
-export type SweepTab = "tasks" | "report";
+export type SweepTab = "tasks" | "library" | "report";
 
 export type Screen =
   | { kind: "sweeps"; cursor: number }
