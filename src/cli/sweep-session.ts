@@ -24,6 +24,7 @@ import type { ProposerLike } from "../core/seams/channel.ts";
 import { type CliIO, colorFor, type OptionSpec } from "./command.ts";
 import { EXIT } from "./exit-codes.ts";
 import { jsonPrinter, linePrinter } from "./printers.ts";
+import { selfCommand } from "./self.ts";
 import { durableSink, storeRecordSource } from "./store-resume.ts";
 
 export type FrontEnd = "tui" | "lines" | "json";
@@ -125,6 +126,7 @@ export async function runSweepSession(opts: SweepSessionOptions): Promise<SweepS
     try {
       const interrupted = interruptedSweep(recording, sweep);
       if (interrupted !== null) (sink ?? writer).emit(interrupted);
+      if (opts.frontEnd === "tui") io.stdout(`\n${stoppedLine(recording, opts, io)}\n`);
       writer.close();
       lock.release();
       db.close();
@@ -206,6 +208,8 @@ export async function runSweepSession(opts: SweepSessionOptions): Promise<SweepS
   const finished = recording.ofType("sweep.finished").at(-1);
   const interrupted =
     forced || (finished === undefined ? abort.signal.aborted : finished.status === "interrupted");
+  // Below the live view's last frame: what was kept, what was lost, how to go on.
+  if (interrupted && opts.frontEnd === "tui") io.stdout(`${stoppedLine(recording, opts, io)}\n`);
   const failed = result.domains.some((d) => "error" in d || d.failed > 0);
   return {
     sweep,
@@ -236,6 +240,32 @@ function interruptedSweep(events: RecordingSink, sweep: string): EventOf<"sweep.
     usd: sumUsd(finished.map((t) => t.usd)),
     wallS: Math.max(0, (now - started.ts) / 1000),
   });
+}
+
+/**
+ * The one line an interrupted live view leaves: the tasks finished (kept), the tasks that were
+ * running (their unfinished work is redone from their last checkpoint), and the exact command
+ * that resumes.
+ */
+export function stoppedLine(events: RecordingSink, opts: SweepSessionOptions, io: CliIO): string {
+  const done = new Set(
+    [...events.ofType("task.finished"), ...events.ofType("task.skipped")].map(
+      (t) => `${t.task}\u0000${t.k}`,
+    ),
+  );
+  const running = events
+    .ofType("task.started")
+    .filter((t) => !done.has(`${t.task}\u0000${t.k}`))
+    .map((t) => t.task);
+  const quote = (a: string) => (/^[\w./=:,@+-]+$/.test(a) ? a : `'${a.replaceAll("'", "'\\''")}'`);
+  const resume = [selfCommand(io.env, io.cwd), ...(opts.sweepOptions.argv ?? []).map(quote)].join(
+    " ",
+  );
+  const lost =
+    running.length > 0
+      ? `the unfinished work of ${running.join(", ")} resumes from its last checkpoint`
+      : "nothing was in flight";
+  return `interrupted: ${done.size} task(s) finished and kept; ${lost}. Resume with: ${resume}`;
 }
 
 /** The stream the sweep will run: checked against the experiment, then handed to the scheduler. */

@@ -44,7 +44,7 @@ const session = await runSweepSession({
     k: 1,
     modes: ["agg"],
   },
-  sweepOptions: {},
+  sweepOptions: { argv: ["run", "--bench", "fake", "--k", "1"] },
 });
 process.stdout.write(`returned ${session.exitCode}\n`);
 process.exitCode = session.exitCode;

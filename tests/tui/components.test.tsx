@@ -521,8 +521,11 @@ describe("Header, Lanes, Footer, EventLog and finished rows from a recorded run"
     expect(frame(<Footer stop="none" {...base} />)).toBe(
       "tab/←→ focus task · l show log · a acknowledge tripwires · q stop",
     );
-    expect(frame(<Footer stop="requested" {...base} />)).toContain(
-      "in-flight work is left to resume — q or Ctrl-C again",
+    expect(frame(<Footer stop="asking" {...base} />)).toBe(
+      "stop? running work is cancelled, finished work kept — q again stops, any key goes on",
+    );
+    expect(frame(<Footer stop="requested" {...base} />)).toBe(
+      "stopping: running work is cancelled, finished work kept — q again stops at once",
     );
     expect(frame(<Footer stop="forced" {...base} />)).toBe("stopping now…");
   });

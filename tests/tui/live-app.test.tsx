@@ -126,26 +126,33 @@ describe("LiveApp", () => {
     await r.waitFor((f) => !f.includes("event log"));
   });
 
-  test("q asks to stop once; a second q forces; Ctrl-C forces", async () => {
+  test("the first q or Ctrl-C only asks; the second stops; a third stops at once", async () => {
     const { r, calls } = mount(midRun());
     await r.waitFor((f) => f.includes("q stop"));
     r.type("q");
-    await r.waitFor((f) => f.includes("stop requested"));
+    await r.waitFor((f) => f.includes("stop? running work is cancelled"));
+    expect(calls).toEqual({ stop: 0, force: 0 });
+    r.type("q");
+    await r.waitFor((f) => f.includes("stopping: running work"));
     expect(calls).toEqual({ stop: 1, force: 0 });
     r.type("q");
     await r.waitFor((f) => f.includes("stopping now"));
     expect(calls).toEqual({ stop: 1, force: 1 });
+    // Any other key answers "go on": nothing is stopped, and the next q asks again.
+    const undecided = mount(midRun());
+    await undecided.r.waitFor((f) => f.includes("q stop"));
+    undecided.r.type(KEYS.ctrlC);
+    await undecided.r.waitFor((f) => f.includes("stop? running work is cancelled"));
+    undecided.r.type("x");
+    await undecided.r.waitFor((f) => f.includes("q stop") && !f.includes("stop?"));
+    expect(undecided.calls).toEqual({ stop: 0, force: 0 });
     const quick = mount(midRun());
     await quick.r.waitFor((f) => f.includes("q stop"));
     quick.r.type("q");
+    quick.r.type(KEYS.ctrlC);
     quick.r.type("q");
     await quick.r.waitFor((f) => f.includes("stopping now"));
     expect(quick.calls).toEqual({ stop: 1, force: 1 });
-    const other = mount(midRun());
-    await other.r.waitFor((f) => f.includes("q stop"));
-    other.r.type(KEYS.ctrlC);
-    await other.r.waitFor((f) => f.includes("stopping now"));
-    expect(other.calls).toEqual({ stop: 0, force: 1 });
   });
 
   test("a resize redraws to the new size: lines fit the width, the live area the height", async () => {

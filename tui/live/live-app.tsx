@@ -109,18 +109,26 @@ export function LiveApp({
 
   useInput(
     (input, key) => {
-      if (key.ctrl && input === "c") {
-        stopLevel.current = "forced";
-        batcher.dispatch({ type: "ui.stop", level: "forced" });
-        onForceStop();
-      } else if (input === "q") {
-        // A ref, not the rendered state: a second q may arrive before the first is drawn.
-        const first = stopLevel.current === "none";
-        stopLevel.current = first ? "requested" : "forced";
-        batcher.dispatch({ type: "ui.stop", level: first ? "requested" : "forced" });
-        if (first) onStopRequest();
-        else onForceStop();
-      } else if ((key.tab && !key.shift) || key.rightArrow) {
+      // Stopping costs paid work in flight, so it is never one key: the first q (or Ctrl-C)
+      // asks, the second stops (running work is cancelled, finished work kept), a third stops
+      // at once. Any other key answers the question with "go on". A ref, not the rendered
+      // state: a second key may arrive before the first is drawn.
+      const level = stopLevel.current;
+      const stopKey = input === "q" || (key.ctrl && input === "c");
+      if (stopKey) {
+        const next = level === "none" ? "asking" : level === "asking" ? "requested" : "forced";
+        stopLevel.current = next;
+        batcher.dispatch({ type: "ui.stop", level: next });
+        if (next === "requested") onStopRequest();
+        if (next === "forced") onForceStop();
+        return;
+      }
+      if (level === "asking") {
+        stopLevel.current = "none";
+        batcher.dispatch({ type: "ui.stop", level: "none" });
+        return;
+      }
+      if ((key.tab && !key.shift) || key.rightArrow) {
         batcher.dispatch({ type: "ui.focus", delta: 1 });
       } else if ((key.tab && key.shift) || key.leftArrow) {
         batcher.dispatch({ type: "ui.focus", delta: -1 });

@@ -20,7 +20,7 @@ export type UiAction =
   | { type: "ui.focus"; delta: 1 | -1 }
   | { type: "ui.log.toggle" }
   | { type: "ui.tripwires.ack" }
-  | { type: "ui.stop"; level: "requested" | "forced" };
+  | { type: "ui.stop"; level: "none" | "asking" | "requested" | "forced" };
 
 export type SweepHeader = {
   id: string;
@@ -174,7 +174,8 @@ export type LiveState = {
   tripwires: { total: number; alerts: TripwireAlert[]; overflow: number; nextId: number };
   log: { nextId: number; lines: LogLine[] };
   showLog: boolean;
-  stop: "none" | "requested" | "forced";
+  /** asking: the first q or Ctrl-C, waiting for a second to confirm (any other key goes on). */
+  stop: "none" | "asking" | "requested" | "forced";
 };
 
 export function initialState(): LiveState {

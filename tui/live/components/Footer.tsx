@@ -19,11 +19,15 @@ export function Footer({ stop, showLog, hasAlerts, canFocus, finished, color }: 
   if (stop === "forced") {
     return <Text {...toneProps(color, "error")}>stopping now…</Text>;
   }
-  if (stop === "requested" && !finished) {
+  // Short enough to survive a narrow terminal whole: the key to press is the point.
+  const pending =
+    stop === "asking"
+      ? "stop? running work is cancelled, finished work kept — q again stops, any key goes on"
+      : "stopping: running work is cancelled, finished work kept — q again stops at once";
+  if ((stop === "asking" || stop === "requested") && !finished) {
     return (
       <Text wrap="truncate" {...toneProps(color, "warn")}>
-        stop requested: no new work starts, in-flight work is left to resume — q or Ctrl-C again
-        stops at once
+        {pending}
       </Text>
     );
   }
