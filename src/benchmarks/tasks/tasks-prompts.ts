@@ -84,24 +84,30 @@ export function parsePromptsToml(text: string | null): {
       ],
     };
   }
-  const parsed = PromptsToml.safeParse(raw);
+  // Every problem of the file is reported at once (one each, never a whole file silently
+  // dropped for its first mistake); any problem refuses the folder, so nothing runs on a file
+  // that is partly ignored.
+  const problems: { problem: string; fix: string }[] = [];
+  const keysFix = `allowed keys: ${Object.keys(FIELD_MAP).join(", ")} and [domains.<name>] guidance`;
+  let table: Record<string, unknown> =
+    raw !== null && typeof raw === "object" && !Array.isArray(raw) ? { ...(raw as object) } : {};
+  const unknown = Object.keys(table).filter((k) => k !== "domains" && !(k in FIELD_MAP));
+  if (unknown.length > 0) {
+    problems.push({ problem: `unknown key(s) ${unknown.join(", ")}`, fix: keysFix });
+    table = Object.fromEntries(Object.entries(table).filter(([k]) => !unknown.includes(k)));
+  }
+  const parsed = PromptsToml.safeParse(table);
   if (!parsed.success) {
-    const what = parsed.error.issues
-      .map((i) =>
-        i.code === "unrecognized_keys"
-          ? `unknown key(s) ${i.keys.join(", ")}`
-          : `${i.path.join(".")}: ${i.message}`,
-      )
-      .join("; ");
-    return {
-      ...fallback,
-      problems: [
-        {
-          problem: what,
-          fix: `allowed keys: ${Object.keys(FIELD_MAP).join(", ")} and [domains.<name>] guidance`,
-        },
-      ],
-    };
+    for (const i of parsed.error.issues) {
+      problems.push({
+        problem:
+          i.code === "unrecognized_keys"
+            ? `${i.path.join(".")}: unknown key(s) ${i.keys.join(", ")}`
+            : `${i.path.join(".")}: ${i.message}`,
+        fix: keysFix,
+      });
+    }
+    return { ...fallback, problems };
   }
   const fields: Record<string, string> = { ...DEFAULT_TASKS_PROMPTS };
   for (const [key, camel] of Object.entries(FIELD_MAP)) {
@@ -110,29 +116,29 @@ export function parsePromptsToml(text: string | null): {
   }
   const prompts = BenchPrompts.safeParse(fields);
   if (!prompts.success) {
-    return {
-      ...fallback,
-      problems: prompts.error.issues.map((i) => ({
+    for (const i of prompts.error.issues) {
+      problems.push({
         problem: i.message,
         fix: "describe the work itself; how it is checked stays in tests/",
-      })),
-    };
+      });
+    }
   }
+  // Each domain's guidance is checked too, against the defaults when the fields above failed.
+  const base = prompts.success ? prompts.data : BenchPrompts.parse(DEFAULT_TASKS_PROMPTS);
   const domainGuidance: Record<string, string> = {};
-  const guidanceProblems: { problem: string; fix: string }[] = [];
   for (const [domain, { guidance }] of Object.entries(parsed.data.domains ?? {})) {
-    const check = BenchPrompts.safeParse({ ...prompts.data, domainGuidance: guidance });
+    const check = BenchPrompts.safeParse({ ...base, domainGuidance: guidance });
     if (check.success) domainGuidance[domain] = guidance;
     else {
       for (const i of check.error.issues) {
-        guidanceProblems.push({
+        problems.push({
           problem: `domains.${domain}.guidance: ${i.message}`,
           fix: "describe the work itself; how it is checked stays in tests/",
         });
       }
     }
   }
-  if (guidanceProblems.length > 0) return { ...fallback, problems: guidanceProblems };
+  if (problems.length > 0 || !prompts.success) return { ...fallback, problems };
   return { file: { prompts: prompts.data, domainGuidance }, problems: [] };
 }
 

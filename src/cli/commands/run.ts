@@ -184,10 +184,12 @@ async function buildAdapter(
     if (err instanceof TasksRootError) throw new UsageError(`--tasks: ${err.message}`, "run");
     // A folder with nothing in it at all is the wrong folder on the command line, not a refusal.
     const { TasksFormatError } = await import("../../benchmarks/tasks/tasks-adapter.ts");
-    if (err instanceof TasksFormatError && err.empty) {
-      throw new UsageError(`--tasks: ${err.message}`, "run");
-    }
-    throw err;
+    if (!(err instanceof TasksFormatError)) throw err;
+    if (err.empty) throw new UsageError(`--tasks: ${err.message}`, "run");
+    // One problem per line, as `check` prints them, then the one-line refusal.
+    for (const p of err.problems) io.stderr(`  ${formatProblem(p)}\n`);
+    const n = `${err.problems.length} problem${err.problems.length === 1 ? "" : "s"}`;
+    throw new CliError(`task folder '${err.root}' has ${n} (listed above); fix them and run again`);
   }
   // The folder's own harness/ is the base of every task: a broken one refuses the run (and the
   // dry run) before anything is written, as `check` reports it.
