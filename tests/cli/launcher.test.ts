@@ -91,6 +91,11 @@ describe("selfCommand: the form of harness2 a hint prints", () => {
     expect(selfCommand({ PATH: `${other}:${SYSTEM_PATH}` }, TMP)).toBe(LAUNCHER);
   });
 
+  test("a package runner's node_modules/.bin on PATH does not count: the user's shell lacks it", () => {
+    const runnerPath = `${join(CHECKOUT, "node_modules", ".bin")}:${SYSTEM_PATH}`;
+    expect(selfCommand({ PATH: runnerPath }, CHECKOUT)).toBe("bin/harness2");
+  });
+
   test("otherwise the launcher's path: relative inside the checkout, absolute elsewhere", () => {
     expect(selfCommand({ PATH: SYSTEM_PATH }, CHECKOUT)).toBe("bin/harness2");
     expect(selfCommand({ PATH: SYSTEM_PATH }, join(CHECKOUT, "src"))).toBe(LAUNCHER);

@@ -165,10 +165,7 @@ export function renderPayoff(
   const out: string[] = [];
   const mark = (right: boolean | null) => (right === null ? "" : right ? " ✓" : " ✗");
   if (p.rows.length > 0) {
-    out.push(
-      "",
-      "Before → after (✓/✗: the demo's scorer, read only now; the method never saw it):",
-    );
+    out.push("", "Before → after (✓: the total is the signed sum of the task's ledger.csv):");
     const taskW = Math.max(...p.rows.map((r) => r.task.length));
     const modeW = Math.max(...p.rows.map((r) => r.mode.length));
     for (const r of p.rows) {
