@@ -3,6 +3,7 @@
 // per mode and k with their 95% intervals, the per-task deltas in stream order (does the library
 // help later tasks?), and the spend split. Charts are inline SVG.
 
+import { fixed3 as f3, interval, signed3 as signed } from "../core/lib/format.ts";
 import type { ModeSummary, Report, Spread } from "../core/report/types.ts";
 
 const esc = (s: string) =>
@@ -11,10 +12,9 @@ const esc = (s: string) =>
     .replaceAll("<", "&lt;")
     .replaceAll(">", "&gt;")
     .replaceAll('"', "&quot;");
-const f3 = (x: number | null) => (x === null ? "—" : x.toFixed(3));
-const signed = (x: number | null) => (x === null ? "—" : `${x >= 0 ? "+" : ""}${x.toFixed(3)}`);
-const ci = (s: Spread) =>
-  s.low === null || s.high === null ? "" : ` [${s.low.toFixed(3)}, ${s.high.toFixed(3)}]`;
+// The report's own number texts (lib/format), so the page and `harness2 report` agree on a digit.
+const ci = (s: Spread, opts: { signed?: boolean } = {}) =>
+  s.low === null || s.high === null ? "" : ` ${interval(s, opts)}`;
 const usd = (x: number) => `$${x.toFixed(4)}`;
 
 const W = 640;
@@ -149,7 +149,7 @@ export function renderHtml(report: Report): string {
         String(m.n),
         `${f3(m.score)}${ci(m.scoreSpread)}`,
         f3(m.base.score),
-        `${signed(m.delta.mean)}${ci(m.delta.spread)}`,
+        `${signed(m.delta.mean)}${ci(m.delta.spread, { signed: true })}`,
         String(m.delta.n),
         `${m.picks.selector} / ${m.picks.trivial} / ${m.picks.fallback}`,
         usd(m.spend.improver + m.spend.executor),
@@ -212,7 +212,11 @@ export function renderHtml(report: Report): string {
       "<h2>Comparisons</h2>",
       table(
         ["comparison", "n", "mean (95% CI)"],
-        report.comparisons.map((c) => [c.label, String(c.n), `${signed(c.mean)}${ci(c.spread)}`]),
+        report.comparisons.map((c) => [
+          c.label,
+          String(c.n),
+          `${signed(c.mean)}${ci(c.spread, { signed: true })}`,
+        ]),
       ),
     );
   }

@@ -1,7 +1,6 @@
 // The run browser's one container: owns navigation (a reducer over keys), reads what the current
 // screen needs from the BrowseSource, and fits it to the terminal. Keyboard only; read-only.
 
-import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { Box, Text, useInput, useStdin, useWindowSize } from "ink";
 import { useEffect, useMemo, useReducer, useRef, useState } from "react";
@@ -376,12 +375,12 @@ function buildView(top: Screen, r: Reads): View {
       const base = modeDir
         ? join(modeDir, "reflection", `${top.mode}${task.k}`, "base_harness")
         : "";
-      const baseDiff =
-        mode.selection?.ok && chosen?.harnessDir && base && existsSync(base)
+      // diffOf answers null for a folder that is not there (no starting harness recorded).
+      const baseDiff = !mode.selection?.ok
+        ? undefined
+        : chosen?.harnessDir && base
           ? r.diffOf(base, chosen.harnessDir)
-          : mode.selection?.ok
-            ? null
-            : undefined;
+          : null;
       return scrollView(
         `sweeps › ${id} › ${task.task} k=${task.k} › ${modeName(top.mode)} selection`,
         selectionLines(task, mode, r.width, baseDiff),

@@ -15,7 +15,7 @@ export interface BrowseSource {
   sweep(id: string): SweepDetail | null;
   stagePaths(taskId: string, mode: string, label: string): StagePaths | null;
   hasJudgments(sweepId: string): boolean;
-  /** The unified diff of a harness tree against its parent's, or null when it cannot be made. */
+  /** The unified diff of a harness tree against another, or null when it cannot be made (a folder is not there). */
   harnessDiff?(parentDir: string, harnessDir: string): string | null;
   /** The judged report of a sweep, drawn for `columns` columns, or null when there is none. */
   reportText?(sweepId: string, opts: { columns: number; color: boolean }): string | null;

@@ -8,6 +8,7 @@
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { domainsWithEntries, latestAdoptedEntry } from "../../../store/export-queries.ts";
+import { reflectionDir } from "../../core/adoption/reflection.ts";
 import { treeDiff } from "../../core/harness/diff.ts";
 import { readTree } from "../../core/harness/tree.ts";
 import { dirExists } from "../../core/lib/safe-fs.ts";
@@ -140,7 +141,7 @@ const harness: Command = {
     );
 
     if (boolOpt(args, "diff")) {
-      const base = join(entry.modeDir, "reflection", `${mode}${entry.k}`, "base_harness");
+      const base = join(reflectionDir(entry.modeDir, { mode, k: entry.k }), "base_harness");
       if (entry.modeDir === "" || !dirExists(base)) {
         io.stderr("harness2 harness: no starting harness was recorded for that task; no diff\n");
         return EXIT.failed;

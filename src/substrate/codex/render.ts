@@ -13,7 +13,7 @@ import { jsonObjects } from "../../core/lib/jsonl.ts";
 export const CODEX_ARGS_TRUNC = 2000;
 /** Clip of one [ERROR] or [HARNESS] message. */
 export const CODEX_ERROR_TRUNC = 1000;
-/** Clip of one row of the agent's plan (Codex's `todo_list` item). */
+/** Longest text kept of one step of the agent's plan (Codex's plan item, one line per step). */
 const PLAN_ROW_TRUNC = 200;
 
 export type CodexRenderOptions = {
