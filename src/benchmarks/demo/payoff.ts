@@ -13,6 +13,7 @@ import { treeDiff } from "../../core/harness/diff.ts";
 import type { SurfaceSpec } from "../../core/harness/surface.ts";
 import { readTree } from "../../core/harness/tree.ts";
 import { dirExists } from "../../core/lib/safe-fs.ts";
+import { experienceField } from "../../core/library/library.ts";
 import { domainDir } from "../../core/library/values.ts";
 import { readSummary } from "../../core/resume/summary.ts";
 import { MODE_NAMES, taskSlug } from "../../core/run/naming.ts";
@@ -21,6 +22,10 @@ import { DEMO_FIXTURES, ledgerTotal } from "./demo-adapter.ts";
 export type PayoffRow = {
   task: string;
   mode: string;
+  /** False when the task left no summary (nothing of it was recorded); such a row is not drawn. */
+  recorded: boolean;
+  /** The selection's pick and its answer, adopted or not (demo.json's `chosen`). */
+  chosen: { label: string; answer: string };
   base: { label: string; answer: string; right: boolean | null };
   adopted: { label: string; answer: string; right: boolean | null; isBase: boolean };
 };
@@ -73,12 +78,6 @@ function sumsTheLedger(answer: string, domain: string, task: string): boolean | 
   return answer === `Total: ${ledgerTotal(readFileSync(ledger, "utf8"))}`;
 }
 
-/** `- **cue**: …` and `- **lesson**: …` of an entry's EXPERIENCE.md ("" when absent). */
-function lessonField(text: string, name: string): string {
-  const line = text.split("\n").find((l) => l.startsWith(`- **${name}**:`));
-  return line === undefined ? "" : line.slice(`- **${name}**:`.length).trim();
-}
-
 /** Reads the payoff of a finished (or fully skipped) demo back from its folders. */
 export function readPayoff(input: PayoffInput): Payoff {
   const rows: PayoffRow[] = [];
@@ -86,20 +85,29 @@ export function readPayoff(input: PayoffInput): Payoff {
   let change: Payoff["change"] = null;
   const baseTree = readTree(input.surface, input.baseHarness);
   for (const [i, t] of input.tasks.entries()) {
+    const read = readSummary(t.summary);
+    const summary = read.kind === "summary" ? read.summary : null;
     for (const mode of input.modes) {
       const dir = t.dirs[mode];
       if (dir === undefined) continue;
-      const read = readSummary(t.summary);
-      if (read.kind !== "summary") continue;
-      const base = read.summary.base[0];
-      const sel = read.summary.selections[mode];
+      const base = summary?.base[0];
+      const sel = summary?.selections[mode];
       const adoptedDir = sel?.ok ? sel.chosenRunDir : undefined;
       const isBase = sel?.chosenTreeIsBase ?? false;
       const baseAnswer = answerOf(base?.runDir);
       const adoptedAnswer = answerOf(adoptedDir);
+      if (summary === null) {
+        rows.push(emptyRow(t.task, MODE_NAMES[mode]));
+        continue;
+      }
       rows.push({
         task: t.task,
         mode: MODE_NAMES[mode],
+        recorded: summary !== null,
+        chosen: {
+          label: sel?.chosenLabel ?? "",
+          answer: sel?.ok ? adoptedAnswer : answerOf(sel?.chosenRunDir || undefined),
+        },
         base: {
           label: base?.label ?? "",
           answer: baseAnswer,
@@ -136,13 +144,25 @@ export function readPayoff(input: PayoffInput): Payoff {
       lessons.push({
         task: t.task,
         mode: MODE_NAMES[mode],
-        cue: lessonField(text, "cue"),
-        lesson: lessonField(text, "lesson"),
+        cue: experienceField(text, "cue") ?? "",
+        lesson: experienceField(text, "lesson") ?? "",
         readBy,
       });
     }
   }
   return { rows, change, lessons };
+}
+
+function emptyRow(task: string, mode: string): PayoffRow {
+  const none = { label: "", answer: NONE, right: null };
+  return {
+    task,
+    mode,
+    recorded: false,
+    chosen: { label: "", answer: NONE },
+    base: none,
+    adopted: { ...none, isBase: false },
+  };
 }
 
 /** True when some stage evidence of the task under `taskDir` carried library entry `slug`. */
@@ -164,11 +184,12 @@ export function renderPayoff(
 ): string[] {
   const out: string[] = [];
   const mark = (right: boolean | null) => (right === null ? "" : right ? " ✓" : " ✗");
-  if (p.rows.length > 0) {
+  const rows = p.rows.filter((r) => r.recorded);
+  if (rows.length > 0) {
     out.push("", "Before → after (✓: the total is the signed sum of the task's ledger.csv):");
-    const taskW = Math.max(...p.rows.map((r) => r.task.length));
-    const modeW = Math.max(...p.rows.map((r) => r.mode.length));
-    for (const r of p.rows) {
+    const taskW = Math.max(...rows.map((r) => r.task.length));
+    const modeW = Math.max(...rows.map((r) => r.mode.length));
+    for (const r of rows) {
       const adopted = r.adopted.label === "" ? "nothing adopted" : r.adopted.label;
       const kept = r.adopted.isBase ? " (kept the base harness)" : "";
       out.push(

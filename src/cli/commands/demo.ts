@@ -2,7 +2,7 @@
 // two ledger tasks, real python3 executions, the real proposer loop through a scripted channel.
 // Run it twice: the second run executes nothing and calls no improver (every task is skipped).
 
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { directoryProblem, openStore } from "../../../store/db.ts";
 import { DemoAdapter } from "../../benchmarks/demo/demo-adapter.ts";
@@ -10,7 +10,6 @@ import { DemoChannel } from "../../benchmarks/demo/demo-channel.ts";
 import { type PayoffInput, readPayoff, renderPayoff } from "../../benchmarks/demo/payoff.ts";
 import { squish } from "../../core/lib/format.ts";
 import { Proposer } from "../../core/proposer/proposer.ts";
-import { readSummary } from "../../core/resume/summary.ts";
 import { loadRunConfig } from "../../core/run/config.ts";
 import { MODE_NAMES, parseModes, taskDir } from "../../core/run/naming.ts";
 import {
@@ -168,7 +167,6 @@ async function runDemo(args: ParsedArgs, io: CliIO): Promise<number> {
   const deadDomains = session.result.domains.flatMap((d) =>
     "error" in d ? [{ domain: d.domain, error: d.error }] : [],
   );
-  const chosen = chosenTotals(runsRoot, session.result, modes);
   const payoff = readPayoff({
     tasks: taskFolders(runsRoot, session.result, modes),
     modes,
@@ -185,7 +183,8 @@ async function runDemo(args: ParsedArgs, io: CliIO): Promise<number> {
     failedDomains: deadDomains,
     executions: adapter.executions,
     improverCalls: channel.sessions,
-    chosen,
+    // Each task's pick per mode and its answer, read back from its summary (skipped tasks too).
+    chosen: payoff.rows.map((r) => ({ task: r.task, mode: r.mode, ...r.chosen })),
     payoff,
     interrupted: session.interrupted,
   };
@@ -233,39 +232,4 @@ function taskFolders(
           dirs: Object.fromEntries(modes.map((m) => [m, taskDir(runsRoot, cell(m), row.task)])),
         })),
   );
-}
-
-type Chosen = { task: string; mode: string; label: string; answer: string };
-
-/** Each task's adopted answer per mode, read back from its summary (also for skipped tasks). */
-function chosenTotals(
-  runsRoot: string,
-  result: Awaited<ReturnType<typeof runSweepSession>>["result"],
-  modes: readonly ("agg" | "seq")[],
-): Chosen[] {
-  const out: Chosen[] = [];
-  const cell = {
-    benchmark: result.benchmark,
-    substrate: result.substrate,
-    mode: "agg" as const,
-    k: result.k,
-    seed: result.seed,
-    tag: result.tag,
-  };
-  for (const d of result.domains) {
-    if ("error" in d) continue;
-    for (const row of d.tasks) {
-      const read = readSummary(taskDir(runsRoot, cell, row.task));
-      for (const mode of modes) {
-        const sel = read.kind === "summary" ? read.summary.selections[mode] : undefined;
-        const answerPath = sel?.chosenRunDir ? join(sel.chosenRunDir, "output", "answer.txt") : "";
-        const answer =
-          answerPath && existsSync(answerPath)
-            ? readFileSync(answerPath, "utf8").trim()
-            : "(no answer)";
-        out.push({ task: row.task, mode: MODE_NAMES[mode], label: sel?.chosenLabel ?? "", answer });
-      }
-    }
-  }
-  return out;
 }

@@ -28,7 +28,22 @@ const EntryMeta = z.object({ taskId: z.string().min(1), seq: z.number().int().no
 type EntryMeta = z.infer<typeof EntryMeta>;
 const META_FILE = "entry.json";
 const EXPERIENCE_FILE = "EXPERIENCE.md";
-const CUE_PREFIX = "- **cue**:";
+
+/**
+ * One `- **<key>**: …` bullet of an EXPERIENCE.md, its continuation lines (indented two spaces,
+ * as the entry writes a multi-line value) joined with spaces; null when the bullet is absent.
+ */
+export function experienceField(text: string, key: string): string | null {
+  const prefix = `- **${key}**:`;
+  const lines = text.split("\n");
+  const at = lines.findIndex((l) => l.startsWith(prefix));
+  if (at < 0) return null;
+  const parts = [(lines[at] as string).slice(prefix.length).trim()];
+  for (let i = at + 1; i < lines.length && (lines[i] as string).startsWith("  "); i++) {
+    parts.push((lines[i] as string).trim());
+  }
+  return parts.join(" ");
+}
 
 export type LibraryOptions = {
   /** `<library root>/<mode>`; the domain directory is made under it. */
@@ -331,14 +346,7 @@ export class Library {
     } catch {
       return null;
     }
-    const lines = text.split("\n");
-    const at = lines.findIndex((l) => l.startsWith(CUE_PREFIX));
-    if (at < 0) return null;
-    const parts = [(lines[at] as string).slice(CUE_PREFIX.length).trim()];
-    for (let i = at + 1; i < lines.length && (lines[i] as string).startsWith("  "); i++) {
-      parts.push((lines[i] as string).trim());
-    }
-    return parts.join(" ");
+    return experienceField(text, "cue");
   }
 
   /** The bytes of an entry's regular files (its harness, EXPERIENCE.md and bookkeeping). */
