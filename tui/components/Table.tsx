@@ -4,6 +4,7 @@
 
 import { Box } from "ink";
 import { pad, textWidth, truncate } from "../../src/core/lib/format.ts";
+import { columnsToKeep } from "../../src/core/lib/text-table.ts";
 import { type Line, LineView, type Segment } from "./Lines.tsx";
 import type { Tone } from "./theme.ts";
 
@@ -25,32 +26,22 @@ export type Column<R> = {
   drop?: number;
 };
 
-/** The columns that fit `width`: ranked ones hidden lowest first while the table is too wide. */
+/** The columns that fit `width`: ranked ones hidden lowest first (columnsToKeep). */
 export function fittingColumns<R>(columns: Column<R>[], rows: R[], width?: number): Column<R>[] {
   if (width === undefined) return columns;
-  let shown = columns;
-  const over = (cols: Column<R>[]) => {
-    const cells = rows.map((r) => cols.map((c) => c.cell(r)));
-    const widths = columnWidths(
-      cols.map((c) => ({ ...c, shrink: false })),
-      cells,
-    );
-    const shrinkable = cols.reduce(
-      (n, c, i) => n + (c.shrink ? (widths[i] ?? 0) - textWidth(c.header) : 0),
-      0,
-    );
-    return (
-      widths.reduce((a, b) => a + b, 0) + GAP_WIDTH * Math.max(0, cols.length - 1) - shrinkable >
-      width
-    );
-  };
-  while (over(shown)) {
-    const ranked = shown.filter((c) => c.drop !== undefined);
-    if (ranked.length === 0) break;
-    const next = ranked.reduce((a, b) => ((b.drop ?? 0) < (a.drop ?? 0) ? b : a));
-    shown = shown.filter((c) => c !== next);
-  }
-  return shown;
+  const cells = rows.map((r) => columns.map((c) => c.cell(r)));
+  const widths = columnWidths(
+    columns.map((c) => ({ ...c, shrink: false })),
+    cells,
+  );
+  const { keep } = columnsToKeep(widths, {
+    ranks: columns.map((c) => c.drop),
+    maxWidth: width,
+    gap: GAP_WIDTH,
+    // A cut-to-fit column can give up everything but its header's width.
+    slack: columns.map((c, i) => (c.shrink ? (widths[i] ?? 0) - textWidth(c.header) : 0)),
+  });
+  return keep.map((i) => columns[i] as Column<R>);
 }
 
 export type TableProps<R> = {

@@ -8,7 +8,7 @@ import { forgetSweeps, idleSweepIds, ownTaskCount, SweepLiveError } from "../../
 import { listSweeps } from "../../../store/sweep-list.ts";
 import { type RunsListing, SweepStatus, type SweepSummary } from "../../../store/views.ts";
 import { MODE_NAMES } from "../../core/events/registry.ts";
-import { formatDuration, formatUsd, formatWhen, textWidth } from "../../core/lib/format.ts";
+import { formatDuration, formatUsd, formatWhen } from "../../core/lib/format.ts";
 import { fitColumns, type TextColumn, textTable } from "../../core/lib/text-table.ts";
 import {
   boolOpt,
@@ -131,12 +131,11 @@ export function renderRuns(
   const paint = painter(io);
   const width = tableWidth(io);
   const rows = sweeps.map(row);
-  let fitted = { columns: COLUMNS, rows, hidden: [] as string[] };
+  let fitted: ReturnType<typeof fitColumns> = { columns: COLUMNS, rows, hidden: [], fits: true };
   if (width !== null) {
     fitted = fitColumns(COLUMNS, rows, width);
     // Still too wide: ids shrink to their shortest unique prefix (a handle every command takes).
-    const wide = textTable(fitted.columns, fitted.rows).some((l) => textWidth(l) > width);
-    if (wide) {
+    if (!fitted.fits) {
       const short = uniquePrefixes(allIds);
       fitted = fitColumns(
         COLUMNS,

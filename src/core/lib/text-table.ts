@@ -52,35 +52,68 @@ export function textTable<T extends string = string>(
 
 const BLANK = new Set(["", "0", "-"]);
 
+export type KeepOptions = {
+  /** Each column's drop rank; undefined: the column always stays. */
+  ranks: readonly (number | undefined)[];
+  maxWidth: number;
+  /** Terminal columns between two columns. */
+  gap: number;
+  indent?: number;
+  /** Columns with nothing in them, dropped before any ranked one. */
+  blank?: readonly boolean[];
+  /** How far each column could still shrink on its own (a table's cut-to-fit column). */
+  slack?: readonly number[];
+};
+
+/**
+ * Which columns of the given widths to keep so a table fits `maxWidth`: ranked columns go lowest
+ * rank first, blank ones before any; unranked ones always stay. The one rule behind every table
+ * that must fit a terminal (`runs`, the report view); `fits` says whether it then does.
+ */
+export function columnsToKeep(
+  widths: readonly number[],
+  o: KeepOptions,
+): { keep: number[]; fits: boolean } {
+  const shown = new Set(widths.map((_, i) => i));
+  const total = () =>
+    (o.indent ?? 0) +
+    [...shown].reduce((n, i) => n + (widths[i] ?? 0) - (o.slack?.[i] ?? 0), 0) +
+    o.gap * Math.max(0, shown.size - 1);
+  const rank = (i: number) => (o.blank?.[i] ? -1e6 : 0) + (o.ranks[i] ?? 0);
+  while (total() > o.maxWidth) {
+    const candidates = [...shown].filter((i) => o.ranks[i] !== undefined);
+    if (candidates.length === 0) break;
+    shown.delete(candidates.reduce((a, b) => (rank(b) < rank(a) ? b : a)));
+  }
+  return { keep: [...shown].sort((a, b) => a - b), fits: total() <= o.maxWidth };
+}
+
 /**
  * The columns (and the rows' cells) that fit `maxWidth` terminal columns, hiding droppable
- * columns as TextColumn.drop describes, and the headers it hid. Whatever cannot be hidden stays,
- * even when the table is still too wide.
+ * columns as TextColumn.drop describes (columnsToKeep), and the headers it hid. Whatever cannot
+ * be hidden stays, even when the table is still too wide (`fits` is then false).
  */
 export function fitColumns(
   columns: readonly TextColumn[],
   rows: readonly (readonly string[])[],
   maxWidth: number,
   indent = 0,
-): { columns: TextColumn[]; rows: string[][]; hidden: string[] } {
+): { columns: TextColumn[]; rows: string[][]; hidden: string[]; fits: boolean } {
   const widths = columns.map((c, i) =>
     Math.max(textWidth(c.header), ...rows.map((r) => textWidth(r[i] ?? ""))),
   );
   const blank = columns.map((_, i) => rows.every((r) => BLANK.has((r[i] ?? "").trim())));
-  const shown = new Set(columns.map((_, i) => i));
-  const total = () =>
-    indent + [...shown].reduce((n, i) => n + (widths[i] ?? 0), 0) + 2 * (shown.size - 1);
-  while (total() > maxWidth) {
-    const candidates = [...shown].filter((i) => columns[i]?.drop !== undefined);
-    if (candidates.length === 0) break;
-    const rank = (i: number) => (blank[i] ? -1e6 : 0) + (columns[i]?.drop ?? 0);
-    const next = candidates.reduce((a, b) => (rank(b) < rank(a) ? b : a));
-    shown.delete(next);
-  }
-  const keep = columns.map((_, i) => i).filter((i) => shown.has(i));
+  const { keep, fits } = columnsToKeep(widths, {
+    ranks: columns.map((c) => c.drop),
+    maxWidth,
+    gap: 2,
+    indent,
+    blank,
+  });
   return {
     columns: keep.map((i) => columns[i] as TextColumn),
     rows: rows.map((r) => keep.map((i) => r[i] ?? "")),
-    hidden: columns.filter((_, i) => !shown.has(i)).map((c) => c.header),
+    hidden: columns.filter((_, i) => !keep.includes(i)).map((c) => c.header),
+    fits,
   };
 }
