@@ -41,6 +41,10 @@ const LOADERS: Record<string, (ctx: BenchJudgeContext) => Promise<BenchJudge>> =
     // The checks are the task folder's own tests/check scripts.
     return { scorer, identity: { scorer: "tasks-check", version: "1" } };
   },
+  jb: async (ctx) => {
+    const { jobBenchJudge } = await import("./judge-jobbench.ts");
+    return jobBenchJudge(ctx);
+  },
 };
 
 /** Benchmarks this build can judge. */

@@ -21,6 +21,11 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: () => import("./commands/init.ts").then((m) => m.default),
   },
   {
+    name: "setup",
+    summary: "Install a benchmark's data (JobBench: --bench jb), or adopt a copy with --from",
+    load: () => import("./commands/setup.ts").then((m) => m.default),
+  },
+  {
     name: "run",
     summary: "Adapt a harness on a benchmark's tasks (e.g. --bench tasks --tasks DIR)",
     load: () => import("./commands/run.ts").then((m) => m.default),

@@ -34,7 +34,7 @@ import {
 } from "../command.ts";
 import { EXIT } from "../exit-codes.ts";
 
-const BENCHES = ["tasks", "demo"] as const;
+const BENCHES = ["tasks", "jb", "demo"] as const;
 type Bench = (typeof BENCHES)[number];
 
 const check: Command = {
@@ -55,6 +55,12 @@ const check: Command = {
       description: `benchmark to check for: ${BENCHES.join(" or ")} (default tasks)`,
     },
     tasks: { type: "string", valueName: "DIR", description: "the task folder (bench tasks)" },
+    split: { type: "string", valueName: "NAME", description: "JobBench split: main or easy" },
+    dependencies: {
+      type: "string",
+      valueName: "DIR",
+      description: "where setup installed JobBench",
+    },
     runs: {
       type: "string",
       valueName: "DIR",
@@ -102,12 +108,13 @@ async function runCheck(args: ParsedArgs, io: CliIO): Promise<number> {
       report.line("FAIL", err.variable, err.message, "set it as described, in .env or the shell");
     }
     // The demo's executions and improvers are local scripts: it needs python3 and a runs dir only.
-    const opencodeOk = bench === "tasks" ? await checkOpencode(report, env, scratch) : true;
+    const models = bench !== "demo";
+    const opencodeOk = models ? await checkOpencode(report, env, scratch) : true;
     await checkPython(report, env);
-    if (bench === "tasks") checkGit(report, env);
+    if (models) checkGit(report, env);
     let modelsOk = true;
-    const cx = bench === "tasks" && substrate === "cx";
-    if (config !== null && bench === "tasks") {
+    const cx = models && substrate === "cx";
+    if (config !== null && models) {
       modelsOk = await checkModels(report, env, config, { solverOnOpencode: !cx });
     }
     if (config !== null && cx) {
@@ -118,15 +125,27 @@ async function runCheck(args: ParsedArgs, io: CliIO): Promise<number> {
     if (bench === "tasks") {
       taskCount = await checkTasks(report, stringOpt(args, "tasks"), io.cwd, substrate);
     }
+    if (bench === "jb") {
+      const split = stringOpt(args, "split") === "easy" ? "easy" : "main";
+      const { checkJobBench } = await import("../check/jobbench.ts");
+      const opts = {
+        env,
+        cwd: io.cwd,
+        dependencies: stringOpt(args, "dependencies"),
+        split,
+        config,
+      } as const;
+      taskCount = checkJobBench(report, opts).tasks;
+    }
     checkRunsAndStore(report, stringOpt(args, "runs"), env, io.cwd);
 
     let liveRan = false;
     if (boolOpt(args, "live")) {
-      if (config === null || !modelsOk || !opencodeOk || bench !== "tasks") {
+      if (config === null || !modelsOk || !opencodeOk || bench === "demo") {
         report.line(
           "skip",
           "live check",
-          bench !== "tasks"
+          bench === "demo"
             ? `the ${bench} benchmark calls no model`
             : "not attempted until the problems above are fixed",
         );
@@ -156,15 +175,15 @@ async function runCheck(args: ParsedArgs, io: CliIO): Promise<number> {
       );
       return EXIT.failed;
     }
-    if (bench !== "tasks") {
+    if (bench === "demo") {
       io.stdout(`Ready: ${bench}.\n`);
       return EXIT.ok;
     }
-    const models = liveRan
+    const called = liveRan
       ? "Both models answered."
       : "No model was called; --live sends one tiny request to each.";
     io.stdout(
-      `Ready: tasks/${substrate}, ${taskCount} task${taskCount === 1 ? "" : "s"}. ${models}\n`,
+      `Ready: ${bench}/${substrate}, ${taskCount} task${taskCount === 1 ? "" : "s"}. ${called}\n`,
     );
     return EXIT.ok;
   } finally {

@@ -2,7 +2,7 @@
 // the proposer from flags and environment, then runs it through the shared sweep session (store,
 // lock, identity, front end). `--dry-run` prints the stream and budgets and touches nothing.
 
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import type { ModeToken } from "../../core/events/registry.ts";
 import { Proposer } from "../../core/proposer/proposer.ts";
 import { expectedRollouts, expectedSessions } from "../../core/recursion/ledger.ts";
@@ -13,6 +13,7 @@ import { StreamError, taskStream } from "../../core/schedule/stream.ts";
 import type { BenchmarkAdapter } from "../../core/seams/benchmark.ts";
 import type { Channel } from "../../core/seams/channel.ts";
 import { type ChannelSpec, resolveChannelModel } from "../../core/seams/channel-spec.ts";
+import { buildAdapter } from "../build-adapter.ts";
 import {
   boolOpt,
   type CliIO,
@@ -33,9 +34,6 @@ import {
   sweepLockNamespaces,
 } from "../sweep-session.ts";
 
-/** Benchmarks this build can run with `harness2 run` (the demo has its own command). */
-export const RUNNABLE_BENCHES = ["tasks"] as const;
-
 const run: Command = {
   name: "run",
   summary: "Adapt a harness on a benchmark's tasks: propose, probe, compose, select, reflect",
@@ -48,8 +46,19 @@ const run: Command = {
     "resumes: finished, intact tasks are skipped and finished rollouts are reused.",
   ].join("\n"),
   options: {
-    bench: { type: "string", valueName: "NAME", description: "benchmark: tasks" },
+    bench: { type: "string", valueName: "NAME", description: "benchmark: tasks or jb (JobBench)" },
     tasks: { type: "string", valueName: "DIR", description: "task folder (for --bench tasks)" },
+    split: {
+      type: "string",
+      valueName: "NAME",
+      description: "JobBench split: main (default) or easy",
+    },
+    dependencies: {
+      type: "string",
+      valueName: "DIR",
+      description:
+        "where setup installed benchmarks (default $HARNESS2_DEPENDENCIES or ./dependencies)",
+    },
     k: { type: "string", valueName: "N", description: "candidates per mode (default 1)" },
     mode: {
       type: "string",
@@ -136,82 +145,6 @@ function flags(args: ParsedArgs): RunFlags {
   };
 }
 
-async function buildAdapter(
-  args: ParsedArgs,
-  io: CliIO,
-  runsDir: string,
-): Promise<{ adapter: BenchmarkAdapter; warnings: string[] }> {
-  const bench = stringOpt(args, "bench");
-  if (bench === undefined) throw new UsageError("--bench is required (available: tasks)", "run");
-  if (bench === "demo") {
-    throw new UsageError("the demo has its own command: harness2 demo", "run");
-  }
-  if (!(RUNNABLE_BENCHES as readonly string[]).includes(bench)) {
-    throw new UsageError(
-      `benchmark '${bench}' is not available in this build (available: ${RUNNABLE_BENCHES.join(", ")})`,
-      "run",
-    );
-  }
-  const substrate = stringOpt(args, "substrate") ?? "oc";
-  if (substrate !== "oc" && substrate !== "cx") {
-    throw new UsageError(
-      `substrate '${substrate}' cannot run the tasks benchmark (available: oc, cx)`,
-      "run",
-    );
-  }
-  const tasksDir = stringOpt(args, "tasks");
-  if (tasksDir === undefined) throw new UsageError("--bench tasks needs --tasks DIR", "run");
-  const { createTasksAdapter } = await import("../../benchmarks/tasks/tasks-adapter.ts");
-  const executor =
-    substrate === "cx"
-      ? new (await import("../../substrate/codex/substrate.ts")).CodexSubstrate({ env: io.env })
-      : new (await import("../../substrate/opencode/substrate.ts")).OpencodeSubstrate({
-          env: io.env,
-        });
-  const { formatProblem, TasksRootError } = await import("../../benchmarks/tasks/task-folder.ts");
-  let created: ReturnType<typeof createTasksAdapter>;
-  try {
-    created = createTasksAdapter({
-      tasksDir: resolve(io.cwd, tasksDir),
-      runsDir,
-      env: io.env,
-      executor,
-      strict: boolOpt(args, "strict"),
-    });
-  } catch (err) {
-    // A --tasks that names no folder is a bad value on the command line; a folder whose tasks are
-    // malformed stays a refusal (exit 1) with the problems listed.
-    if (err instanceof TasksRootError) throw new UsageError(`--tasks: ${err.message}`, "run");
-    // A folder with nothing in it at all is the wrong folder on the command line, not a refusal.
-    const { TasksFormatError } = await import("../../benchmarks/tasks/tasks-adapter.ts");
-    if (!(err instanceof TasksFormatError)) throw err;
-    if (err.empty) throw new UsageError(`--tasks: ${err.message}`, "run");
-    // One problem per line, as `check` prints them, then the one-line refusal.
-    for (const p of err.problems) io.stderr(`  ${formatProblem(p)}\n`);
-    const n = `${err.problems.length} problem${err.problems.length === 1 ? "" : "s"}`;
-    throw new CliError(`task folder '${err.root}' has ${n} (listed above); fix them and run again`);
-  }
-  // The folder's own harness/ is the base of every task: a broken one refuses the run (and the
-  // dry run) before anything is written, as `check` reports it.
-  const base = created.adapter.folder.baseHarness;
-  if (base !== null) {
-    const { checkBaseHarness } = await import("../base-harness.ts");
-    const found = await checkBaseHarness(
-      base,
-      created.adapter.substrate.surface(),
-      created.adapter.spec.allowSubagents,
-    );
-    const first = found.problems[0];
-    if (first !== undefined) {
-      const more = found.problems.length > 1 ? ` (and ${found.problems.length - 1} more)` : "";
-      throw new CliError(
-        `the task folder's ${created.adapter.substrate.baseHarnessFolder}/ is not a valid harness: ${first}${more}; see harness2 check --tasks ${tasksDir}`,
-      );
-    }
-  }
-  return { adapter: created.adapter, warnings: created.problems.map(formatProblem) };
-}
-
 async function buildChannel(
   config: RunConfig,
   io: CliIO,
@@ -245,7 +178,7 @@ async function runSweepCommand(args: ParsedArgs, io: CliIO): Promise<number> {
   // A runs dir that is a file is one line before anything runs (2 from --runs, 1 from the env).
   const where = checkedLocation(args, io, { create: true });
   const config = loadRunConfig({ ...io.env, HARNESS2_RUNS_DIR: where.runsDir }, { cwd: io.cwd });
-  const { adapter, warnings } = await buildAdapter(args, io, where.runsDir);
+  const { adapter, warnings, record } = await buildAdapter(args, io, where.runsDir);
   for (const w of warnings) io.stderr(`warning: ${w}\n`);
 
   const benchRoot = join(where.runsDir, adapter.spec.name);
@@ -309,8 +242,7 @@ async function runSweepCommand(args: ParsedArgs, io: CliIO): Promise<number> {
       config: {
         k: f.k,
         modes: f.modes,
-        // Where the judge finds the answer keys again (harness2 judge reads config.tasksDir).
-        tasksDir: resolve(io.cwd, stringOpt(args, "tasks") ?? ""),
+        ...record,
         phaseWidth: config.phaseWidth,
         sessionLimit: config.sessionLimit,
         stageAttempts: config.stageAttempts,

@@ -1,0 +1,305 @@
+// The JobBench cell (`--bench jb`, docs/benchmarks.md "JobBench"): one task is a profession's
+// `taskN` folder; the agent works in a clean copy of its task_folder/ through whichever executor
+// the CLI hands in (OpenCode: workspace_agents_md; Codex: codex_root). RUBRICS.json, the task card
+// and any search references never leave the dataset: only the judge (jb-scorer.ts) reads them.
+
+import { cpSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync } from "node:fs";
+import { basename, dirname, join } from "node:path";
+import { isTree, type Tree, writeTree } from "../../core/harness/tree.ts";
+import { copyTreeSafe, isRegularFile } from "../../core/lib/safe-fs.ts";
+import { hasDeliverable, outputDirOf } from "../../core/rollout/layout.ts";
+import {
+  clearRunMark,
+  isOutputIntact,
+  isRunComplete,
+  readRunMark,
+} from "../../core/rollout/runmark.ts";
+import { loadRunConfig } from "../../core/run/config.ts";
+import { parseRunId } from "../../core/run/naming.ts";
+import type { RunConfig } from "../../core/run/run-config.ts";
+import { leakFilter } from "../../core/safety/leak-globs.ts";
+import type { BenchPrompts } from "../../core/seams/bench-prompts.ts";
+import {
+  type BenchmarkAdapter,
+  BenchSpec,
+  type ExecuteOptions,
+} from "../../core/seams/benchmark.ts";
+import { resolveChannelModel } from "../../core/seams/channel-spec.ts";
+import { DEFAULT_SOLVER_STEPS, type Executor } from "../../core/seams/executor.ts";
+import {
+  discoverSplit,
+  INSTRUCTIONS_FILE,
+  installedJobBench,
+  JB_BENCH,
+  JbDataError,
+  type JbManifest,
+  type JbSplit,
+  type JbTask,
+} from "./jb-data.ts";
+import { deliverableImagePaths, deliverableTexts } from "./jb-deliverables.ts";
+import { JB_PROMPTS, promptsForProfession, rolloutPrompt } from "./jb-prompts.ts";
+import { jbSettings } from "./jb-settings.ts";
+
+/**
+ * Never shown to the agent or the improver: the answer key, the judge's reports, reference answers,
+ * the human task card and the main split's withheld search references.
+ */
+export const JB_LEAK_GLOBS = [
+  "RUBRICS.json",
+  "eval_result/**",
+  "expected/**",
+  "reference/**",
+  "task_card.md",
+  "files_required_to_search/**",
+] as const;
+
+/** The original's whole-trajectory cap; in practice nothing is cut. */
+export const JB_TRAJECTORY_MAX = 8_000_000;
+
+/** Every attempt of a rollout ended normally with nothing in output/. Carries what they spent. */
+export class NoOutputError extends Error {
+  constructor(
+    readonly runId: string,
+    readonly attempts: number,
+    /** USD the attempts spent (the method books it as the dead rollout's spend). */
+    readonly usd: number,
+  ) {
+    super(
+      `rollout ${runId} wrote nothing to output/ in ${attempts} attempt(s); left unmarked, so a resume rolls it again`,
+    );
+    this.name = "NoOutputError";
+  }
+}
+
+export type JbAdapterOptions = {
+  /** The dependencies folder holding the checkout's manifest. */
+  deps: string;
+  split: JbSplit;
+  runsDir: string;
+  executor: Executor;
+  env?: Record<string, string | undefined>;
+  steps?: number;
+};
+
+export class JobBenchAdapter implements BenchmarkAdapter {
+  readonly spec: BenchSpec;
+  readonly substrate: Executor;
+  readonly manifest: JbManifest;
+  readonly split: JbSplit;
+  readonly #byId: Map<string, JbTask>;
+  readonly #config: RunConfig;
+  readonly #env: Record<string, string | undefined>;
+  readonly #steps: number;
+  readonly #attempts: number;
+  #baseDir: string | null = null;
+
+  constructor(opts: JbAdapterOptions) {
+    this.#env = opts.env ?? process.env;
+    this.manifest = installedJobBench(opts.deps);
+    this.split = opts.split;
+    const found = discoverSplit(this.manifest.root, opts.split);
+    if (found.tasks.length === 0) {
+      throw new JbDataError(
+        `JobBench's ${opts.split} split in ${this.manifest.root} has no task (dataset/${opts.split}/<profession>/taskN/task_folder/${INSTRUCTIONS_FILE})`,
+      );
+    }
+    this.#byId = new Map(found.tasks.map((t) => [t.id, t]));
+    this.#config = loadRunConfig(this.#env);
+    this.#steps = opts.steps ?? DEFAULT_SOLVER_STEPS;
+    this.#attempts = jbSettings(this.#env).attempts;
+    const channel = resolveChannelModel(
+      {},
+      {
+        kind: this.#config.improverChannel,
+        model: this.#config.improverModel,
+        effort: this.#config.proposerEffort,
+        steps: this.#config.proposerSteps,
+        timeout: this.#config.proposerTimeoutS,
+      },
+    );
+    this.spec = BenchSpec.parse({
+      name: JB_BENCH,
+      runsRoot: join(opts.runsDir, JB_BENCH),
+      installMode: opts.executor.installMode,
+      prompts: JB_PROMPTS,
+      channels: { proposer: channel, selector: channel },
+      leakGlobs: [...JB_LEAK_GLOBS],
+      // Sub-agents on OpenCode only, as the original: Codex loads none.
+      allowSubagents: opts.executor.allowSubagents,
+    });
+    this.substrate = opts.executor;
+  }
+
+  async tasks(split = "all"): Promise<string[]> {
+    if (split === "all") return [...this.#byId.keys()];
+    return [...this.#byId.values()].filter((t) => t.profession === split).map((t) => t.id);
+  }
+
+  domainOf(taskId: string): string {
+    return this.#task(taskId).profession;
+  }
+
+  referenceDomainOrder(): string[] {
+    return [...new Set([...this.#byId.values()].map((t) => t.profession))].sort();
+  }
+
+  async taskPrompt(taskId: string): Promise<string> {
+    return rolloutPrompt(this.#instructions(this.#task(taskId)));
+  }
+
+  promptsFor(taskId: string): BenchPrompts {
+    return promptsForProfession(this.#task(taskId).profession);
+  }
+
+  /** The clean copy of the task folder: what the agent got, nothing the leak globs name. */
+  async taskFiles(taskId: string): Promise<string | null> {
+    return this.cleanInputs(this.#task(taskId));
+  }
+
+  /** The executor's baseline, written once to `<runsRoot>/base-harness[-<substrate>]`. */
+  async baseHarness(): Promise<string> {
+    if (this.#baseDir === null) {
+      const name = this.substrate.name;
+      const dir = join(this.spec.runsRoot, name === "oc" ? "base-harness" : `base-harness-${name}`);
+      const surface = this.substrate.surface();
+      if (!isTree(surface, dir)) writeTree(surface, this.substrate.baselineTree(), dir);
+      this.#baseDir = dir;
+    }
+    return this.#baseDir;
+  }
+
+  /** `<runsRoot>/dataset/<split>/<profession>/taskN`: the rollout store of one task. */
+  storeDir(task: JbTask): string {
+    return join(this.spec.runsRoot, "dataset", this.split, task.profession, basename(task.dir));
+  }
+
+  /**
+   * The task folder copied once into the store without what a leak glob names; a copy that was
+   * interrupted is never used (it is built beside and renamed into place).
+   */
+  cleanInputs(task: JbTask): string {
+    const clean = join(this.storeDir(task), "task_folder");
+    if (existsSync(clean)) return clean;
+    const partial = `${clean}.partial-${process.pid}`;
+    rmSync(partial, { recursive: true, force: true });
+    mkdirSync(dirname(clean), { recursive: true });
+    copyTreeSafe(task.taskFolder, partial, { filter: leakFilter(JB_LEAK_GLOBS) });
+    renameSync(partial, clean);
+    return clean;
+  }
+
+  /** `<store>/rollouts/<namespace>/<label>` for a run id of this sweep. */
+  rolloutDir(runId: string): string {
+    const parsed = parseRunId(runId);
+    if (parsed === null) throw new Error(`not a run id: ${runId}`);
+    const task = this.#task(parsed.taskId);
+    const namespace = runId.slice(0, runId.indexOf("/"));
+    return join(this.storeDir(task), "rollouts", namespace, parsed.label);
+  }
+
+  /**
+   * One rollout, reused when its mark matches. A run that ends normally with nothing in output/
+   * is tried again, up to HARNESS2_JB_ATTEMPTS times in all (each attempt's stream is kept beside
+   * the run); when every attempt delivered nothing the run is left unmarked and fails, so a resume
+   * rolls it again and the judge never reads it as a zero.
+   */
+  async execute(
+    taskId: string,
+    harnessDir: string | null,
+    runId: string,
+    opts: ExecuteOptions = {},
+  ): Promise<string> {
+    const task = this.#task(taskId);
+    const model = this.substrate.modelOf(this.#config);
+    this.substrate.preflight(model);
+    const harness = harnessDir ?? (await this.baseHarness());
+    const fingerprint = await this.substrate.rolloutFingerprint(harness);
+    const runDir = this.rolloutDir(runId);
+    if (await isRunComplete(runDir, fingerprint)) return runDir;
+    const inputsDir = this.cleanInputs(task);
+    const attemptsDir = `${runDir}.attempts`;
+    rmSync(attemptsDir, { recursive: true, force: true });
+    let spent = 0;
+    for (let attempt = 1; attempt <= this.#attempts; attempt++) {
+      const result = await this.substrate.execute({
+        runId,
+        runDir,
+        harnessDir: harness,
+        harnessFingerprint: fingerprint,
+        inputsDir,
+        prompt: rolloutPrompt(this.#instructions(task)),
+        model,
+        steps: this.#steps,
+        timeoutS: opts.timeoutS ?? this.#config.rolloutTimeoutS ?? jbSettings(this.#env).timeoutS,
+        template: { domainFocus: task.profession },
+        signal: opts.signal,
+      });
+      spent += result.usd;
+      if (result.delivered) return runDir;
+      const stream = this.substrate.streamPath(runDir);
+      if (isRegularFile(stream)) {
+        mkdirSync(attemptsDir, { recursive: true });
+        cpSync(stream, join(attemptsDir, `attempt-${attempt}.jsonl`));
+      }
+    }
+    await clearRunMark(runDir);
+    throw new NoOutputError(runId, this.#attempts, spent);
+  }
+
+  async delivered(runDir: string): Promise<boolean> {
+    return hasDeliverable(outputDirOf(runDir));
+  }
+
+  async trajectory(runDir: string, opts: { obsTrunc: number }): Promise<string> {
+    return this.substrate.trajectory(runDir, {
+      obsTrunc: opts.obsTrunc,
+      maxChars: JB_TRAJECTORY_MAX,
+    });
+  }
+
+  async deliverableFiles(runDir: string): Promise<Record<string, string>> {
+    return deliverableTexts(outputDirOf(runDir), this.#env);
+  }
+
+  async deliverableText(runDir: string): Promise<string> {
+    const files = Object.entries(await this.deliverableFiles(runDir));
+    if (files.length === 0) return "(no deliverable produced)";
+    return files.map(([name, text]) => `### output/${name}\n\n${text}`).join("\n\n");
+  }
+
+  async deliverableImages(runDir: string): Promise<string[]> {
+    return deliverableImagePaths(outputDirOf(runDir));
+  }
+
+  /** A reused run is intact when its output still has the fingerprint its mark recorded. */
+  async artifactsIntact(runDir: string): Promise<boolean> {
+    const mark = await readRunMark(runDir);
+    if (mark === null || mark.outputFingerprint === null) return false;
+    return isOutputIntact(runDir, outputDirOf(runDir));
+  }
+
+  async validateTree(_tree: Tree): Promise<string[]> {
+    return [];
+  }
+
+  async preflight(): Promise<void> {
+    const model = this.substrate.modelOf(this.#config);
+    this.substrate.preflight(model);
+    await this.substrate.reachable?.(model);
+  }
+
+  #instructions(task: JbTask): string {
+    return readFileSync(join(task.taskFolder, INSTRUCTIONS_FILE), "utf8");
+  }
+
+  #task(taskId: string): JbTask {
+    const task = this.#byId.get(taskId);
+    if (task === undefined) {
+      const known = [...this.#byId.keys()];
+      throw new JbDataError(
+        `task '${taskId}' is not in JobBench's ${this.split} split (${known.length} tasks, e.g. ${known.slice(0, 3).join(", ")})`,
+      );
+    }
+    return task;
+  }
+}

@@ -1,0 +1,290 @@
+// JobBench's judge, outside the method (only `harness2 judge` loads this): the benchmark's own
+// `eval/judge.py` run as an external process on the layout it expects, following its public file
+// contract (docs/benchmarks.md "The JobBench judge contract"):
+//
+//   <judging>/<split>/<profession>/taskN/RUBRICS.json                 (copied from the dataset)
+//   <judging>/<split>/<profession>/taskN/model_output/<label>/…       (a copy of the run's output/)
+//   <judging>/<split>/<profession>/taskN/eval_result/eval_<label>/<judge>_judge.json   (it writes)
+//
+// A complete report is served again without a call; one that shows a judge failure is renamed
+// aside (quarantined) and judged afresh; a run that delivered nothing is a real zero built from
+// the rubric weights, never a judge call. Any other failure is null (ungraded) with its log named.
+
+import { createHash } from "node:crypto";
+import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { basename, dirname, join } from "node:path";
+import { z } from "zod";
+import { pickEnv, runProcess } from "../../core/lib/process.ts";
+import { pythonEnv, resolvePython } from "../../core/lib/python.ts";
+import { copyTreeSafe, isRegularFile, walkFiles } from "../../core/lib/safe-fs.ts";
+import { outputDirOf } from "../../core/rollout/layout.ts";
+import type { Scorer } from "../../core/seams/benchmark.ts";
+import {
+  discoverSplit,
+  JB_BENCH,
+  type JbSplit,
+  type JbTask,
+  jbLabel,
+  RUBRICS_FILE,
+} from "./jb-data.ts";
+import { jbSettings } from "./jb-settings.ts";
+
+export const JB_DEFAULT_JUDGE_MODEL = "grok-4.3";
+
+const Rubric = z.looseObject({ weight: z.number().nonnegative().optional() });
+const RubricsFile = z.union([
+  z.looseObject({ rubrics: z.array(Rubric) }).transform((f) => f.rubrics),
+  z.looseObject({ evaluation_rubrics: z.array(Rubric) }).transform((f) => f.evaluation_rubrics),
+]);
+
+const Report = z.looseObject({
+  total_score: z.number(),
+  max_score: z.number().positive(),
+  passed_count: z.number().int().nonnegative(),
+  total_count: z.number().int().positive(),
+  pass_rate: z.string().optional(),
+  judge_model: z.string().optional(),
+  rubrics: z.array(z.looseObject({ result: z.unknown().optional() })),
+});
+type Report = z.infer<typeof Report>;
+
+/** The judge's report filename stem: the model without a provider prefix, `.` → `-` (upstream). */
+export function safeJudgeName(model: string): string {
+  return (model.split("/").pop() ?? model).replaceAll(".", "-");
+}
+
+/** The rubrics of a task and their weights (1 each when unweighted). */
+export function readRubrics(taskDir: string): { count: number; maxScore: number } {
+  const path = join(taskDir, RUBRICS_FILE);
+  const parsed = RubricsFile.safeParse(JSON.parse(readFileSync(path, "utf8")));
+  if (!parsed.success || parsed.data.length === 0) {
+    throw new Error(`${path} has no rubrics (a 'rubrics' or 'evaluation_rubrics' list)`);
+  }
+  const maxScore = parsed.data.reduce((n, r) => n + (r.weight ?? 1), 0);
+  return { count: parsed.data.length, maxScore };
+}
+
+/** Rubrics of a report whose result is not a pass/fail verdict: the judge failed on them. */
+function failedRubrics(report: Report): number {
+  return report.rubrics.filter((r) => {
+    const result = r.result as Record<string, unknown> | undefined;
+    return typeof result !== "object" || result === null || typeof result.passed !== "boolean";
+  }).length;
+}
+
+export type JbJudgeConfig = {
+  /** The checkout (manifest root): holds `eval/judge.py` and the dataset. */
+  root: string;
+  split: JbSplit;
+  /** `<runsDir>/jb`; the judging layout goes under its `judging/`. */
+  runsRoot: string;
+  model: string;
+  baseUrl: string;
+  apiKey: string;
+  env: Record<string, string | undefined>;
+};
+
+export function judgeScript(root: string): string {
+  return join(root, "eval", "judge.py");
+}
+
+/** The judge's identity: the script's own fingerprint and the judge model. */
+export function jbJudgeIdentity(cfg: JbJudgeConfig): Record<string, string> {
+  const script = judgeScript(cfg.root);
+  const sha = isRegularFile(script)
+    ? createHash("sha256").update(readFileSync(script)).digest("hex").slice(0, 16)
+    : "missing";
+  return { scorer: "jobbench-judge", version: "1", script: sha, model: cfg.model };
+}
+
+export class JobBenchScorer implements Scorer {
+  readonly #cfg: JbJudgeConfig;
+  readonly #tasks: Map<string, JbTask>;
+
+  constructor(cfg: JbJudgeConfig) {
+    this.#cfg = cfg;
+    this.#tasks = new Map(discoverSplit(cfg.root, cfg.split).tasks.map((t) => [t.id, t]));
+  }
+
+  async score(runDir: string, taskId: string): Promise<Record<string, unknown> | null> {
+    const task = this.#tasks.get(taskId);
+    if (task === undefined)
+      throw new Error(`task ${taskId} is not in JobBench's ${this.#cfg.split} split`);
+    const { count, maxScore } = readRubrics(task.dir);
+    // rollouts/<namespace>/<label> under the task's store: the run id, hence the judge's label.
+    const label = jbLabel(`${basename(dirname(runDir))}/${taskId}/${basename(runDir)}`);
+    const output = outputDirOf(runDir);
+    if (walkFiles(output).length === 0) {
+      return {
+        score: 0,
+        passed: 0,
+        total: count,
+        total_score: 0,
+        max_score: maxScore,
+        no_output: true,
+      };
+    }
+    const judging = join(
+      this.#cfg.runsRoot,
+      "judging",
+      this.#cfg.split,
+      task.profession,
+      basename(task.dir),
+    );
+    const details = join(
+      judging,
+      "eval_result",
+      `eval_${label}`,
+      `${safeJudgeName(this.#cfg.model)}_judge.json`,
+    );
+    const served = this.#served(details, count);
+    if (served !== null) return resultOf(served, details, true);
+
+    mkdirSync(judging, { recursive: true });
+    writeFileSync(join(judging, RUBRICS_FILE), readFileSync(join(task.dir, RUBRICS_FILE)));
+    const modelOutput = join(judging, "model_output", label);
+    rmSync(modelOutput, { recursive: true, force: true });
+    copyTreeSafe(output, modelOutput);
+    mkdirSync(dirname(details), { recursive: true });
+    const log = join(judging, "eval_result", `eval_${label}`, "judge.log");
+    const report = await this.#run(judging, modelOutput, details, label, log, count);
+    return resultOf(report, details, false);
+  }
+
+  /** A complete, failure-free report already on disk; a failed one is renamed aside. */
+  #served(details: string, count: number): Report | null {
+    if (!isRegularFile(details)) return null;
+    const parsed = Report.safeParse(safeJson(details));
+    if (!parsed.success) {
+      quarantine(details);
+      return null;
+    }
+    // A partial report (fewer rubrics than the task has) is judged again, as upstream does.
+    if (parsed.data.rubrics.length < count) return null;
+    if (failedRubrics(parsed.data) > 0) {
+      quarantine(details);
+      return null;
+    }
+    return parsed.data;
+  }
+
+  async #run(
+    judging: string,
+    outputDir: string,
+    details: string,
+    label: string,
+    log: string,
+    count: number,
+  ): Promise<Report> {
+    const cfg = this.#cfg;
+    const s = jbSettings(cfg.env);
+    const python = await judgePython(cfg.root, s.judgePython, cfg.env);
+    const script = judgeScript(cfg.root);
+    const argv = [
+      python,
+      script,
+      ...["--output-dir", outputDir, "--rubrics-file", join(judging, RUBRICS_FILE)],
+      ...["--details-file", details, "--judge-model", cfg.model],
+      ...["--api-base", cfg.baseUrl, "--api-key", cfg.apiKey],
+      ...["--max-workers", String(s.judgeWorkers), "--max-retries", String(s.judgeRetries)],
+      ...["--timeout-per-rubric", String(s.judgeRubricTimeoutS), "--evaluated-model", label],
+      ...["--lock-file", join(dirname(details), `.${basename(details, ".json")}.lock`)],
+      ...["--detail-log-dir", join(dirname(details), "detail"), "--detail-log-prefix", label],
+    ];
+    // Every rubric may use all its retries, a batch of `workers` at a time, plus start-up.
+    const batches = Math.ceil(count / s.judgeWorkers);
+    const limitS = batches * s.judgeRubricTimeoutS * (s.judgeRetries + 1) + 120;
+    const exit = await runProcess({
+      argv,
+      cwd: dirname(script),
+      env: judgeEnv(cfg.env),
+      timeoutMs: limitS * 1000,
+      stdoutFile: log,
+      stderrFile: `${log}.stderr`,
+    });
+    if (exit.timedOut) throw new Error(`the JobBench judge timed out after ${limitS}s; see ${log}`);
+    if (exit.code !== 0) {
+      throw new Error(
+        `the JobBench judge exited with ${exit.code ?? exit.signal}: ${exit.stderrTail.trim().split("\n").pop() ?? ""}; see ${log}.stderr`,
+      );
+    }
+    const parsed = Report.safeParse(safeJson(details));
+    if (!parsed.success) {
+      throw new Error(`the JobBench judge wrote no readable report at ${details}; see ${log}`);
+    }
+    const failed = failedRubrics(parsed.data);
+    if (failed > 0 || parsed.data.rubrics.length < count) {
+      const aside = quarantine(details);
+      throw new Error(
+        `the JobBench judge failed on ${failed || count - parsed.data.rubrics.length} of ${count} rubrics; its report is kept as ${aside}`,
+      );
+    }
+    return parsed.data;
+  }
+}
+
+function resultOf(r: Report, details: string, cached: boolean): Record<string, unknown> {
+  return {
+    score: Math.min(1, Math.max(0, r.total_score / r.max_score)),
+    passed: r.passed_count,
+    total: r.total_count,
+    total_score: r.total_score,
+    max_score: r.max_score,
+    all_pass: r.passed_count === r.total_count,
+    ...(r.pass_rate === undefined ? {} : { pass_rate: r.pass_rate }),
+    details,
+    cached,
+  };
+}
+
+function safeJson(path: string): unknown {
+  try {
+    return JSON.parse(readFileSync(path, "utf8"));
+  } catch {
+    return null;
+  }
+}
+
+/** Renames a failed report aside (`…_judge.json.judge-failed-<ms>`) and returns the new path. */
+function quarantine(path: string): string {
+  const aside = `${path}.judge-failed-${Date.now()}`;
+  renameSync(path, aside);
+  return aside;
+}
+
+/**
+ * The judge's environment: python's basics, what an HTTPS client needs behind a proxy or a private
+ * CA, and the benchmark's own JOBBENCH_* switches (e.g. JOBBENCH_SKIP_HF_CHECK). The endpoint and
+ * key go on its command line, as upstream's runner passes them; nothing else of ours leaks in.
+ */
+export function judgeEnv(env: Record<string, string | undefined>): Record<string, string> {
+  const more = pickEnv(env, [
+    "HTTPS_PROXY",
+    "HTTP_PROXY",
+    "NO_PROXY",
+    "https_proxy",
+    "http_proxy",
+    "no_proxy",
+    "SSL_CERT_FILE",
+    "SSL_CERT_DIR",
+    "REQUESTS_CA_BUNDLE",
+    "JOBBENCH_*",
+  ]);
+  return pythonEnv(env, more);
+}
+
+/** HARNESS2_JB_JUDGE_PYTHON, else the checkout's own .venv, else python3. */
+export async function judgePython(
+  root: string,
+  configured: string,
+  env: Record<string, string | undefined>,
+): Promise<string> {
+  if (configured !== "") return configured;
+  const venv = join(root, ".venv", "bin", "python");
+  if (isRegularFile(venv)) return venv;
+  const python = await resolvePython(env);
+  if (python === null) throw new Error("no python3 on PATH to run the JobBench judge");
+  return python;
+}
+
+export { JB_BENCH };

@@ -1,0 +1,149 @@
+// Builds the benchmark adapter `harness2 run` (and `check`) asks for: the benchmark's cell on the
+// executor --substrate names. Each benchmark's code is imported only when it is the one asked for.
+
+import { resolve } from "node:path";
+import type { BenchmarkAdapter } from "../core/seams/benchmark.ts";
+import type { Executor } from "../core/seams/executor.ts";
+import { boolOpt, type CliIO, type ParsedArgs, stringOpt, UsageError } from "./command.ts";
+import { CliError } from "./errors.ts";
+
+/** Benchmarks this build can run with `harness2 run` (the demo has its own command). */
+export const RUNNABLE_BENCHES = ["tasks", "jb"] as const;
+
+/** What the judge needs to find a sweep's answer keys again, recorded in its configuration. */
+export type BenchRecord = Record<string, string>;
+
+export async function executorFor(substrate: string, io: CliIO): Promise<Executor> {
+  return substrate === "cx"
+    ? new (await import("../substrate/codex/substrate.ts")).CodexSubstrate({ env: io.env })
+    : new (await import("../substrate/opencode/substrate.ts")).OpencodeSubstrate({ env: io.env });
+}
+
+export async function buildAdapter(
+  args: ParsedArgs,
+  io: CliIO,
+  runsDir: string,
+): Promise<{ adapter: BenchmarkAdapter; warnings: string[]; record: BenchRecord }> {
+  const bench = stringOpt(args, "bench");
+  if (bench === undefined) {
+    throw new UsageError(`--bench is required (available: ${RUNNABLE_BENCHES.join(", ")})`, "run");
+  }
+  if (bench === "demo") {
+    throw new UsageError("the demo has its own command: harness2 demo", "run");
+  }
+  if (!(RUNNABLE_BENCHES as readonly string[]).includes(bench)) {
+    throw new UsageError(
+      `benchmark '${bench}' is not available in this build (available: ${RUNNABLE_BENCHES.join(", ")})`,
+      "run",
+    );
+  }
+  const substrate = stringOpt(args, "substrate") ?? "oc";
+  if (substrate !== "oc" && substrate !== "cx") {
+    throw new UsageError(
+      `substrate '${substrate}' cannot run the ${bench} benchmark (available: oc, cx)`,
+      "run",
+    );
+  }
+  if (bench === "jb") return buildJobBench(args, io, runsDir, substrate);
+  if (stringOpt(args, "split") !== undefined) {
+    throw new UsageError("--split is for --bench jb (main or easy)", "run");
+  }
+  return buildTasks(args, io, runsDir, substrate);
+}
+
+async function buildJobBench(
+  args: ParsedArgs,
+  io: CliIO,
+  runsDir: string,
+  substrate: string,
+): Promise<{ adapter: BenchmarkAdapter; warnings: string[]; record: BenchRecord }> {
+  const split = stringOpt(args, "split") ?? "main";
+  if (split !== "main" && split !== "easy") {
+    throw new UsageError(`--split must be main or easy, got '${split}'`, "run");
+  }
+  if (stringOpt(args, "tasks") !== undefined) {
+    throw new UsageError(
+      "--tasks is for --bench tasks; JobBench's tasks come from harness2 setup --bench jb",
+      "run",
+    );
+  }
+  const { dependenciesDir, JbDataError } = await import("../benchmarks/jobbench/jb-data.ts");
+  const { JobBenchAdapter } = await import("../benchmarks/jobbench/jb-adapter.ts");
+  const deps = dependenciesDir(stringOpt(args, "dependencies"), io.env, io.cwd);
+  try {
+    const adapter = new JobBenchAdapter({
+      deps,
+      split,
+      runsDir,
+      executor: await executorFor(substrate, io),
+      env: io.env,
+    });
+    return {
+      adapter,
+      warnings: [],
+      record: { dependencies: deps, split, jbRoot: adapter.manifest.root },
+    };
+  } catch (err) {
+    if (err instanceof JbDataError) throw new CliError(err.message);
+    throw err;
+  }
+}
+
+async function buildTasks(
+  args: ParsedArgs,
+  io: CliIO,
+  runsDir: string,
+  substrate: string,
+): Promise<{ adapter: BenchmarkAdapter; warnings: string[]; record: BenchRecord }> {
+  const tasksDir = stringOpt(args, "tasks");
+  if (tasksDir === undefined) throw new UsageError("--bench tasks needs --tasks DIR", "run");
+  const { createTasksAdapter } = await import("../benchmarks/tasks/tasks-adapter.ts");
+  const executor = await executorFor(substrate, io);
+  const { formatProblem, TasksRootError } = await import("../benchmarks/tasks/task-folder.ts");
+  let created: ReturnType<typeof createTasksAdapter>;
+  try {
+    created = createTasksAdapter({
+      tasksDir: resolve(io.cwd, tasksDir),
+      runsDir,
+      env: io.env,
+      executor,
+      strict: boolOpt(args, "strict"),
+    });
+  } catch (err) {
+    // A --tasks that names no folder is a bad value on the command line; a folder whose tasks are
+    // malformed stays a refusal (exit 1) with the problems listed.
+    if (err instanceof TasksRootError) throw new UsageError(`--tasks: ${err.message}`, "run");
+    // A folder with nothing in it at all is the wrong folder on the command line, not a refusal.
+    const { TasksFormatError } = await import("../benchmarks/tasks/tasks-adapter.ts");
+    if (!(err instanceof TasksFormatError)) throw err;
+    if (err.empty) throw new UsageError(`--tasks: ${err.message}`, "run");
+    // One problem per line, as `check` prints them, then the one-line refusal.
+    for (const p of err.problems) io.stderr(`  ${formatProblem(p)}\n`);
+    const n = `${err.problems.length} problem${err.problems.length === 1 ? "" : "s"}`;
+    throw new CliError(`task folder '${err.root}' has ${n} (listed above); fix them and run again`);
+  }
+  // The folder's own harness/ is the base of every task: a broken one refuses the run (and the
+  // dry run) before anything is written, as `check` reports it.
+  const base = created.adapter.folder.baseHarness;
+  if (base !== null) {
+    const { checkBaseHarness } = await import("./base-harness.ts");
+    const found = await checkBaseHarness(
+      base,
+      created.adapter.substrate.surface(),
+      created.adapter.spec.allowSubagents,
+    );
+    const first = found.problems[0];
+    if (first !== undefined) {
+      const more = found.problems.length > 1 ? ` (and ${found.problems.length - 1} more)` : "";
+      throw new CliError(
+        `the task folder's ${created.adapter.substrate.baseHarnessFolder}/ is not a valid harness: ${first}${more}; see harness2 check --tasks ${tasksDir}`,
+      );
+    }
+  }
+  return {
+    adapter: created.adapter,
+    warnings: created.problems.map(formatProblem),
+    // Where the judge finds the answer keys again (harness2 judge reads config.tasksDir).
+    record: { tasksDir: resolve(io.cwd, tasksDir) },
+  };
+}

@@ -1,0 +1,134 @@
+// `harness2 setup`, `check`, `run --dry-run` and `judge` for JobBench from the command line: each
+// refusal is one line with its fix and its exit code (2 for a bad command line, 1 for a refusal).
+
+import { afterAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { runCli } from "../helpers/cli.ts";
+import { JB_FIXTURE } from "../helpers/jobbench.ts";
+
+const root = mkdtempSync(join(tmpdir(), "h2-jb-cli-"));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+const models = { HARNESS2_SOLVER_MODEL: "solver/m", HARNESS2_IMPROVER_MODEL: "improver/m" };
+
+function oneLine(text: string): void {
+  expect(text.trim().split("\n")).toHaveLength(1);
+}
+
+describe("JobBench on the command line", () => {
+  test("setup: bad command lines exit 2, a bad --from exits 1, each in one line", async () => {
+    for (const [args, message] of [
+      [["setup"], "--bench is required (available: jb)"],
+      [["setup", "--bench", "lab"], "setup for 'lab' is not in this build yet"],
+      [["setup", "--bench", "zz"], "unknown benchmark 'zz'"],
+    ] as const) {
+      const r = await runCli([...args], { cwd: root });
+      expect(r.code).toBe(2);
+      expect(r.stderr).toContain(message);
+      oneLine(r.stderr);
+    }
+    const bad = await runCli(["setup", "--bench", "jb", "--from", join(root, "nope")], {
+      cwd: root,
+    });
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain("is not a folder");
+    oneLine(bad.stderr);
+  });
+
+  test("before setup, run and check say to run setup; after it, the dry run lists the stream", async () => {
+    const deps = join(root, "deps");
+    const env = { ...models, HARNESS2_DEPENDENCIES: deps };
+    const before = await runCli(["run", "--bench", "jb", "--dry-run"], { cwd: root, env });
+    expect(before.code).toBe(1);
+    expect(before.stderr).toContain("JobBench is not set up");
+    expect(before.stderr).toContain("harness2 setup --bench jb");
+    oneLine(before.stderr);
+    const check0 = await runCli(["check", "--bench", "jb", "--json"], { cwd: root, env });
+    expect(check0.code).toBe(1);
+    const lines0 = JSON.parse(check0.stdout).checks as { status: string; subject: string }[];
+    expect(lines0.find((l) => l.subject === "JobBench data")?.status).toBe("FAIL");
+
+    const setup = await runCli(["setup", "--bench", "jb", "--from", JB_FIXTURE, "--json"], {
+      cwd: root,
+      env,
+    });
+    expect(setup.code).toBe(0);
+    expect(JSON.parse(setup.stdout)).toMatchObject({ source: "from", tasks: { main: 4, easy: 1 } });
+
+    const plan = await runCli(["run", "--bench", "jb", "--dry-run", "--json", "--split", "easy"], {
+      cwd: root,
+      env,
+    });
+    expect(plan.code).toBe(0);
+    expect(JSON.parse(plan.stdout).domains).toEqual([
+      { domain: "accountant", tasks: ["accountant/task1"] },
+    ]);
+    const bad = await runCli(["run", "--bench", "jb", "--split", "hard", "--dry-run"], {
+      cwd: root,
+      env,
+    });
+    expect(bad.code).toBe(2);
+    const tasksFlag = await runCli(["run", "--bench", "jb", "--tasks", ".", "--dry-run"], {
+      cwd: root,
+      env,
+    });
+    expect(tasksFlag.code).toBe(2);
+    expect(tasksFlag.stderr).toContain("--tasks is for --bench tasks");
+
+    const check = await runCli(["check", "--bench", "jb", "--json"], {
+      cwd: root,
+      env: {
+        ...env,
+        HARNESS2_JUDGE_BASE_URL: "http://judge.invalid/v1",
+        HARNESS2_JUDGE_API_KEY: "k",
+      },
+    });
+    const out = JSON.parse(check.stdout) as {
+      ready: boolean;
+      tasks: number;
+      checks: { subject: string; text: string }[];
+    };
+    expect(out.tasks).toBe(4);
+    expect(out.checks.find((l) => l.subject === "JobBench tasks")?.text).toBe(
+      "4 main tasks in 2 professions: accountant 2, logistics_coordinator 2",
+    );
+    const noJudge = await runCli(["check", "--bench", "jb"], { cwd: root, env });
+    expect(noJudge.stdout).toContain("FAIL  judge endpoint: HARNESS2_JUDGE_BASE_URL is not set");
+  });
+});
+
+describe("the JobBench judge as harness2 judge builds it", () => {
+  test("refuses in one line without an endpoint or a key; names the judge by script and model", async () => {
+    const { loadBenchJudge } = await import("../../src/cli/bench-judges.ts");
+    const config = { jbRoot: JB_FIXTURE, split: "main" };
+    const ctx = (env: Record<string, string>) => ({
+      config,
+      runsDir: root,
+      env: { PATH: process.env.PATH, ...env },
+    });
+    await expect(loadBenchJudge("jb", ctx({}))).rejects.toThrow(
+      /no judge endpoint: set HARNESS2_JUDGE_BASE_URL/,
+    );
+    await expect(
+      loadBenchJudge("jb", ctx({ HARNESS2_JUDGE_BASE_URL: "http://j/v1" })),
+    ).rejects.toThrow(/no judge key: set HARNESS2_JUDGE_API_KEY/);
+    const judge = await loadBenchJudge(
+      "jb",
+      ctx({
+        HARNESS2_JUDGE_BASE_URL: "http://j/v1",
+        HARNESS2_JUDGE_API_KEY: "k",
+        HARNESS2_JUDGE_MODEL: "judge-x",
+      }),
+    );
+    expect(judge.identity).toMatchObject({ scorer: "jobbench-judge", model: "judge-x" });
+    expect(judge.identity.script).toMatch(/^[0-9a-f]{16}$/);
+    await expect(
+      loadBenchJudge("jb", {
+        config: { jbRoot: root },
+        runsDir: root,
+        env: { HARNESS2_DEPENDENCIES: join(root, "none") },
+      }),
+    ).rejects.toThrow(/no JobBench judge at .*eval\/judge\.py|not set up/);
+  });
+});
