@@ -3,7 +3,7 @@
 // itself: a channel names the variables it passes through, and nothing else reaches the child.
 
 import { join, resolve } from "node:path";
-import { which } from "../core/lib/process.ts";
+import { NETWORK_ENV, which } from "../core/lib/process.ts";
 import { ChannelSetupError as CoreChannelSetupError } from "../core/seams/channel.ts";
 
 /** The checkout harness2 runs from: its `node_modules/.bin` holds the pinned agent CLIs. */
@@ -35,15 +35,7 @@ export const SESSION_BASE_ENV = [
   "USER",
   "LOGNAME",
   "SHELL",
-  "HTTPS_PROXY",
-  "HTTP_PROXY",
-  "NO_PROXY",
-  "https_proxy",
-  "http_proxy",
-  "no_proxy",
-  "SSL_CERT_FILE",
-  "SSL_CERT_DIR",
-  "NODE_EXTRA_CA_CERTS",
+  ...NETWORK_ENV,
 ] as const;
 
 /** Amazon Bedrock's credentials and region, as both CLIs read them. */

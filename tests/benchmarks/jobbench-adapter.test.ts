@@ -15,8 +15,11 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { JobBenchAdapter, NoOutputError } from "../../src/benchmarks/jobbench/jb-adapter.ts";
-import { JB_FILE_TEXT_MAX } from "../../src/benchmarks/jobbench/jb-deliverables.ts";
+import {
+  JB_FILE_TEXT_MAX,
+  JobBenchAdapter,
+  NoOutputError,
+} from "../../src/benchmarks/jobbench/jb-adapter.ts";
 import { occupationGroup } from "../../src/benchmarks/jobbench/jb-prompts.ts";
 import { setupJobBench } from "../../src/benchmarks/jobbench/jb-setup.ts";
 import { walkFiles } from "../../src/core/lib/safe-fs.ts";
@@ -198,6 +201,10 @@ describe("the JobBench adapter", () => {
       join(JB_FIXTURE, "dataset/main/logistics_coordinator/task2/task_folder/carrier_terms.docx"),
       join(out, "terms.docx"),
     );
+    cpSync(
+      join(JB_FIXTURE, "dataset/main/accountant/task2/task_folder/invoice_INV-7731.pdf"),
+      join(out, "invoice.pdf"),
+    );
     writeFileSync(join(out, "big.txt"), "x".repeat(JB_FILE_TEXT_MAX + 10));
     writeFileSync(join(out, "broken.xlsx"), "not a zip");
     writeFileSync(join(out, "chart.png"), new Uint8Array([0x89, 0x50, 0x4e, 0x47]));
@@ -206,11 +213,13 @@ describe("the JobBench adapter", () => {
       "big.txt",
       "broken.xlsx",
       "chart.png",
+      "invoice.pdf",
       "ledger.xlsx",
       "terms.docx",
     ]);
     expect(files["ledger.xlsx"]).toContain("Northwind Supplies\tNW-1052\t-150.0");
     expect(files["terms.docx"]).toContain("capped at 25%");
+    expect(files["invoice.pdf"]).toContain("Total due                1022.40");
     expect(files["big.txt"]).toContain(
       `cut at ${JB_FILE_TEXT_MAX} of ${JB_FILE_TEXT_MAX + 10} characters`,
     );

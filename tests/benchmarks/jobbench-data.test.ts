@@ -18,8 +18,8 @@ import {
   discoverSplit,
   installedJobBench,
   JB_CHECKOUT,
+  JB_MANIFEST,
   JbDataError,
-  manifestPath,
 } from "../../src/benchmarks/jobbench/jb-data.ts";
 import { SetupError, setupJobBench } from "../../src/benchmarks/jobbench/jb-setup.ts";
 import { JB_FIXTURE } from "../helpers/jobbench.ts";
@@ -93,7 +93,7 @@ describe("setup --from and the manifest", () => {
     expect(r.manifest.root).toBe(copy);
     expect(r.manifest.tasks.main).toBe(4);
     expect(r.manifest.tasks.easy).toBe(1);
-    expect(existsSync(manifestPath(deps))).toBe(true);
+    expect(existsSync(join(deps, JB_MANIFEST))).toBe(true);
     expect(installedJobBench(deps).root).toBe(copy);
     // the fixture has no .venv: setup says what the judge still needs
     expect(r.notes.join("\n")).toContain("uv sync");
@@ -118,7 +118,7 @@ describe("setup --from and the manifest", () => {
     expect(() => installedJobBench(deps)).toThrow(JbDataError);
     expect(() => installedJobBench(deps)).toThrow(/not set up .*harness2 setup --bench jb/);
     mkdirSync(deps, { recursive: true });
-    writeFileSync(manifestPath(deps), "{ torn");
+    writeFileSync(join(deps, JB_MANIFEST), "{ torn");
     expect(() => installedJobBench(deps)).toThrow(/not a manifest harness2 wrote/);
     const copy = copyFixture();
     await setupJobBench({ deps, from: copy, env: process.env, say: quiet });
@@ -133,7 +133,7 @@ describe("setup --from and the manifest", () => {
     await expect(
       setupJobBench({ deps, from: empty, env: process.env, say: quiet }),
     ).rejects.toThrow(/holds no JobBench task/);
-    expect(existsSync(manifestPath(deps))).toBe(false);
+    expect(existsSync(join(deps, JB_MANIFEST))).toBe(false);
     await expect(
       setupJobBench({ deps, from: join(root, "nope"), env: process.env, say: quiet }),
     ).rejects.toThrow(/is not a folder/);

@@ -5,7 +5,7 @@
 
 import { cpSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
-import { isTree, type Tree, writeTree } from "../../core/harness/tree.ts";
+import type { Tree } from "../../core/harness/tree.ts";
 import { copyTreeSafe, isRegularFile } from "../../core/lib/safe-fs.ts";
 import { hasDeliverable, outputDirOf } from "../../core/rollout/layout.ts";
 import {
@@ -24,19 +24,24 @@ import {
   BenchSpec,
   type ExecuteOptions,
 } from "../../core/seams/benchmark.ts";
-import { resolveChannelModel } from "../../core/seams/channel-spec.ts";
 import { DEFAULT_SOLVER_STEPS, type Executor } from "../../core/seams/executor.ts";
+import {
+  baselineHarnessDir,
+  executorReady,
+  improverChannel,
+  joinDeliverable,
+} from "../shared/cell.ts";
+import { deliverableImagePaths, deliverableTexts } from "../shared/deliverables.ts";
+import type { Manifest } from "../shared/install.ts";
 import {
   discoverSplit,
   INSTRUCTIONS_FILE,
   installedJobBench,
   JB_BENCH,
   JbDataError,
-  type JbManifest,
   type JbSplit,
   type JbTask,
 } from "./jb-data.ts";
-import { deliverableImagePaths, deliverableTexts } from "./jb-deliverables.ts";
 import { JB_PROMPTS, promptsForProfession, rolloutPrompt } from "./jb-prompts.ts";
 import { jbSettings } from "./jb-settings.ts";
 
@@ -52,6 +57,9 @@ export const JB_LEAK_GLOBS = [
   "task_card.md",
   "files_required_to_search/**",
 ] as const;
+
+/** Characters of one deliverable file's text the improver is shown (the JobBench judge's cap). */
+export const JB_FILE_TEXT_MAX = 200_000;
 
 /** The original's whole-trajectory cap; in practice nothing is cut. */
 export const JB_TRAJECTORY_MAX = 8_000_000;
@@ -84,7 +92,7 @@ export type JbAdapterOptions = {
 export class JobBenchAdapter implements BenchmarkAdapter {
   readonly spec: BenchSpec;
   readonly substrate: Executor;
-  readonly manifest: JbManifest;
+  readonly manifest: Manifest;
   readonly split: JbSplit;
   readonly #byId: Map<string, JbTask>;
   readonly #config: RunConfig;
@@ -107,16 +115,7 @@ export class JobBenchAdapter implements BenchmarkAdapter {
     this.#config = loadRunConfig(this.#env);
     this.#steps = opts.steps ?? DEFAULT_SOLVER_STEPS;
     this.#attempts = jbSettings(this.#env).attempts;
-    const channel = resolveChannelModel(
-      {},
-      {
-        kind: this.#config.improverChannel,
-        model: this.#config.improverModel,
-        effort: this.#config.proposerEffort,
-        steps: this.#config.proposerSteps,
-        timeout: this.#config.proposerTimeoutS,
-      },
-    );
+    const channel = improverChannel(this.#config);
     this.spec = BenchSpec.parse({
       name: JB_BENCH,
       runsRoot: join(opts.runsDir, JB_BENCH),
@@ -158,13 +157,7 @@ export class JobBenchAdapter implements BenchmarkAdapter {
 
   /** The executor's baseline, written once to `<runsRoot>/base-harness[-<substrate>]`. */
   async baseHarness(): Promise<string> {
-    if (this.#baseDir === null) {
-      const name = this.substrate.name;
-      const dir = join(this.spec.runsRoot, name === "oc" ? "base-harness" : `base-harness-${name}`);
-      const surface = this.substrate.surface();
-      if (!isTree(surface, dir)) writeTree(surface, this.substrate.baselineTree(), dir);
-      this.#baseDir = dir;
-    }
+    this.#baseDir ??= baselineHarnessDir(this.spec.runsRoot, this.substrate);
     return this.#baseDir;
   }
 
@@ -258,13 +251,11 @@ export class JobBenchAdapter implements BenchmarkAdapter {
   }
 
   async deliverableFiles(runDir: string): Promise<Record<string, string>> {
-    return deliverableTexts(outputDirOf(runDir), this.#env);
+    return deliverableTexts(outputDirOf(runDir), this.#env, JB_FILE_TEXT_MAX);
   }
 
   async deliverableText(runDir: string): Promise<string> {
-    const files = Object.entries(await this.deliverableFiles(runDir));
-    if (files.length === 0) return "(no deliverable produced)";
-    return files.map(([name, text]) => `### output/${name}\n\n${text}`).join("\n\n");
+    return joinDeliverable(await this.deliverableFiles(runDir));
   }
 
   async deliverableImages(runDir: string): Promise<string[]> {
@@ -283,9 +274,7 @@ export class JobBenchAdapter implements BenchmarkAdapter {
   }
 
   async preflight(): Promise<void> {
-    const model = this.substrate.modelOf(this.#config);
-    this.substrate.preflight(model);
-    await this.substrate.reachable?.(model);
+    await executorReady(this.substrate, this.#config);
   }
 
   #instructions(task: JbTask): string {

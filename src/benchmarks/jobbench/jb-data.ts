@@ -4,10 +4,12 @@
 // `harness2 setup` writes beside the checkout. Nothing here reads a rubric's contents.
 
 import { createHash } from "node:crypto";
-import { readdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
-import { join, resolve } from "node:path";
-import { z } from "zod";
+import { readdirSync } from "node:fs";
+import { join } from "node:path";
 import { dirExists, isRegularFile } from "../../core/lib/safe-fs.ts";
+import { type Installation, type Manifest, readInstalled } from "../shared/install.ts";
+
+export { BenchDataError as JbDataError, dependenciesDir } from "../shared/install.ts";
 
 export const JB_BENCH = "jb";
 export const JB_SPLITS = ["main", "easy"] as const;
@@ -89,7 +91,7 @@ function sortedDirs(dir: string): string[] {
 }
 
 /** Names every task of every split, so a manifest can tell when the data changed under it. */
-export function tasksFingerprint(root: string): { counts: Record<JbSplit, number>; hash: string } {
+export function tasksFingerprint(root: string): { counts: Record<string, number>; hash: string } {
   const h = createHash("sha256");
   const counts = { main: 0, easy: 0 } as Record<JbSplit, number>;
   for (const split of JB_SPLITS) {
@@ -101,80 +103,17 @@ export function tasksFingerprint(root: string): { counts: Record<JbSplit, number
   return { counts, hash: h.digest("hex").slice(0, 16) };
 }
 
-// ── the manifest ─────────────────────────────────────────────────────────────────────────────
+// ── the installation ─────────────────────────────────────────────────────────────────────────
 
-export const JbManifest = z.object({
-  version: z.literal(1),
-  bench: z.literal(JB_BENCH),
-  /** `download` (setup fetched it) or `from` (setup adopted a local copy in place). */
-  source: z.enum(["download", "from"]),
-  /** The checkout's absolute path. */
-  root: z.string().min(1),
-  repo: z.object({ url: z.string(), commit: z.string().nullable() }),
-  dataset: z.object({ url: z.string().nullable(), revision: z.string().nullable() }),
-  /** ISO time setup finished. */
-  fetchedAt: z.string(),
-  tasks: z.object({ main: z.number().int(), easy: z.number().int(), hash: z.string() }),
-});
-export type JbManifest = z.infer<typeof JbManifest>;
+export const JB_INSTALL: Installation = {
+  bench: JB_BENCH,
+  title: "JobBench",
+  checkout: JB_CHECKOUT,
+  manifestFile: JB_MANIFEST,
+  fingerprint: tasksFingerprint,
+};
 
-/** The dependencies folder: `--dependencies`, else HARNESS2_DEPENDENCIES, else `./dependencies`. */
-export function dependenciesDir(
-  flag: string | undefined,
-  env: Record<string, string | undefined>,
-  cwd: string,
-): string {
-  return resolve(cwd, flag ?? (env.HARNESS2_DEPENDENCIES || "dependencies"));
-}
-
-export function manifestPath(deps: string): string {
-  return join(deps, JB_MANIFEST);
-}
-
-/** Written whole or not at all (a temp file renamed over it). */
-export function writeManifest(deps: string, manifest: JbManifest): void {
-  const path = manifestPath(deps);
-  const tmp = `${path}.tmp-${process.pid}`;
-  writeFileSync(tmp, `${JSON.stringify(JbManifest.parse(manifest), null, 2)}\n`);
-  renameSync(tmp, path);
-}
-
-/** JobBench cannot be used as installed; the message says what to run. */
-export class JbDataError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "JbDataError";
-  }
-}
-
-/**
- * The installed data, checked against its manifest: no manifest, a torn one, a missing checkout
- * or a task list that changed since setup each refuse with the command that fixes it.
- */
-export function installedJobBench(deps: string): JbManifest {
-  const path = manifestPath(deps);
-  const setup = `harness2 setup --bench jb${deps === resolve("dependencies") ? "" : ` --dependencies '${deps}'`}`;
-  if (!isRegularFile(path)) {
-    throw new JbDataError(
-      `JobBench is not set up in ${deps} (no ${JB_MANIFEST}): run ${setup} (add --from DIR to use a copy you already have)`,
-    );
-  }
-  let manifest: JbManifest;
-  try {
-    manifest = JbManifest.parse(JSON.parse(readFileSync(path, "utf8")));
-  } catch {
-    throw new JbDataError(`${path} is not a manifest harness2 wrote: run ${setup} again`);
-  }
-  if (!dirExists(manifest.root)) {
-    throw new JbDataError(
-      `the JobBench checkout ${manifest.root} named by ${path} is gone: run ${setup} again`,
-    );
-  }
-  const now = tasksFingerprint(manifest.root);
-  if (now.hash !== manifest.tasks.hash) {
-    throw new JbDataError(
-      `the JobBench data in ${manifest.root} changed since setup (${now.counts.main} main and ${now.counts.easy} easy tasks now, ${manifest.tasks.main} and ${manifest.tasks.easy} recorded): run ${setup} again`,
-    );
-  }
-  return manifest;
+/** The installed checkout, checked against its manifest (see readInstalled). */
+export function installedJobBench(deps: string): Manifest {
+  return readInstalled(JB_INSTALL, deps);
 }

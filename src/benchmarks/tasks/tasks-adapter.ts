@@ -5,7 +5,7 @@
 
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { isTree, type Tree, writeTree } from "../../core/harness/tree.ts";
+import type { Tree } from "../../core/harness/tree.ts";
 import { isRegularFile, walkFiles } from "../../core/lib/safe-fs.ts";
 import { hasDeliverable, outputDirOf } from "../../core/rollout/layout.ts";
 import { isOutputIntact, isRunComplete, readRunMark } from "../../core/rollout/runmark.ts";
@@ -18,8 +18,13 @@ import {
   BenchSpec,
   type ExecuteOptions,
 } from "../../core/seams/benchmark.ts";
-import { resolveChannelModel } from "../../core/seams/channel-spec.ts";
 import { DEFAULT_SOLVER_STEPS, type Executor } from "../../core/seams/executor.ts";
+import {
+  baselineHarnessDir,
+  executorReady,
+  improverChannel,
+  joinDeliverable,
+} from "../shared/cell.ts";
 import {
   answerKeyGlobs,
   formatProblem,
@@ -109,16 +114,7 @@ export class TasksAdapter implements BenchmarkAdapter {
     this.#byId = new Map(folder.tasks.map((t) => [t.id, t]));
     this.#config = loadRunConfig(env);
     this.#steps = opts.steps ?? DEFAULT_SOLVER_STEPS;
-    const channel = resolveChannelModel(
-      {},
-      {
-        kind: this.#config.improverChannel,
-        model: this.#config.improverModel,
-        effort: this.#config.proposerEffort,
-        steps: this.#config.proposerSteps,
-        timeout: this.#config.proposerTimeoutS,
-      },
-    );
+    const channel = improverChannel(this.#config);
     this.spec = BenchSpec.parse({
       name: TASKS_BENCH,
       runsRoot: join(opts.runsDir, TASKS_BENCH),
@@ -165,13 +161,7 @@ export class TasksAdapter implements BenchmarkAdapter {
    */
   async baseHarness(): Promise<string> {
     if (this.folder.baseHarness !== null) return this.folder.baseHarness;
-    if (this.#baseDir === null) {
-      const name = this.substrate.name;
-      const dir = join(this.spec.runsRoot, name === "oc" ? "base-harness" : `base-harness-${name}`);
-      const surface = this.substrate.surface();
-      if (!isTree(surface, dir)) writeTree(surface, this.substrate.baselineTree(), dir);
-      this.#baseDir = dir;
-    }
+    this.#baseDir ??= baselineHarnessDir(this.spec.runsRoot, this.substrate);
     return this.#baseDir;
   }
 
@@ -239,9 +229,7 @@ export class TasksAdapter implements BenchmarkAdapter {
   }
 
   async deliverableText(runDir: string): Promise<string> {
-    const files = Object.entries(await this.deliverableFiles(runDir));
-    if (files.length === 0) return "(no deliverable produced)";
-    return files.map(([name, text]) => `### output/${name}\n\n${text}`).join("\n\n");
+    return joinDeliverable(await this.deliverableFiles(runDir));
   }
 
   /**
@@ -264,9 +252,7 @@ export class TasksAdapter implements BenchmarkAdapter {
 
   /** The executor's offline readiness, then whether its endpoint can be reached at all. */
   async preflight(): Promise<void> {
-    const model = this.substrate.modelOf(this.#config);
-    this.substrate.preflight(model);
-    await this.substrate.reachable?.(model);
+    await executorReady(this.substrate, this.#config);
   }
 
   #promptInput(task: TaskEntry) {

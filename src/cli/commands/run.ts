@@ -3,6 +3,7 @@
 // lock, identity, front end). `--dry-run` prints the stream and budgets and touches nothing.
 
 import { join } from "node:path";
+import { improverChannel } from "../../benchmarks/shared/cell.ts";
 import type { ModeToken } from "../../core/events/registry.ts";
 import { Proposer } from "../../core/proposer/proposer.ts";
 import { expectedRollouts, expectedSessions } from "../../core/recursion/ledger.ts";
@@ -12,7 +13,7 @@ import type { RunConfig } from "../../core/run/run-config.ts";
 import { StreamError, taskStream } from "../../core/schedule/stream.ts";
 import type { BenchmarkAdapter } from "../../core/seams/benchmark.ts";
 import type { Channel } from "../../core/seams/channel.ts";
-import { type ChannelSpec, resolveChannelModel } from "../../core/seams/channel-spec.ts";
+import type { ChannelSpec } from "../../core/seams/channel-spec.ts";
 import { buildAdapter } from "../build-adapter.ts";
 import {
   boolOpt,
@@ -149,16 +150,7 @@ async function buildChannel(
   config: RunConfig,
   io: CliIO,
 ): Promise<{ channel: Channel; spec: ChannelSpec }> {
-  const spec = resolveChannelModel(
-    {},
-    {
-      kind: config.improverChannel,
-      model: config.improverModel,
-      effort: config.proposerEffort,
-      steps: config.proposerSteps,
-      timeout: config.proposerTimeoutS,
-    },
-  );
+  const spec = improverChannel(config);
   if (spec.model === "") {
     throw new CliError(
       "no improver model: set HARNESS2_IMPROVER_MODEL (or HARNESS2_SOLVER_MODEL), e.g. provider/model for opencode",

@@ -66,6 +66,22 @@ export const ExitRecordSchema = z.object({
 export type ExitRecord = z.infer<typeof ExitRecordSchema>;
 
 /**
+ * What a child needs to reach the network from behind a proxy or with a private certificate
+ * authority: the proxy variables in both spellings and the CA bundle locations.
+ */
+export const NETWORK_ENV = [
+  "HTTPS_PROXY",
+  "HTTP_PROXY",
+  "NO_PROXY",
+  "https_proxy",
+  "http_proxy",
+  "no_proxy",
+  "SSL_CERT_FILE",
+  "SSL_CERT_DIR",
+  "NODE_EXTRA_CA_CERTS",
+] as const;
+
+/**
  * The environment for a child: the variables in `names` that `source` defines, then `set` on top.
  * A name ending in `*` copies every variable with that prefix (e.g. `LC_*`).
  */
