@@ -41,10 +41,8 @@ const LOADERS: Record<string, (ctx: BenchJudgeContext) => Promise<BenchJudge>> =
     // The checks are the task folder's own tests/check scripts.
     return { scorer, identity: { scorer: "tasks-check", version: "1" } };
   },
-  jb: async (ctx) => {
-    const { jobBenchJudge } = await import("./judge-jobbench.ts");
-    return jobBenchJudge(ctx);
-  },
+  jb: async (ctx) => (await import("./judge-benchmarks.ts")).jobBenchJudge(ctx),
+  lab: async (ctx) => (await import("./judge-benchmarks.ts")).labJudge(ctx),
 };
 
 /** Benchmarks this build can judge. */

@@ -8,7 +8,7 @@ import { boolOpt, type CliIO, type ParsedArgs, stringOpt, UsageError } from "./c
 import { CliError } from "./errors.ts";
 
 /** Benchmarks this build can run with `harness2 run` (the demo has its own command). */
-export const RUNNABLE_BENCHES = ["tasks", "jb"] as const;
+export const RUNNABLE_BENCHES = ["tasks", "jb", "lab"] as const;
 
 /** What the judge needs to find a sweep's answer keys again, recorded in its configuration. */
 export type BenchRecord = Record<string, string>;
@@ -48,7 +48,41 @@ export async function buildAdapter(
   if (stringOpt(args, "split") !== undefined) {
     throw new UsageError("--split is for --bench jb (main or easy)", "run");
   }
+  if (bench === "lab") return buildLab(args, io, runsDir, substrate);
   return buildTasks(args, io, runsDir, substrate);
+}
+
+async function buildLab(
+  args: ParsedArgs,
+  io: CliIO,
+  runsDir: string,
+  substrate: string,
+): Promise<{ adapter: BenchmarkAdapter; warnings: string[]; record: BenchRecord }> {
+  if (stringOpt(args, "tasks") !== undefined) {
+    throw new UsageError(
+      "--tasks is for --bench tasks; LAB's tasks come from harness2 setup --bench lab",
+      "run",
+    );
+  }
+  const { BenchDataError, dependenciesDir } = await import("../benchmarks/shared/install.ts");
+  const { LabAdapter } = await import("../benchmarks/lab/lab-adapter.ts");
+  const deps = dependenciesDir(stringOpt(args, "dependencies"), io.env, io.cwd);
+  try {
+    const adapter = new LabAdapter({
+      deps,
+      runsDir,
+      executor: await executorFor(substrate, io),
+      env: io.env,
+    });
+    return {
+      adapter,
+      warnings: [],
+      record: { dependencies: deps, labRoot: adapter.manifest.root },
+    };
+  } catch (err) {
+    if (err instanceof BenchDataError) throw new CliError(err.message);
+    throw err;
+  }
 }
 
 async function buildJobBench(
@@ -67,7 +101,7 @@ async function buildJobBench(
       "run",
     );
   }
-  const { dependenciesDir, JbDataError } = await import("../benchmarks/jobbench/jb-data.ts");
+  const { BenchDataError, dependenciesDir } = await import("../benchmarks/shared/install.ts");
   const { JobBenchAdapter } = await import("../benchmarks/jobbench/jb-adapter.ts");
   const deps = dependenciesDir(stringOpt(args, "dependencies"), io.env, io.cwd);
   try {
@@ -84,7 +118,7 @@ async function buildJobBench(
       record: { dependencies: deps, split, jbRoot: adapter.manifest.root },
     };
   } catch (err) {
-    if (err instanceof JbDataError) throw new CliError(err.message);
+    if (err instanceof BenchDataError) throw new CliError(err.message);
     throw err;
   }
 }

@@ -2,13 +2,13 @@
 // that did not finish normally is reported: the task inputs copied beside the installed harness,
 // the workspace made its own git repository, and RolloutError (a dead rollout, with its spend).
 
-import { copyFileSync, existsSync, mkdirSync, rmSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { type ExitRecord, pickEnv, runProcess } from "../core/lib/process.ts";
-import { walkFiles } from "../core/lib/safe-fs.ts";
+import { walkFiles, writeFileSafe } from "../core/lib/safe-fs.ts";
 import { SpawnError } from "../core/lib/spawn-error.ts";
 import { outputDirOf, ROLLOUT_WORKSPACE } from "../core/rollout/layout.ts";
-import type { RolloutRequest } from "../core/seams/executor.ts";
+import type { RolloutInstall, RolloutRequest } from "../core/seams/executor.ts";
 
 export type RolloutFailure =
   | "timeout"
@@ -139,12 +139,27 @@ export function failureOf(
 }
 
 /**
+ * What the benchmark's runtime adds after the harness: its files (replacing a harness file of the
+ * same path, which validation refuses anyway) and a note appended to AGENTS.md.
+ */
+function installRuntime(workspace: string, install: RolloutInstall | undefined): void {
+  for (const [rel, text] of Object.entries(install?.runtimeFiles ?? {})) {
+    writeFileSafe(workspace, rel, text);
+  }
+  const note = install?.agentsNote?.trim() ?? "";
+  if (note === "") return;
+  const agents = join(workspace, "AGENTS.md");
+  const before = existsSync(agents) ? readFileSync(agents, "utf8").trimEnd() : "";
+  writeFileSafe(workspace, "AGENTS.md", before === "" ? `${note}\n` : `${before}\n\n${note}\n`);
+}
+
+/**
  * A rollout's fresh workspace, the same for every executor: `runDir` wiped and made again, the
  * harness installed into `<runDir>/workspace` by `install`, the task inputs copied beside it,
  * `output/` made, and the workspace made its own git repository. Returns its paths.
  */
 export async function prepareWorkspace(
-  req: Pick<RolloutRequest, "runId" | "runDir" | "inputsDir">,
+  req: Pick<RolloutRequest, "runId" | "runDir" | "inputsDir" | "install">,
   install: (workspace: string) => Promise<unknown>,
   env: Record<string, string | undefined>,
   setupError: (reason: string, hint: string) => Error,
@@ -153,6 +168,7 @@ export async function prepareWorkspace(
   mkdirSync(req.runDir, { recursive: true });
   const workspace = join(req.runDir, ROLLOUT_WORKSPACE);
   await install(workspace);
+  installRuntime(workspace, req.install);
   if (req.inputsDir !== null) copyInputs(req.runId, req.inputsDir, workspace);
   const outputDir = outputDirOf(req.runDir);
   mkdirSync(outputDir, { recursive: true });

@@ -19,9 +19,9 @@ import {
   installedJobBench,
   JB_CHECKOUT,
   JB_MANIFEST,
-  JbDataError,
 } from "../../src/benchmarks/jobbench/jb-data.ts";
 import { SetupError, setupJobBench } from "../../src/benchmarks/jobbench/jb-setup.ts";
+import { BenchDataError } from "../../src/benchmarks/shared/install.ts";
 import { JB_FIXTURE } from "../helpers/jobbench.ts";
 
 const root = mkdtempSync(join(tmpdir(), "h2-jb-data-"));
@@ -115,7 +115,7 @@ describe("setup --from and the manifest", () => {
 
   test("no manifest, a torn manifest, a vanished checkout: each one line naming setup", async () => {
     const deps = join(root, "deps-none");
-    expect(() => installedJobBench(deps)).toThrow(JbDataError);
+    expect(() => installedJobBench(deps)).toThrow(BenchDataError);
     expect(() => installedJobBench(deps)).toThrow(/not set up .*harness2 setup --bench jb/);
     mkdirSync(deps, { recursive: true });
     writeFileSync(join(deps, JB_MANIFEST), "{ torn");

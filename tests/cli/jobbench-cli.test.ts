@@ -19,8 +19,8 @@ function oneLine(text: string): void {
 describe("JobBench on the command line", () => {
   test("setup: bad command lines exit 2, a bad --from exits 1, each in one line", async () => {
     for (const [args, message] of [
-      [["setup"], "--bench is required (available: jb)"],
-      [["setup", "--bench", "lab"], "setup for 'lab' is not in this build yet"],
+      [["setup"], "--bench is required (available: jb, lab)"],
+      [["setup", "--bench", "wb"], "setup for 'wb' is not in this build yet"],
       [["setup", "--bench", "zz"], "unknown benchmark 'zz'"],
     ] as const) {
       const r = await runCli([...args], { cwd: root });
@@ -94,7 +94,9 @@ describe("JobBench on the command line", () => {
       "4 main tasks in 2 professions: accountant 2, logistics_coordinator 2",
     );
     const noJudge = await runCli(["check", "--bench", "jb"], { cwd: root, env });
-    expect(noJudge.stdout).toContain("FAIL  judge endpoint: HARNESS2_JUDGE_BASE_URL is not set");
+    expect(noJudge.stdout).toContain(
+      "FAIL  judge endpoint: HARNESS2_JUDGE_BASE_URL and HARNESS2_JUDGE_API_KEY are not set",
+    );
   });
 });
 

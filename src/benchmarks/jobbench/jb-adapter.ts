@@ -32,13 +32,12 @@ import {
   joinDeliverable,
 } from "../shared/cell.ts";
 import { deliverableImagePaths, deliverableTexts } from "../shared/deliverables.ts";
-import type { Manifest } from "../shared/install.ts";
+import { BenchDataError, type Manifest } from "../shared/install.ts";
 import {
   discoverSplit,
   INSTRUCTIONS_FILE,
   installedJobBench,
   JB_BENCH,
-  JbDataError,
   type JbSplit,
   type JbTask,
 } from "./jb-data.ts";
@@ -107,7 +106,7 @@ export class JobBenchAdapter implements BenchmarkAdapter {
     this.split = opts.split;
     const found = discoverSplit(this.manifest.root, opts.split);
     if (found.tasks.length === 0) {
-      throw new JbDataError(
+      throw new BenchDataError(
         `JobBench's ${opts.split} split in ${this.manifest.root} has no task (dataset/${opts.split}/<profession>/taskN/task_folder/${INSTRUCTIONS_FILE})`,
       );
     }
@@ -285,7 +284,7 @@ export class JobBenchAdapter implements BenchmarkAdapter {
     const task = this.#byId.get(taskId);
     if (task === undefined) {
       const known = [...this.#byId.keys()];
-      throw new JbDataError(
+      throw new BenchDataError(
         `task '${taskId}' is not in JobBench's ${this.split} split (${known.length} tasks, e.g. ${known.slice(0, 3).join(", ")})`,
       );
     }

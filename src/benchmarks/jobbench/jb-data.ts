@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { dirExists, isRegularFile } from "../../core/lib/safe-fs.ts";
 import { type Installation, type Manifest, readInstalled } from "../shared/install.ts";
 
-export { BenchDataError as JbDataError, dependenciesDir } from "../shared/install.ts";
+export { dependenciesDir } from "../shared/install.ts";
 
 export const JB_BENCH = "jb";
 export const JB_SPLITS = ["main", "easy"] as const;

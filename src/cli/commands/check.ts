@@ -34,7 +34,7 @@ import {
 } from "../command.ts";
 import { EXIT } from "../exit-codes.ts";
 
-const BENCHES = ["tasks", "jb", "demo"] as const;
+const BENCHES = ["tasks", "jb", "lab", "demo"] as const;
 type Bench = (typeof BENCHES)[number];
 
 const check: Command = {
@@ -125,9 +125,9 @@ async function runCheck(args: ParsedArgs, io: CliIO): Promise<number> {
     if (bench === "tasks") {
       taskCount = await checkTasks(report, stringOpt(args, "tasks"), io.cwd, substrate);
     }
-    if (bench === "jb") {
+    if (bench === "jb" || bench === "lab") {
       const split = stringOpt(args, "split") === "easy" ? "easy" : "main";
-      const { checkJobBench } = await import("../check/jobbench.ts");
+      const { checkBenchData } = await import("../check/bench-data.ts");
       const opts = {
         env,
         cwd: io.cwd,
@@ -135,7 +135,7 @@ async function runCheck(args: ParsedArgs, io: CliIO): Promise<number> {
         split,
         config,
       } as const;
-      taskCount = checkJobBench(report, opts).tasks;
+      taskCount = checkBenchData(report, bench, opts).tasks;
     }
     checkRunsAndStore(report, stringOpt(args, "runs"), env, io.cwd);
 

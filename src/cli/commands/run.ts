@@ -47,7 +47,11 @@ const run: Command = {
     "resumes: finished, intact tasks are skipped and finished rollouts are reused.",
   ].join("\n"),
   options: {
-    bench: { type: "string", valueName: "NAME", description: "benchmark: tasks or jb (JobBench)" },
+    bench: {
+      type: "string",
+      valueName: "NAME",
+      description: "benchmark: tasks, jb (JobBench) or lab (LAB)",
+    },
     tasks: { type: "string", valueName: "DIR", description: "task folder (for --bench tasks)" },
     split: {
       type: "string",

@@ -3,29 +3,32 @@
 // in a manifest beside it. Exit 0 when installed, 1 when it could not finish (nothing is left
 // half-written), 2 for a bad command line.
 
+import type { Manifest } from "../../benchmarks/shared/install.ts";
 import { boolOpt, type Command, stringOpt, UsageError } from "../command.ts";
 import { CliError } from "../errors.ts";
 import { EXIT } from "../exit-codes.ts";
 import { selfCommand } from "../self.ts";
 
-const SETUP_BENCHES = ["jb"] as const;
-const LATER = ["lab", "wb"];
+const SETUP_BENCHES = ["jb", "lab"] as const;
+const LATER = ["wb"];
 
 const setup: Command = {
   name: "setup",
-  summary: "Install a benchmark's data (JobBench: --bench jb), or adopt a copy you have (--from)",
+  summary:
+    "Install a benchmark's data (JobBench --bench jb, LAB --bench lab), or adopt a copy (--from)",
   args: "",
   help: [
     "Example: harness2 setup --bench jb",
     "         harness2 setup --bench jb --from ~/job-bench-eval",
     "",
-    "Without --from it fetches the pinned job-bench-eval checkout and the JobBench dataset with",
-    "git (both splits, as dataset/main and dataset/easy) into DEPENDENCIES/job-bench-eval, and",
-    "writes DEPENDENCIES/job-bench-eval.harness2.json. With --from it checks the layout of a copy",
-    "you already have and records it in place. Run it again after the data changed.",
+    "Without --from it fetches with git: for jb the pinned job-bench-eval checkout and the JobBench",
+    "dataset (both splits, as dataset/main and dataset/easy) into DEPENDENCIES/job-bench-eval; for",
+    "lab the harvey-labs checkout (its tasks are part of it) into DEPENDENCIES/harvey-labs. Each",
+    "gets a manifest beside it. With --from it checks the layout of a copy you already have and",
+    "records it in place. Run it again after the data changed.",
   ].join("\n"),
   options: {
-    bench: { type: "string", valueName: "NAME", description: "benchmark: jb" },
+    bench: { type: "string", valueName: "NAME", description: "benchmark: jb or lab" },
     from: { type: "string", valueName: "DIR", description: "adopt this local checkout instead" },
     dependencies: {
       type: "string",
@@ -36,7 +39,9 @@ const setup: Command = {
   },
   async run(args, io) {
     const bench = stringOpt(args, "bench");
-    if (bench === undefined) throw new UsageError("--bench is required (available: jb)", "setup");
+    if (bench === undefined) {
+      throw new UsageError(`--bench is required (available: ${SETUP_BENCHES.join(", ")})`, "setup");
+    }
     if (LATER.includes(bench)) {
       throw new UsageError(
         `setup for '${bench}' is not in this build yet (available: ${SETUP_BENCHES.join(", ")})`,
@@ -49,20 +54,27 @@ const setup: Command = {
         "setup",
       );
     }
-    const { dependenciesDir } = await import("../../benchmarks/jobbench/jb-data.ts");
-    const { setupJobBench, SetupError } = await import("../../benchmarks/jobbench/jb-setup.ts");
+    const { dependenciesDir, SetupError } = await import("../../benchmarks/shared/install.ts");
     const deps = dependenciesDir(stringOpt(args, "dependencies"), io.env, io.cwd);
     const json = boolOpt(args, "json");
-    let result: Awaited<ReturnType<typeof setupJobBench>>;
+    const opts = {
+      deps,
+      from: stringOpt(args, "from"),
+      env: io.env,
+      say: (line: string) => {
+        if (!json) io.stdout(`${line}\n`);
+      },
+    };
+    let result: {
+      manifest: Manifest;
+      problems: { path: string; problem: string }[];
+      notes: string[];
+    };
     try {
-      result = await setupJobBench({
-        deps,
-        from: stringOpt(args, "from"),
-        env: io.env,
-        say: (line) => {
-          if (!json) io.stdout(`${line}\n`);
-        },
-      });
+      result =
+        bench === "jb"
+          ? await (await import("../../benchmarks/jobbench/jb-setup.ts")).setupJobBench(opts)
+          : await (await import("../../benchmarks/lab/lab-setup.ts")).setupLab(opts);
     } catch (err) {
       if (err instanceof SetupError) throw new CliError(err.message);
       throw err;
@@ -77,12 +89,17 @@ const setup: Command = {
     for (const p of result.problems) io.stderr(`  skipped: ${p.path} ${p.problem}\n`);
     for (const n of result.notes) io.stdout(`note: ${n}\n`);
     const how = m.source === "from" ? "adopted in place" : "fetched";
+    const tasks =
+      bench === "jb"
+        ? `${m.tasks.main ?? 0} main and ${m.tasks.easy ?? 0} easy tasks`
+        : `${m.tasks.all ?? 0} tasks`;
+    const title = bench === "jb" ? "JobBench" : "LAB";
     io.stdout(
-      `JobBench ${how}: ${m.root} — ${m.tasks.main} main and ${m.tasks.easy} easy tasks${m.repo.commit ? `, commit ${m.repo.commit.slice(0, 12)}` : ""}${m.dataset.revision ? `, dataset ${m.dataset.revision.slice(0, 12)}` : ""}.\n`,
+      `${title} ${how}: ${m.root} — ${tasks}${m.repo.commit ? `, commit ${m.repo.commit.slice(0, 12)}` : ""}${m.dataset.revision ? `, dataset ${m.dataset.revision.slice(0, 12)}` : ""}.\n`,
     );
     const env =
       deps === dependenciesDir(undefined, io.env, io.cwd) ? "" : `HARNESS2_DEPENDENCIES='${deps}' `;
-    io.stdout(`next: ${env}${selfCommand(io.env, io.cwd)} check --bench jb\n`);
+    io.stdout(`next: ${env}${selfCommand(io.env, io.cwd)} check --bench ${bench}\n`);
     return EXIT.ok;
   },
 };

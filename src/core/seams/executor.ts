@@ -29,6 +29,27 @@ export type RolloutTemplate = {
   workingDirectory?: string;
 };
 
+/**
+ * What a benchmark's runtime adds to a rollout's workspace beyond the harness (LAB's
+ * `workspace_config`, docs/benchmarks.md): never part of the editable surface.
+ */
+export type RolloutInstall = {
+  /** Files written after the harness (e.g. `scripts/read_doc.py`); they replace one of the same path. */
+  runtimeFiles?: Readonly<Record<string, string>>;
+  /** Text appended last to the workspace's AGENTS.md (created when the harness renders none). */
+  agentsNote?: string;
+  /** OpenCode: only the base tools in opencode.json (no web, no sub-agents; skills if any). */
+  toolGate?: boolean;
+};
+
+/** Follow-up messages when a rollout's agent stops early (an executor that cannot continue a session ignores them). */
+export type RolloutNudges = {
+  /** At most this many follow-ups. */
+  max: number;
+  /** The follow-up for the workspace's output folder as it is now, or null when none is needed. */
+  next(outputDir: string): string | null;
+};
+
 export type RolloutRequest = {
   runId: string;
   /** The rollout's own directory; wiped and recreated. */
@@ -43,6 +64,8 @@ export type RolloutRequest = {
   steps: number;
   timeoutS: number;
   template?: RolloutTemplate;
+  install?: RolloutInstall;
+  nudges?: RolloutNudges;
   signal?: AbortSignal;
 };
 
@@ -52,6 +75,8 @@ export type RolloutResult = {
   wallS: number;
   /** At least one non-empty file under the output dir. */
   delivered: boolean;
+  /** Follow-up messages sent (RolloutRequest.nudges); absent when none could be. */
+  nudges?: number;
 };
 
 /**

@@ -3,7 +3,7 @@
 // permission fence as the OpenCode improver channel. A run mark is written only after a normal
 // finish; every other ending throws RolloutError and leaves no mark, so the rollout is re-rolled.
 
-import { rmSync, writeFileSync } from "node:fs";
+import { appendFileSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { OpencodeCli } from "../../clis/opencode.ts";
 import { runWatchedSession } from "../../clis/opencode-watch.ts";
@@ -75,6 +75,8 @@ export type SessionRequest = {
   title: string;
   /** The agent's step cap (in opencode.json); past it, plus a margin, the session is stopped. */
   steps?: number;
+  /** Continue this session (`--session`) instead of starting one. */
+  session?: string;
   signal?: AbortSignal;
 };
 
@@ -136,7 +138,8 @@ export class OpencodeSolver {
   }
 
   /** argv of one session; the prompt itself goes on stdin. `--thinking` keeps reasoning events. */
-  sessionArgv(req: Pick<SessionRequest, "workspace" | "model" | "title">): string[] {
+  sessionArgv(req: Pick<SessionRequest, "workspace" | "model" | "title" | "session">): string[] {
+    const resume = req.session === undefined ? [] : ["--session", req.session];
     return [
       ...this.cli.command.argv,
       "run",
@@ -149,6 +152,7 @@ export class OpencodeSolver {
       "--title",
       req.title,
       "--thinking",
+      ...resume,
     ];
   }
 
@@ -248,26 +252,50 @@ export async function executeRollout(
         model: req.model,
         steps: req.steps,
         template: { ...req.template, workingDirectory: ws },
+        toolGate: req.install?.toolGate,
       }),
     solver.env,
     (reason, hint) => new SolverSetupError(reason, hint),
   );
 
   const sessionDir = join(req.runDir, ROLLOUT_LAYOUT.session);
-  let outcome: SessionOutcome;
-  try {
-    outcome = await solver.runSession({
+  const streamFile = join(req.runDir, ROLLOUT_LAYOUT.stream);
+  const session = (prompt: string, file: string, resume?: string, timeoutS = req.timeoutS) =>
+    solver.runSession({
       workspace,
       sessionDir,
       model: req.model,
-      prompt: req.prompt,
-      timeoutS: req.timeoutS,
-      streamFile: join(req.runDir, ROLLOUT_LAYOUT.stream),
-      stderrFile: join(req.runDir, ROLLOUT_LAYOUT.stderr),
+      prompt,
+      timeoutS,
+      streamFile: file,
+      // A follow-up's stderr beside its own part of the stream, so the first one's is kept.
+      stderrFile:
+        resume === undefined
+          ? join(req.runDir, ROLLOUT_LAYOUT.stderr)
+          : file.replace(/\.jsonl$/, ".stderr.log"),
       title: `harness2 ${req.runId}`,
       steps: req.steps,
+      session: resume,
       signal: req.signal,
     });
+  let outcome: SessionOutcome;
+  let nudges = 0;
+  try {
+    outcome = await session(req.prompt, streamFile);
+    // Follow-ups in the same session while the agent stopped early (docs/benchmarks.md "LAB"),
+    // each in the time the rollout has left; their events are appended to the one stream.
+    while (req.nudges !== undefined && nudges < req.nudges.max && sessionEndedNormally(outcome)) {
+      const message = req.nudges.next(outputDir);
+      const id = sessionIdOf(streamFile);
+      const left = req.timeoutS - outcome.exit.durationMs / 1000;
+      if (message === null || id === null || left < 1) break;
+      nudges++;
+      const part = join(req.runDir, `opencode.nudge-${nudges}.jsonl`);
+      const more = await session(message, part, id, Math.floor(left));
+      appendFileSync(streamFile, readFileSync(part));
+      rmSync(part, { force: true });
+      outcome = joinOutcomes(outcome, more);
+    }
   } catch (err) {
     if (err instanceof SpawnError) {
       throw new RolloutError(req.runId, "spawn", `could not start opencode: ${err.reason}`, 0);
@@ -309,6 +337,7 @@ export async function executeRollout(
         events: outcome.events,
         errors: outcome.errors,
         failure: failure?.failure ?? null,
+        nudges,
       },
       null,
       2,
@@ -323,5 +352,34 @@ export async function executeRollout(
     outputDir: delivered ? outputDir : null,
     extras: { usd, model: req.model, executor: "opencode", wallS, events: outcome.events },
   });
-  return { runDir: req.runDir, usd, wallS, delivered };
+  return { runDir: req.runDir, usd, wallS, delivered, nudges };
+}
+
+function sessionEndedNormally(o: SessionOutcome): boolean {
+  return o.exit.code === 0 && !o.exit.timedOut && !o.exit.aborted && o.stoppedBecause === "";
+}
+
+/** The session id OpenCode printed on its events (every line carries it), or null. */
+export function sessionIdOf(streamFile: string): string | null {
+  let text: string;
+  try {
+    text = readFileSync(streamFile, "utf8");
+  } catch {
+    return null;
+  }
+  const m = /"sessionID"\s*:\s*"(ses_[A-Za-z0-9]+)"/.exec(text);
+  return m?.[1] ?? null;
+}
+
+/** One session's outcome followed by its continuation's: spend, events and time add up. */
+function joinOutcomes(a: SessionOutcome, b: SessionOutcome): SessionOutcome {
+  return {
+    exit: { ...b.exit, durationMs: a.exit.durationMs + b.exit.durationMs },
+    usd: Math.round((a.usd + b.usd) * 1e6) / 1e6,
+    events: a.events + b.events,
+    errors: [...a.errors, ...b.errors],
+    texts: [...a.texts, ...b.texts],
+    stoppedBecause: b.stoppedBecause,
+    lastError: b.lastError || a.lastError,
+  };
 }

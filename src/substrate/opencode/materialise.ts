@@ -67,7 +67,24 @@ export type MaterialiseOptions = {
   /** Agent step cap (`agent.build.steps`). */
   steps: number;
   template?: TemplateContext;
+  /** Gate the tools to the base set (install mode workspace_config; see toolGatePermissions). */
+  toolGate?: boolean;
 };
+
+/**
+ * The tool gate of install mode `workspace_config` (LAB): the agent keeps the base tools (read,
+ * edit/write, bash, glob, grep, list, todos) and `skill` when the harness has skills; web access
+ * and sub-agents (`task`) are denied, which removes them from the agent's tool list.
+ */
+export function toolGatePermissions(hasSkills: boolean): Record<string, string> {
+  return {
+    webfetch: "deny",
+    websearch: "deny",
+    codesearch: "deny",
+    task: "deny",
+    skill: hasSkills ? "allow" : "deny",
+  };
+}
 
 export type Installed = {
   /** The destination directory, now holding the rendered configuration. */
@@ -178,8 +195,13 @@ export function ensureSubagentMode(text: string, name: string): string {
 }
 
 /** The opencode.json of a rollout workspace: model, step cap, permission fence, no update/share. */
-export function workspaceConfig(dest: string, model: string, steps: number): object {
-  const fence = JSON.parse(workspaceFence(dest)) as Record<string, unknown>;
+export function workspaceConfig(
+  dest: string,
+  model: string,
+  steps: number,
+  gate: Record<string, string> = {},
+): object {
+  const fence = { ...(JSON.parse(workspaceFence(dest)) as Record<string, unknown>), ...gate };
   return mergeConfig(
     { $schema: "https://opencode.ai/config.json" },
     {
@@ -268,7 +290,7 @@ export async function materialise(
   }
   out.set(
     "opencode.json",
-    `${JSON.stringify(workspaceConfig(dest, opts.model, opts.steps), null, 2)}\n`,
+    `${JSON.stringify(workspaceConfig(dest, opts.model, opts.steps, opts.toolGate ? toolGatePermissions(skills.size > 0) : {}), null, 2)}\n`,
   );
 
   for (const [rel, value] of out) writeFileSafe(dest, rel, value);

@@ -1,0 +1,286 @@
+// The LAB cell (`--bench lab`, docs/benchmarks.md "LAB"): one task is a practice area's matter;
+// the agent works on a read-only copy of its documents with `scripts/read_doc.py` provided, the
+// harness installed as `workspace_config` on OpenCode (base tools only, the runtime's note last)
+// or `codex_root` on Codex, and up to HARNESS2_LAB_NUDGES follow-ups when it stops before every
+// named file exists. task.json is never copied anywhere, and its criteria are never read.
+
+import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { isTree, type Tree, textOf, writeTree } from "../../core/harness/tree.ts";
+import { copyTreeSafe, walkFiles } from "../../core/lib/safe-fs.ts";
+import { hasDeliverable, outputDirOf } from "../../core/rollout/layout.ts";
+import { isOutputIntact, isRunComplete, readRunMark } from "../../core/rollout/runmark.ts";
+import { loadRunConfig } from "../../core/run/config.ts";
+import { parseRunId } from "../../core/run/naming.ts";
+import type { RunConfig } from "../../core/run/run-config.ts";
+import type { BenchPrompts } from "../../core/seams/bench-prompts.ts";
+import {
+  type BenchmarkAdapter,
+  BenchSpec,
+  type ExecuteOptions,
+} from "../../core/seams/benchmark.ts";
+import { DEFAULT_SOLVER_STEPS, type Executor } from "../../core/seams/executor.ts";
+import { executorReady, improverChannel, joinDeliverable } from "../shared/cell.ts";
+import {
+  deliverableImagePaths,
+  deliverableTexts,
+  READ_DOC_SCRIPT,
+} from "../shared/deliverables.ts";
+import { BenchDataError, type Manifest } from "../shared/install.ts";
+import { discoverLab, installedLab, LAB_BENCH, type LabTask } from "./lab-data.ts";
+import { countStream, hasMetrics, writeMetrics } from "./lab-metrics.ts";
+import {
+  LAB_CODEX_AGENTS,
+  LAB_ENV_NOTE,
+  LAB_PROMPTS,
+  LAB_SYSTEM_PROMPT,
+  labPrompt,
+  missingDeliverablesNudge,
+  promptsForTask,
+} from "./lab-prompts.ts";
+import { labSettings } from "./lab-settings.ts";
+
+export const LAB_LEAK_GLOBS = ["task.json"] as const;
+/** The runtime's own script: a harness may call it, never ship one. */
+export const READ_DOC = "read_doc.py";
+/** Characters of one deliverable file's text the improver is shown. */
+export const LAB_FILE_TEXT_MAX = 60_000;
+/** Effectively uncapped, as the original. */
+export const LAB_TRAJECTORY_MAX = 1_000_000_000;
+
+export type LabAdapterOptions = {
+  deps: string;
+  runsDir: string;
+  executor: Executor;
+  env?: Record<string, string | undefined>;
+  steps?: number;
+};
+
+export class LabAdapter implements BenchmarkAdapter {
+  readonly spec: BenchSpec;
+  readonly substrate: Executor;
+  readonly manifest: Manifest;
+  readonly #byId: Map<string, LabTask>;
+  readonly #config: RunConfig;
+  readonly #env: Record<string, string | undefined>;
+  readonly #steps: number;
+  readonly #nudges: number;
+  #baseDir: string | null = null;
+
+  constructor(opts: LabAdapterOptions) {
+    this.#env = opts.env ?? process.env;
+    this.manifest = installedLab(opts.deps);
+    const found = discoverLab(this.manifest.root);
+    if (found.tasks.length === 0) {
+      throw new BenchDataError(
+        `LAB in ${this.manifest.root} has no task (tasks/<area>/<task>/task.json)`,
+      );
+    }
+    this.#byId = new Map(found.tasks.map((t) => [t.id, t]));
+    this.#config = loadRunConfig(this.#env);
+    this.#steps = opts.steps ?? DEFAULT_SOLVER_STEPS;
+    this.#nudges = labSettings(this.#env).nudges;
+    const channel = improverChannel(this.#config);
+    this.spec = BenchSpec.parse({
+      name: LAB_BENCH,
+      runsRoot: join(opts.runsDir, LAB_BENCH),
+      installMode: opts.executor.name === "oc" ? "workspace_config" : opts.executor.installMode,
+      prompts: LAB_PROMPTS,
+      channels: { proposer: channel, selector: channel },
+      leakGlobs: [...LAB_LEAK_GLOBS],
+      allowSubagents: false,
+      reservedScripts: [READ_DOC],
+    });
+    this.substrate = opts.executor;
+  }
+
+  async tasks(split = "all"): Promise<string[]> {
+    const all = [...this.#byId.values()];
+    return (split === "all" ? all : all.filter((t) => t.area === split)).map((t) => t.id);
+  }
+
+  domainOf(taskId: string): string {
+    return this.#task(taskId).area;
+  }
+
+  referenceDomainOrder(): string[] {
+    return [...new Set([...this.#byId.values()].map((t) => t.area))].sort();
+  }
+
+  async taskPrompt(taskId: string): Promise<string> {
+    return labPrompt(this.#task(taskId));
+  }
+
+  promptsFor(taskId: string): BenchPrompts {
+    return promptsForTask(this.#task(taskId));
+  }
+
+  /** The read-only copy of the task's documents (under `documents/`); never task.json. */
+  async taskFiles(taskId: string): Promise<string | null> {
+    return this.cleanInputs(this.#task(taskId));
+  }
+
+  /** LAB's own starting harness for the executor, written once under the runs root. */
+  async baseHarness(): Promise<string> {
+    if (this.#baseDir === null) {
+      const name = this.substrate.name;
+      const dir = join(this.spec.runsRoot, name === "oc" ? "base-harness" : `base-harness-${name}`);
+      const surface = this.substrate.surface();
+      if (!isTree(surface, dir)) {
+        const tree = this.substrate.baselineTree();
+        if (name === "oc") tree["systemprompt.md"] = LAB_SYSTEM_PROMPT;
+        else tree["AGENTS.md"] = LAB_CODEX_AGENTS;
+        writeTree(surface, tree, dir);
+      }
+      this.#baseDir = dir;
+    }
+    return this.#baseDir;
+  }
+
+  storeDir(task: LabTask): string {
+    return join(this.spec.runsRoot, "tasks", task.area, task.id.slice(task.area.length + 1));
+  }
+
+  /** `<store>/inputs/documents/…`, files read-only, built beside and renamed into place. */
+  cleanInputs(task: LabTask): string {
+    const clean = join(this.storeDir(task), "inputs");
+    if (existsSync(clean)) return clean;
+    const partial = `${clean}.partial-${process.pid}`;
+    rmSync(partial, { recursive: true, force: true });
+    mkdirSync(join(partial, "documents"), { recursive: true });
+    if (task.documentsDir !== null) {
+      copyTreeSafe(task.documentsDir, join(partial, "documents"));
+      for (const rel of walkFiles(join(partial, "documents"))) {
+        chmodSync(join(partial, "documents", rel), 0o444);
+      }
+    }
+    mkdirSync(dirname(clean), { recursive: true });
+    renameSync(partial, clean);
+    return clean;
+  }
+
+  rolloutDir(runId: string): string {
+    const parsed = parseRunId(runId);
+    if (parsed === null) throw new Error(`not a run id: ${runId}`);
+    const namespace = runId.slice(0, runId.indexOf("/"));
+    return join(this.storeDir(this.#task(parsed.taskId)), "rollouts", namespace, parsed.label);
+  }
+
+  /** One rollout; reused only when its mark matches and its metrics.json is there. */
+  async execute(
+    taskId: string,
+    harnessDir: string | null,
+    runId: string,
+    opts: ExecuteOptions = {},
+  ): Promise<string> {
+    const task = this.#task(taskId);
+    const model = this.substrate.modelOf(this.#config);
+    this.substrate.preflight(model);
+    const harness = harnessDir ?? (await this.baseHarness());
+    const fingerprint = await this.substrate.rolloutFingerprint(harness);
+    const runDir = this.rolloutDir(runId);
+    if ((await isRunComplete(runDir, fingerprint)) && hasMetrics(runDir)) return runDir;
+    const names = Object.keys(task.deliverables);
+    const result = await this.substrate.execute({
+      runId,
+      runDir,
+      harnessDir: harness,
+      harnessFingerprint: fingerprint,
+      inputsDir: this.cleanInputs(task),
+      prompt: labPrompt(task),
+      model,
+      steps: this.#steps,
+      timeoutS: opts.timeoutS ?? this.#config.rolloutTimeoutS ?? labSettings(this.#env).timeoutS,
+      template: { domainFocus: task.area },
+      install: {
+        runtimeFiles: { [`scripts/${READ_DOC}`]: readFileSync(READ_DOC_SCRIPT, "utf8") },
+        agentsNote: LAB_ENV_NOTE,
+        toolGate: true,
+      },
+      nudges: {
+        max: this.#nudges,
+        next: (out) => missingDeliverablesNudge(names.filter((n) => !existsSync(join(out, n)))),
+      },
+      signal: opts.signal,
+    });
+    writeMetrics(runDir, {
+      ...countStream(this.substrate.streamPath(runDir)),
+      costUsd: result.usd,
+      wallS: result.wallS,
+      nudges: result.nudges ?? 0,
+      model,
+    });
+    return runDir;
+  }
+
+  async delivered(runDir: string): Promise<boolean> {
+    return hasDeliverable(outputDirOf(runDir));
+  }
+
+  async trajectory(runDir: string, opts: { obsTrunc: number }): Promise<string> {
+    return this.substrate.trajectory(runDir, {
+      obsTrunc: opts.obsTrunc,
+      maxChars: LAB_TRAJECTORY_MAX,
+    });
+  }
+
+  async deliverableFiles(runDir: string): Promise<Record<string, string>> {
+    return deliverableTexts(outputDirOf(runDir), this.#env, LAB_FILE_TEXT_MAX);
+  }
+
+  async deliverableText(runDir: string): Promise<string> {
+    return joinDeliverable(await this.deliverableFiles(runDir));
+  }
+
+  async deliverableImages(runDir: string): Promise<string[]> {
+    return deliverableImagePaths(outputDirOf(runDir));
+  }
+
+  /** Intact: a metrics.json, and the output its mark recorded (or still none). */
+  async artifactsIntact(runDir: string): Promise<boolean> {
+    const mark = await readRunMark(runDir);
+    if (mark === null || !hasMetrics(runDir)) return false;
+    if (mark.outputFingerprint === null) return !hasDeliverable(outputDirOf(runDir));
+    return isOutputIntact(runDir, outputDirOf(runDir));
+  }
+
+  /**
+   * LAB's own rule: the harness's always-on text must still tell the agent where deliverables go
+   * (`output/`) and how documents are read (`read_doc.py`), and it may not ship its own read_doc.py.
+   */
+  async validateTree(tree: Tree): Promise<string[]> {
+    const alwaysOn = this.substrate
+      .surface()
+      .alwaysOn.map((p) => textOf(tree[p]))
+      .join("\n");
+    const problems: string[] = [];
+    for (const needed of ["output/", READ_DOC]) {
+      if (!alwaysOn.includes(needed)) {
+        problems.push(
+          `the always-on text no longer mentions \`${needed}\`: LAB's agent must be told that deliverables go under output/ and that documents are read with python3 scripts/read_doc.py; keep both`,
+        );
+      }
+    }
+    if (Object.keys(tree).some((k) => k.endsWith(`/${READ_DOC}`) || k === READ_DOC)) {
+      problems.push(
+        `scripts/${READ_DOC} is provided by the runtime (a harness may call it but not ship one); remove it`,
+      );
+    }
+    return problems;
+  }
+
+  async preflight(): Promise<void> {
+    await executorReady(this.substrate, this.#config);
+  }
+
+  #task(taskId: string): LabTask {
+    const task = this.#byId.get(taskId);
+    if (task === undefined) {
+      const known = [...this.#byId.keys()];
+      throw new BenchDataError(
+        `task '${taskId}' is not in LAB (${known.length} tasks, e.g. ${known.slice(0, 3).join(", ")})`,
+      );
+    }
+    return task;
+  }
+}

@@ -1,0 +1,85 @@
+// A LAB rollout's `metrics.json` (docs/benchmarks.md "LAB"): tokens, cost, wall time, tool calls,
+// documents read and follow-ups, counted from the executor's own event stream (OpenCode's
+// `step_finish`/`tool_use` events, or Codex's `turn.completed`/`item.completed`). A LAB run without
+// it counts as failed, so it is written atomically after every normal finish.
+
+import { readFileSync, renameSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { isRegularFile } from "../../core/lib/safe-fs.ts";
+
+export const METRICS_FILE = "metrics.json";
+
+export type LabMetrics = {
+  tokens: { input: number; output: number; reasoning: number; cacheRead: number };
+  costUsd: number | null;
+  wallS: number;
+  toolCalls: number;
+  /** Tool calls whose input names a file under documents/. */
+  documentsRead: number;
+  nudges: number;
+  model: string;
+};
+
+type Json = Record<string, unknown>;
+const obj = (v: unknown): Json => (v !== null && typeof v === "object" ? (v as Json) : {});
+const num = (v: unknown): number => (typeof v === "number" && Number.isFinite(v) ? v : 0);
+
+/** Tokens, tool calls and documents read, from a stream of either executor. */
+export function countStream(
+  streamFile: string,
+): Pick<LabMetrics, "tokens" | "toolCalls" | "documentsRead"> {
+  const tokens = { input: 0, output: 0, reasoning: 0, cacheRead: 0 };
+  let toolCalls = 0;
+  let documentsRead = 0;
+  const text = isRegularFile(streamFile) ? readFileSync(streamFile, "utf8") : "";
+  for (const line of text.split("\n")) {
+    if (!line.startsWith("{")) continue;
+    let e: Json;
+    try {
+      e = JSON.parse(line) as Json;
+    } catch {
+      continue;
+    }
+    const part = obj(e.part);
+    const item = obj(e.item);
+    if (e.type === "step_finish") {
+      const t = obj(part.tokens);
+      tokens.input += num(t.input);
+      tokens.output += num(t.output);
+      tokens.reasoning += num(t.reasoning);
+      tokens.cacheRead += num(obj(t.cache).read);
+    } else if (e.type === "turn.completed") {
+      const u = obj(e.usage);
+      tokens.input += num(u.input_tokens);
+      tokens.output += num(u.output_tokens);
+      tokens.cacheRead += num(u.cached_input_tokens);
+    }
+    const call =
+      e.type === "tool_use"
+        ? obj(obj(part.state).input)
+        : e.type === "item.completed" && item.type !== "agent_message" && item.type !== "reasoning"
+          ? item
+          : null;
+    if (call === null) continue;
+    toolCalls++;
+    if (JSON.stringify(call).includes("documents/")) documentsRead++;
+  }
+  return { tokens, toolCalls, documentsRead };
+}
+
+/** Writes `<runDir>/metrics.json` whole (a temp file renamed over it). */
+export function writeMetrics(runDir: string, metrics: LabMetrics): void {
+  const path = join(runDir, METRICS_FILE);
+  const tmp = `${path}.tmp-${process.pid}`;
+  writeFileSync(tmp, `${JSON.stringify(metrics, null, 2)}\n`);
+  renameSync(tmp, path);
+}
+
+export function hasMetrics(runDir: string): boolean {
+  try {
+    JSON.parse(readFileSync(join(runDir, METRICS_FILE), "utf8"));
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,151 @@
+// `harness2 check --bench jb|lab`: the benchmark data setup installed (its manifest still matching
+// the data), the task count per domain, and the judge's readiness — its script, a python for it,
+// and the endpoint and key — so a missing judge shows up before any rollout is paid for.
+
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import {
+  discoverSplit,
+  installedJobBench,
+  type JbSplit,
+} from "../../benchmarks/jobbench/jb-data.ts";
+import { judgeScript } from "../../benchmarks/jobbench/jb-scorer.ts";
+import { discoverLab, installedLab } from "../../benchmarks/lab/lab-data.ts";
+import { evaluationModule } from "../../benchmarks/lab/lab-scorer.ts";
+import { BenchDataError, dependenciesDir, type Manifest } from "../../benchmarks/shared/install.ts";
+import type { RunConfig } from "../../core/run/run-config.ts";
+import type { Report } from "./report.ts";
+
+export type BenchDataCheck = { tasks: number; domains: Record<string, number> };
+
+type Found = {
+  domains: Record<string, number>;
+  problems: { path: string; problem: string }[];
+  what: string;
+};
+
+const CELLS = {
+  jb: {
+    title: "JobBench",
+    installed: installedJobBench,
+    found(root: string, split: JbSplit): Found {
+      const f = discoverSplit(root, split);
+      return {
+        domains: count(f.tasks.map((t) => t.profession)),
+        problems: f.problems,
+        what: `${split} tasks in {n} professions`,
+      };
+    },
+    judge: judgeScript,
+    python: "HARNESS2_JB_JUDGE_PYTHON",
+    defaultModel: "grok-4.3",
+  },
+  lab: {
+    title: "LAB",
+    installed: installedLab,
+    found(root: string): Found {
+      const f = discoverLab(root);
+      return {
+        domains: count(f.tasks.map((t) => t.area)),
+        problems: f.problems,
+        what: "tasks in {n} practice areas",
+      };
+    },
+    judge: evaluationModule,
+    python: "HARNESS2_LAB_JUDGE_PYTHON",
+    defaultModel: "(HARNESS2_JUDGE_MODEL)",
+  },
+} as const;
+
+function count(names: string[]): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const n of names) out[n] = (out[n] ?? 0) + 1;
+  return out;
+}
+
+export function checkBenchData(
+  report: Report,
+  bench: "jb" | "lab",
+  opts: {
+    env: Record<string, string | undefined>;
+    cwd: string;
+    dependencies: string | undefined;
+    split: JbSplit;
+    config: RunConfig | null;
+  },
+): BenchDataCheck {
+  const cell = CELLS[bench];
+  const deps = dependenciesDir(opts.dependencies, opts.env, opts.cwd);
+  let m: Manifest;
+  try {
+    m = cell.installed(deps);
+  } catch (err) {
+    if (!(err instanceof BenchDataError)) throw err;
+    const [what, fix] = err.message.split(": run ");
+    report.line(
+      "FAIL",
+      `${cell.title} data`,
+      what ?? err.message,
+      `run ${fix ?? `harness2 setup --bench ${bench}`}`,
+    );
+    return { tasks: 0, domains: {} };
+  }
+  const commit = m.repo.commit ? `commit ${m.repo.commit.slice(0, 12)}, ` : "";
+  report.line("ok", `${cell.title} data`, `${m.root} (${commit}set up ${m.fetchedAt})`);
+  const found = cell.found(m.root, opts.split);
+  for (const p of found.problems) report.line("warn", p.path, `${p.problem}: skipped`);
+  const tasks = Object.values(found.domains).reduce((a, b) => a + b, 0);
+  if (tasks === 0) {
+    report.line(
+      "FAIL",
+      `${cell.title} tasks`,
+      "none to run",
+      `run harness2 setup --bench ${bench} again`,
+    );
+  } else {
+    const per = Object.entries(found.domains)
+      .map(([d, c]) => `${d} ${c}`)
+      .join(", ");
+    const what = found.what.replace("{n}", String(Object.keys(found.domains).length));
+    report.line("ok", `${cell.title} tasks`, `${tasks} ${what}: ${per}`);
+  }
+  const script = cell.judge(m.root);
+  if (!existsSync(script)) {
+    report.line(
+      "FAIL",
+      `${cell.title} judge`,
+      `no ${script.slice(m.root.length + 1)} in ${m.root}`,
+      `set up from a full ${bench === "jb" ? "job-bench-eval" : "harvey-labs"} checkout`,
+    );
+  } else {
+    const venv = join(m.root, ".venv", "bin", "python");
+    const python = opts.env[cell.python] || (existsSync(venv) ? venv : "python3 on PATH");
+    report.line("ok", `${cell.title} judge`, `${script}, run with ${python}`);
+  }
+  const c = opts.config;
+  if (c !== null) {
+    const missing = [
+      c.judgeBaseUrl === "" ? "HARNESS2_JUDGE_BASE_URL" : "",
+      c.judgeApiKey === "" ? "HARNESS2_JUDGE_API_KEY" : "",
+      bench === "lab" && c.judgeModel === "" ? "HARNESS2_JUDGE_MODEL" : "",
+    ].filter(Boolean);
+    if (missing.length > 0) {
+      const names =
+        missing.length === 1
+          ? (missing[0] as string)
+          : `${missing.slice(0, -1).join(", ")} and ${missing[missing.length - 1]}`;
+      report.line(
+        "FAIL",
+        "judge endpoint",
+        `${names} ${missing.length === 1 ? "is" : "are"} not set`,
+        `set ${names} (harness2 judge needs ${missing.length === 1 ? "it" : "them"}; runs do not)`,
+      );
+    } else
+      report.line(
+        "ok",
+        "judge endpoint",
+        `${c.judgeBaseUrl}, model ${c.judgeModel || cell.defaultModel}`,
+      );
+  }
+  return { tasks, domains: found.domains };
+}
