@@ -210,6 +210,7 @@ describe("the LAB adapter", () => {
       [
         '{"type":"item.completed","item":{"type":"command_execution","command":"cat documents/x.md"}}',
         '{"type":"item.completed","item":{"type":"agent_message","text":"done"}}',
+        '{"type":"item.completed","item":{"type":"error","message":"Model metadata not found"}}',
         '{"type":"turn.completed","usage":{"input_tokens":50,"cached_input_tokens":10,"output_tokens":9}}',
       ].join("\n"),
     );

@@ -21,6 +21,13 @@ export type LabMetrics = {
 };
 
 type Json = Record<string, unknown>;
+/** Codex items that are the agent using a tool (not its messages, reasoning or notices). */
+const CODEX_TOOL_ITEMS = new Set([
+  "command_execution",
+  "file_change",
+  "mcp_tool_call",
+  "web_search",
+]);
 const obj = (v: unknown): Json => (v !== null && typeof v === "object" ? (v as Json) : {});
 const num = (v: unknown): number => (typeof v === "number" && Number.isFinite(v) ? v : 0);
 
@@ -53,11 +60,12 @@ export function countStream(
       tokens.input += num(u.input_tokens);
       tokens.output += num(u.output_tokens);
       tokens.cacheRead += num(u.cached_input_tokens);
+      tokens.reasoning += num(u.reasoning_output_tokens);
     }
     const call =
       e.type === "tool_use"
         ? obj(obj(part.state).input)
-        : e.type === "item.completed" && item.type !== "agent_message" && item.type !== "reasoning"
+        : e.type === "item.completed" && CODEX_TOOL_ITEMS.has(String(item.type))
           ? item
           : null;
     if (call === null) continue;
