@@ -13,7 +13,12 @@ import {
 } from "../benchmarks/jobbench/jb-scorer.ts";
 import { installedLab } from "../benchmarks/lab/lab-data.ts";
 import { evaluationModule, LabScorer } from "../benchmarks/lab/lab-scorer.ts";
-import { BenchDataError, dependenciesDir, type Manifest } from "../benchmarks/shared/install.ts";
+import {
+  BenchDataError,
+  badEndpoint,
+  dependenciesDir,
+  type Manifest,
+} from "../benchmarks/shared/install.ts";
 import { hashFile } from "../core/lib/fingerprint.ts";
 import { loadRunConfig } from "../core/run/config.ts";
 import type { BenchJudge, BenchJudgeContext } from "./bench-judges.ts";
@@ -44,6 +49,12 @@ function endpoint(ctx: BenchJudgeContext): { model: string; baseUrl: string; api
   if (config.judgeBaseUrl === "") {
     throw new CliError(
       "no judge endpoint: set HARNESS2_JUDGE_BASE_URL to an OpenAI-compatible URL (e.g. https://api.x.ai/v1)",
+    );
+  }
+  const bad = badEndpoint(config.judgeBaseUrl);
+  if (bad !== null) {
+    throw new CliError(
+      `HARNESS2_JUDGE_BASE_URL ${bad}: set it to the judge's OpenAI-compatible endpoint, e.g. https://api.x.ai/v1`,
     );
   }
   if (config.judgeApiKey === "") {

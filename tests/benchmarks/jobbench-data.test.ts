@@ -147,6 +147,8 @@ describe("setup fetching with git", () => {
     const upstream = join(root, "upstream");
     mkdirSync(join(upstream, "eval"), { recursive: true });
     cpSync(join(JB_FIXTURE, "eval/judge.py"), join(upstream, "eval/judge.py"));
+    writeFileSync(join(upstream, "pyproject.toml"), '[project]\nname = "job-bench-eval"\n');
+    writeFileSync(join(upstream, "uv.lock"), "version = 1\n");
     gitRun(upstream, "init", "-q");
     gitRun(upstream, "add", ".");
     gitRun(upstream, "commit", "-q", "-m", "judge");
@@ -160,8 +162,23 @@ describe("setup fetching with git", () => {
     const revision = gitRun(hf, "rev-parse", "HEAD");
 
     const deps = join(root, "deps-fetch");
+    // A contract fake of uv (no package index is reachable here): `uv sync --locked` in a project
+    // with pyproject.toml and uv.lock makes the project's .venv, as the real one does.
+    const bin = join(root, "fake-uv-bin");
+    mkdirSync(bin, { recursive: true });
+    writeFileSync(
+      join(bin, "uv"),
+      [
+        "#!/bin/sh",
+        '[ "$1" = sync ] && [ "$2" = --locked ] && [ -f pyproject.toml ] && [ -f uv.lock ] || { echo "fake uv: unexpected $*" >&2; exit 2; }',
+        'mkdir -p .venv/bin && ln -s "$(command -v python3)" .venv/bin/python',
+        "",
+      ].join("\n"),
+      { mode: 0o755 },
+    );
     const env = {
       ...process.env,
+      PATH: `${bin}:${process.env.PATH}`,
       HARNESS2_JB_REPO_URL: `file://${upstream}`,
       HARNESS2_JB_REPO_COMMIT: commit,
       HARNESS2_JB_DATASET_URL: `file://${hf}`,
@@ -178,6 +195,9 @@ describe("setup fetching with git", () => {
     expect(existsSync(join(checkout, ".hf-dataset"))).toBe(false);
     expect(readdirSync(deps).sort()).toEqual([JB_CHECKOUT, `${JB_CHECKOUT}.harness2.json`]);
     expect(lines.join("\n")).toContain("fetching");
+    // uv made the judge's .venv: no note left about its packages
+    expect(existsSync(join(checkout, ".venv/bin/python"))).toBe(true);
+    expect(r.notes).toEqual([]);
     // again: nothing is fetched, the data is verified and the manifest rewritten
     const again = await setupJobBench({ deps, env, say: quiet });
     expect(again.manifest.repo.commit).toBe(commit);

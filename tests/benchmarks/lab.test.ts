@@ -95,6 +95,7 @@ describe("LAB's data", () => {
     expect(r.manifest.tasks).toEqual({ all: 4 });
     const upstream = join(root, "upstream");
     cpSync(LAB_FIXTURE, upstream, { recursive: true });
+    writeFileSync(join(upstream, "pyproject.toml"), '[project]\nname = "harvey-labs"\n');
     const g = (...a: string[]) =>
       Bun.spawnSync(["git", ...a], {
         cwd: upstream,

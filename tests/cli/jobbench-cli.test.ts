@@ -93,6 +93,13 @@ describe("JobBench on the command line", () => {
     expect(out.checks.find((l) => l.subject === "JobBench tasks")?.text).toBe(
       "4 main tasks in 2 professions: accountant 2, logistics_coordinator 2",
     );
+    const badUrl = await runCli(["check", "--bench", "jb"], {
+      cwd: root,
+      env: { ...env, HARNESS2_JUDGE_BASE_URL: "ftp://judge", HARNESS2_JUDGE_API_KEY: "k" },
+    });
+    expect(badUrl.stdout).toContain(
+      "FAIL  judge endpoint: HARNESS2_JUDGE_BASE_URL 'ftp://judge' is not an http(s) URL",
+    );
     const noJudge = await runCli(["check", "--bench", "jb"], { cwd: root, env });
     expect(noJudge.stdout).toContain(
       "FAIL  judge endpoint: HARNESS2_JUDGE_BASE_URL and HARNESS2_JUDGE_API_KEY are not set",

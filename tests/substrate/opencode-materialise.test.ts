@@ -214,3 +214,68 @@ describe("rollout fingerprint (docs/differences.md H12)", () => {
     expect(await rolloutFingerprint(src)).not.toBe(before);
   });
 });
+
+describe("install mode workspace_config: the tool gate and the runtime's additions", () => {
+  test("the gate denies web and sub-agents in opencode.json, and skill only without skills", async () => {
+    const src = tmp("gate-src");
+    writeTree(OPENCODE_SURFACE, TREE, src);
+    const gated = join(tmp("gate"), "ws");
+    await materialise(src, gated, { model: "p/m", steps: 9, toolGate: true });
+    const perm = JSON.parse(readFileSync(join(gated, "opencode.json"), "utf8")).permission;
+    expect(perm).toMatchObject({
+      webfetch: "deny",
+      websearch: "deny",
+      codesearch: "deny",
+      task: "deny",
+      skill: "allow",
+    });
+    expect(perm.external_directory["*"]).toBe("deny");
+    const plain = join(tmp("nogate"), "ws");
+    await materialise(src, plain, { model: "p/m", steps: 9 });
+    const open = JSON.parse(readFileSync(join(plain, "opencode.json"), "utf8")).permission;
+    expect(Object.keys(open)).toEqual(["external_directory"]);
+    const bare = tmp("bare-src");
+    writeTree(OPENCODE_SURFACE, { ...OPENCODE_BASELINE_TREE }, bare);
+    const noSkills = join(tmp("gate2"), "ws");
+    await materialise(bare, noSkills, { model: "p/m", steps: 9, toolGate: true });
+    expect(JSON.parse(readFileSync(join(noSkills, "opencode.json"), "utf8")).permission.skill).toBe(
+      "deny",
+    );
+  });
+
+  test("prepareWorkspace writes runtime files over the harness's and appends the note to AGENTS.md", async () => {
+    const { prepareWorkspace } = await import("../../src/substrate/rollout-workspace.ts");
+    const src = tmp("rt-src");
+    writeTree(OPENCODE_SURFACE, TREE, src);
+    const runDir = join(tmp("rt"), "run");
+    const { workspace } = await prepareWorkspace(
+      {
+        runId: "r",
+        runDir,
+        inputsDir: null,
+        install: {
+          runtimeFiles: { "scripts/totals.py": "# the runtime's\n" },
+          agentsNote: "# Note\n\nLast.",
+        },
+      },
+      (ws) => materialise(src, ws, { model: "p/m", steps: 9 }),
+      process.env,
+      (reason) => new Error(reason),
+    );
+    expect(readFileSync(join(workspace, "scripts/totals.py"), "utf8")).toBe("# the runtime's\n");
+    const agents = readFileSync(join(workspace, "AGENTS.md"), "utf8");
+    expect(agents.startsWith("You work in")).toBe(true);
+    expect(agents.endsWith("\n\n# Note\n\nLast.\n")).toBe(true);
+    // a harness that renders no AGENTS.md gets one holding only the note
+    const bare = tmp("rt-bare");
+    writeTree(OPENCODE_SURFACE, { ...OPENCODE_BASELINE_TREE }, bare);
+    const run2 = join(tmp("rt2"), "run");
+    const made = await prepareWorkspace(
+      { runId: "r", runDir: run2, inputsDir: null, install: { agentsNote: "Only this." } },
+      (ws) => materialise(bare, ws, { model: "p/m", steps: 9 }),
+      process.env,
+      (reason) => new Error(reason),
+    );
+    expect(readFileSync(join(made.workspace, "AGENTS.md"), "utf8")).toBe("Only this.\n");
+  });
+});

@@ -19,6 +19,7 @@ import { pythonEnv, resolvePython } from "../../core/lib/python.ts";
 import { copyTreeSafe, isRegularFile, walkFiles } from "../../core/lib/safe-fs.ts";
 import { outputDirOf } from "../../core/rollout/layout.ts";
 import type { Scorer } from "../../core/seams/benchmark.ts";
+import { judgePythonOf } from "../shared/install.ts";
 import {
   discoverSplit,
   JB_BENCH,
@@ -178,7 +179,7 @@ export class JobBenchScorer implements Scorer {
   ): Promise<Report> {
     const cfg = this.#cfg;
     const s = jbSettings(cfg.env);
-    const python = await judgePython(cfg.root, s.judgePython, cfg.env);
+    const python = await judgePython(cfg.root, cfg.env);
     const script = judgeScript(cfg.root);
     const argv = [
       python,
@@ -276,12 +277,10 @@ export function judgeEnv(env: Record<string, string | undefined>): Record<string
 /** HARNESS2_JB_JUDGE_PYTHON, else the checkout's own .venv, else python3. */
 export async function judgePython(
   root: string,
-  configured: string,
   env: Record<string, string | undefined>,
 ): Promise<string> {
-  if (configured !== "") return configured;
-  const venv = join(root, ".venv", "bin", "python");
-  if (isRegularFile(venv)) return venv;
+  const own = judgePythonOf(root, env, "HARNESS2_JB_JUDGE_PYTHON");
+  if (own !== null) return own;
   const python = await resolvePython(env);
   if (python === null) throw new Error("no python3 on PATH to run the JobBench judge");
   return python;

@@ -4,10 +4,7 @@ import { type IntSetting, readIntSettings } from "../shared/settings.ts";
 
 type JbInt = "attempts" | "timeoutS" | "judgeRubricTimeoutS" | "judgeRetries" | "judgeWorkers";
 
-export type JbSettings = Record<JbInt, number> & {
-  /** The python that runs the upstream judge; "" = the checkout's .venv, else python3. */
-  judgePython: string;
-};
+export type JbSettings = Record<JbInt, number>;
 
 export const JB_SETTINGS: readonly IntSetting<JbInt>[] = [
   {
@@ -38,5 +35,5 @@ export const JB_SETTINGS: readonly IntSetting<JbInt>[] = [
 ];
 
 export function jbSettings(env: Record<string, string | undefined>): JbSettings {
-  return { ...readIntSettings(env, JB_SETTINGS), judgePython: env.HARNESS2_JB_JUDGE_PYTHON ?? "" };
+  return readIntSettings(env, JB_SETTINGS);
 }

@@ -11,6 +11,8 @@ import {
   FROM_HINT,
   fetchPinned,
   git,
+  installJudgeDeps,
+  judgePythonOf,
   type Manifest,
   readInstalled,
   recordInstall,
@@ -89,7 +91,9 @@ export async function setupJobBench(opts: SetupOptions): Promise<SetupResult> {
     repo: { url: repoUrl, commit },
     dataset: { url: datasetUrl, revision: built.revision },
   });
-  return { manifest, ...built.found, notes: notes(root, opts.env) };
+  opts.say("installing the judge's python packages");
+  const installed = await installJudgeDeps(opts.env, root, "HARNESS2_JB_JUDGE_PYTHON");
+  return { manifest, ...built.found, notes: [...installed, ...notes(root, opts.env, installed)] };
 }
 
 /** What an earlier download recorded, when its checkout is still in place; else null. */
@@ -158,11 +162,16 @@ function revisionOf(root: string): string | null {
   return null;
 }
 
-function notes(root: string, env: Record<string, string | undefined>): string[] {
+function notes(
+  root: string,
+  env: Record<string, string | undefined>,
+  already: readonly string[] = [],
+): string[] {
   if (!isRegularFile(join(root, "eval", "judge.py"))) {
     return [`no eval/judge.py in ${root}: harness2 judge cannot score JobBench runs from it`];
   }
-  if (!isRegularFile(join(root, ".venv", "bin", "python")) && !env.HARNESS2_JB_JUDGE_PYTHON) {
+  if (already.length > 0) return [];
+  if (judgePythonOf(root, env, "HARNESS2_JB_JUDGE_PYTHON") === null) {
     return [
       `the judge's python packages: run \`uv sync\` in ${root}, or set HARNESS2_JB_JUDGE_PYTHON to a python that has them`,
     ];

@@ -22,6 +22,7 @@ import { pythonEnv, resolvePython } from "../../core/lib/python.ts";
 import { copyTreeSafe, isRegularFile } from "../../core/lib/safe-fs.ts";
 import { outputDirOf } from "../../core/rollout/layout.ts";
 import type { Scorer } from "../../core/seams/benchmark.ts";
+import { judgePythonOf } from "../shared/install.ts";
 import { discoverLab, type LabTask } from "./lab-data.ts";
 import { hasMetrics, METRICS_FILE } from "./lab-metrics.ts";
 import { labSettings } from "./lab-settings.ts";
@@ -83,9 +84,9 @@ export class LabScorer implements Scorer {
     );
 
     const s = labSettings(this.#cfg.env);
-    const venv = join(this.#cfg.root, ".venv", "bin", "python");
     const python =
-      s.judgePython || (isRegularFile(venv) ? venv : await resolvePython(this.#cfg.env));
+      judgePythonOf(this.#cfg.root, this.#cfg.env, "HARNESS2_LAB_JUDGE_PYTHON") ??
+      (await resolvePython(this.#cfg.env));
     if (python === null) throw new Error("no python3 on PATH to run LAB's evaluation");
     const log = join(judged, "judge.log");
     const exit = await runProcess({

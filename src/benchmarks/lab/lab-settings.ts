@@ -4,10 +4,7 @@ import { type IntSetting, readIntSettings } from "../shared/settings.ts";
 
 type LabInt = "nudges" | "timeoutS" | "judgeTimeoutS";
 
-export type LabSettings = Record<LabInt, number> & {
-  /** The python that runs LAB's evaluation; "" = the checkout's .venv, else python3. */
-  judgePython: string;
-};
+export type LabSettings = Record<LabInt, number>;
 
 export const LAB_SETTINGS: readonly IntSetting<LabInt>[] = [
   {
@@ -27,8 +24,5 @@ export const LAB_SETTINGS: readonly IntSetting<LabInt>[] = [
 ];
 
 export function labSettings(env: Record<string, string | undefined>): LabSettings {
-  return {
-    ...readIntSettings(env, LAB_SETTINGS),
-    judgePython: env.HARNESS2_LAB_JUDGE_PYTHON ?? "",
-  };
+  return readIntSettings(env, LAB_SETTINGS);
 }

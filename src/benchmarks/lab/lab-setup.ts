@@ -3,11 +3,13 @@
 // place and recorded in a manifest with the commit it is at; or `--from DIR`, adopted in place.
 
 import { mkdirSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { resolve } from "node:path";
 import { dirExists, isRegularFile } from "../../core/lib/safe-fs.ts";
 import {
   commitOf,
   fetchPinned,
+  installJudgeDeps,
+  judgePythonOf,
   type Manifest,
   readInstalled,
   recordInstall,
@@ -41,7 +43,7 @@ function notes(root: string, env: Record<string, string | undefined>): string[] 
   if (!isRegularFile(evaluationModule(root))) {
     return [`no evaluation/run_eval.py in ${root}: harness2 judge cannot score LAB runs from it`];
   }
-  if (!isRegularFile(join(root, ".venv", "bin", "python")) && !env.HARNESS2_LAB_JUDGE_PYTHON) {
+  if (judgePythonOf(root, env, "HARNESS2_LAB_JUDGE_PYTHON") === null) {
     return [
       `the evaluation's python packages: run \`uv sync\` in ${root}, or set HARNESS2_LAB_JUDGE_PYTHON to a python that has them`,
     ];
@@ -95,5 +97,11 @@ export async function setupLab(opts: LabSetupOptions): Promise<LabSetupResult> {
     repo: { url, commit: built.commit },
     dataset: { url: null, revision: null },
   });
-  return { manifest, problems: built.problems, notes: notes(root, opts.env) };
+  opts.say("installing the evaluation's python packages");
+  const installed = await installJudgeDeps(opts.env, root, "HARNESS2_LAB_JUDGE_PYTHON");
+  return {
+    manifest,
+    problems: built.problems,
+    notes: installed.length > 0 ? installed : notes(root, opts.env),
+  };
 }

@@ -6,7 +6,7 @@
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { z } from "zod";
-import { NETWORK_ENV, pickEnv, runProcess } from "../../core/lib/process.ts";
+import { NETWORK_ENV, pickEnv, runProcess, which } from "../../core/lib/process.ts";
 import { dirExists, isRegularFile } from "../../core/lib/safe-fs.ts";
 import { SpawnError } from "../../core/lib/spawn-error.ts";
 
@@ -33,6 +33,17 @@ export function dependenciesDir(
   cwd: string,
 ): string {
   return resolve(cwd, flag ?? (env.HARNESS2_DEPENDENCIES || "dependencies"));
+}
+
+/** Why `url` cannot be a judge endpoint, or null when it can (an http or https URL). */
+export function badEndpoint(url: string): string | null {
+  try {
+    const u = new URL(url);
+    if (u.protocol === "http:" || u.protocol === "https:") return null;
+    return `'${url}' is not an http(s) URL`;
+  } catch {
+    return `'${url}' is not a URL`;
+  }
 }
 
 // ── the manifest ─────────────────────────────────────────────────────────────────────────────
@@ -193,6 +204,54 @@ export async function commitOf(
   if (!dirExists(join(root, ".git"))) return null;
   const out = await git(env, root, ["rev-parse", "HEAD"], root, "").catch(() => "");
   return out.trim() || null;
+}
+
+/**
+ * The python of a checkout's own virtual environment (`.venv/bin/python`, usually a symlink to
+ * the interpreter it was made with), or null when it has none or the link is broken.
+ */
+export function venvPython(root: string): string | null {
+  const path = join(root, ".venv", "bin", "python");
+  return existsSync(path) ? path : null;
+}
+
+/** The judge's python: the setting named `envVar`, else the checkout's .venv, else null. */
+export function judgePythonOf(
+  root: string,
+  env: Record<string, string | undefined>,
+  envVar: string,
+): string | null {
+  return env[envVar] || venvPython(root);
+}
+
+/**
+ * What a checkout's own judge needs from a package registry, installed the checkout's own way:
+ * `uv sync` (with `--locked` when it has a uv.lock) where it has a pyproject.toml and uv is on
+ * PATH. Returns notes for the user; a failure is a note, never a half-trusted checkout (the data
+ * is already verified, and `check` reports the judge's python).
+ */
+export async function installJudgeDeps(
+  env: Record<string, string | undefined>,
+  root: string,
+  envVar: string,
+): Promise<string[]> {
+  if (!isRegularFile(join(root, "pyproject.toml"))) return [];
+  const manual = `run \`uv sync\` in ${root}, or set ${envVar} to a python that has them`;
+  const uv = which("uv", env);
+  if (uv === null)
+    return [`the judge's python packages are not installed (no uv on PATH): ${manual}`];
+  const locked = isRegularFile(join(root, "uv.lock")) ? ["--locked"] : [];
+  const exit = await runProcess({
+    argv: [uv, "sync", ...locked],
+    cwd: root,
+    env: pickEnv(env, ["PATH", "HOME", "LANG", "LC_*", "UV_*", ...NETWORK_ENV]),
+    timeoutMs: 1_800_000,
+  }).catch((err: unknown) => (err instanceof SpawnError ? null : Promise.reject(err)));
+  if (exit === null || exit.code !== 0) {
+    const why = exit?.stderrTail.trim().split("\n").pop() ?? "uv could not start";
+    return [`\`uv sync\` failed in ${root} (${why}): ${manual}`];
+  }
+  return [];
 }
 
 /**

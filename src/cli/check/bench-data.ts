@@ -3,7 +3,6 @@
 // and the endpoint and key — so a missing judge shows up before any rollout is paid for.
 
 import { existsSync } from "node:fs";
-import { join } from "node:path";
 import {
   discoverSplit,
   installedJobBench,
@@ -12,7 +11,13 @@ import {
 import { judgeScript } from "../../benchmarks/jobbench/jb-scorer.ts";
 import { discoverLab, installedLab } from "../../benchmarks/lab/lab-data.ts";
 import { evaluationModule } from "../../benchmarks/lab/lab-scorer.ts";
-import { BenchDataError, dependenciesDir, type Manifest } from "../../benchmarks/shared/install.ts";
+import {
+  BenchDataError,
+  badEndpoint,
+  dependenciesDir,
+  judgePythonOf,
+  type Manifest,
+} from "../../benchmarks/shared/install.ts";
 import type { RunConfig } from "../../core/run/run-config.ts";
 import type { Report } from "./report.ts";
 
@@ -118,8 +123,7 @@ export function checkBenchData(
       `set up from a full ${bench === "jb" ? "job-bench-eval" : "harvey-labs"} checkout`,
     );
   } else {
-    const venv = join(m.root, ".venv", "bin", "python");
-    const python = opts.env[cell.python] || (existsSync(venv) ? venv : "python3 on PATH");
+    const python = judgePythonOf(m.root, opts.env, cell.python) ?? "python3 on PATH";
     report.line("ok", `${cell.title} judge`, `${script}, run with ${python}`);
   }
   const c = opts.config;
@@ -140,12 +144,20 @@ export function checkBenchData(
         `${names} ${missing.length === 1 ? "is" : "are"} not set`,
         `set ${names} (harness2 judge needs ${missing.length === 1 ? "it" : "them"}; runs do not)`,
       );
-    } else
+    } else if (badEndpoint(c.judgeBaseUrl) !== null) {
+      report.line(
+        "FAIL",
+        "judge endpoint",
+        `HARNESS2_JUDGE_BASE_URL ${badEndpoint(c.judgeBaseUrl)}`,
+        "set it to the judge's OpenAI-compatible endpoint, e.g. https://api.x.ai/v1",
+      );
+    } else {
       report.line(
         "ok",
         "judge endpoint",
         `${c.judgeBaseUrl}, model ${c.judgeModel || cell.defaultModel}`,
       );
+    }
   }
   return { tasks, domains: found.domains };
 }

@@ -1,4 +1,4 @@
-// `harness2 setup --bench jb [--from DIR] [--dependencies DIR]`: installs a benchmark's data where
+// `harness2 setup --bench jb|lab [--from DIR] [--dependencies DIR]`: installs a benchmark's data where
 // `run`, `check` and `judge` find it (docs/benchmarks.md "Setup"), and records what it installed
 // in a manifest beside it. Exit 0 when installed, 1 when it could not finish (nothing is left
 // half-written), 2 for a bad command line.
