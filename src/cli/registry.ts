@@ -26,6 +26,11 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: () => import("./commands/setup.ts").then((m) => m.default),
   },
   {
+    name: "serve-model",
+    summary: "Serve scripted models offline for the task folder `harness2 init` writes (k=1)",
+    load: () => import("./commands/serve-model.ts").then((m) => m.default),
+  },
+  {
     name: "run",
     summary: "Adapt a harness on a benchmark's tasks (e.g. --bench tasks --tasks DIR)",
     load: () => import("./commands/run.ts").then((m) => m.default),

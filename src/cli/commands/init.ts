@@ -115,6 +115,8 @@ const init: Command = {
         `  ${self} check --tasks ${raw}                       the folder, the models, the store`,
         `  ${self} run --bench tasks --tasks ${raw} --dry-run   the plan, touching nothing`,
         `  ${self} run --bench tasks --tasks ${raw} --k 1       a real sweep (needs HARNESS2_SOLVER_MODEL)`,
+        `No model provider? In another terminal, ${self} serve-model prints the env lines for`,
+        "scripted models made for this task; paste them, then run the sweep above with --k 1.",
         "",
       ].join("\n"),
     );
