@@ -3,7 +3,7 @@
 // with the reason printed, where tmux is not installed.
 
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { browseScenario, type StoreFixture, storeWith, writeHarnesses } from "./store-fixture.ts";
@@ -37,16 +37,26 @@ async function waitForScreen(ok: (text: string) => boolean, what: string, ms = 2
 const keys = (...k: string[]) => tmux("send-keys", "-t", SESSION, ...k);
 
 let fixture: StoreFixture;
+let pagerGot = "";
 beforeAll(() => {
   if (!TMUX) return;
   const dir = mkdtempSync(join(tmpdir(), "h2-tmux-"));
   const harnesses = join(dir, "h");
   fixture = storeWith(browseScenario(harnesses), dir);
   writeHarnesses(harnesses);
+  // A pager as a terminal program is one: it switches to the alternate screen, reads its stdin
+  // (kept in a file for the test) and switches back when it ends.
+  pagerGot = join(dir, "pager-got.txt");
+  const pager = join(dir, "pager.sh");
+  writeFileSync(
+    pager,
+    `#!/bin/sh\nprintf '\\033[?1049hPAGER SHOWING\\n'\ncat > '${pagerGot}'\nsleep 1\nprintf '\\033[?1049l'\n`,
+    { mode: 0o755 },
+  );
   const command = [
     `cd '${ROOT}'`,
     // A person's terminal: CI=false, or Ink (is-in-ci) draws only a final frame under CI.
-    `CI=false '${process.execPath}' '${MAIN}' browse --runs '${fixture.runsDir}'`,
+    `CI=false PAGER='${pager}' '${process.execPath}' '${MAIN}' browse --runs '${fixture.runsDir}'`,
     "echo EXIT=$?",
     "sleep 60",
   ].join("; ");
@@ -88,6 +98,17 @@ describe.skipIf(!TMUX)("harness2 browse in tmux", () => {
     expect(s).toContain("-Sum every amount.");
     keys("Escape");
     await waitForScreen((t) => t.includes("task ledger-1 k=2 in acct"), "the task again");
+    // p: the pager gets the screen and the terminal; the browser draws itself again after it
+    keys("p");
+    await waitForScreen((t) => t.includes("PAGER SHOWING"), "the pager");
+    s = await waitForScreen((t) => t.includes("back from the pager"), "the browser again");
+    expect(s).toContain("task ledger-1 k=2 in acct");
+    expect(readFileSync(pagerGot, "utf8")).toContain("task ledger-1 k=2 in acct");
+    // / searches the screen: the cursor goes to the first rollout row of base2
+    keys("/");
+    keys("-l", "base2");
+    keys("Enter");
+    await waitForScreen((t) => /▶ {3}\S+\s+│ base2/.test(t), "the cursor on base2");
     keys("q");
     await waitForScreen((t) => t.includes("EXIT=0"), "the exit code");
   }, 240_000);

@@ -1,33 +1,15 @@
 // The run browser's one container: owns navigation (a reducer over keys), reads what the current
 // screen needs from the BrowseSource, and fits it to the terminal. Keyboard only; read-only.
 
-import { dirname, join } from "node:path";
-import { Box, Text, useInput, useStdin, useWindowSize } from "ink";
+import { Box, Text, useInput, useStdin, useStdout, useWindowSize } from "ink";
 import { useEffect, useMemo, useReducer, useRef, useState } from "react";
-import type { SweepDetail, TaskView } from "../../store/views.ts";
 import { type Line, LineView, line, maxOffset, ScrollView } from "../components/Lines.tsx";
 import { toneProps } from "../components/theme.ts";
-import { HELP_LINES, libraryLines } from "./library-lines.ts";
-import {
-  current,
-  type NavAction,
-  navigate,
-  type Screen,
-  type SweepTab,
-  screenKey,
-  startAt,
-  windowOf,
-} from "./nav.ts";
-import {
-  modeName,
-  sweepHeaderLines,
-  sweepsLines,
-  type TaskItem,
-  taskScreen,
-  tasksLines,
-} from "./screens.ts";
+import { HELP_LINES } from "./library-lines.ts";
+import { current, type NavAction, navigate, screenKey, startAt, windowOf } from "./nav.ts";
+import type { RolloutText } from "./rollout-screen.ts";
 import type { BrowseSource } from "./source.ts";
-import { parentDir, parentLabel, selectionLines, stageLines } from "./stage-screens.ts";
+import { attempt, buildView, searchView, viewText } from "./views.ts";
 
 export type BrowseAppProps = {
   source: BrowseSource;
@@ -37,52 +19,12 @@ export type BrowseAppProps = {
   onQuit: () => void;
 };
 
-/** What one screen puts on the terminal and what its keys do. */
-type View = {
-  crumbs: string;
-  /** Lines above the body that never scroll. */
-  head: Line[];
-  body: Line[];
-  /** list: the cursor picks an item; scroll: the body scrolls. */
-  kind: "list" | "scroll";
-  /** For lists: how many items, and on which body line the cursor's item sits. */
-  count: number;
-  cursorLine: number;
-  offset: number;
-  open: (index: number) => Screen | null;
-  tabs: SweepTab[];
-  tab?: SweepTab;
-};
-
-function attempt<T>(read: () => T): { value: T } | { error: string } {
-  try {
-    return { value: read() };
-  } catch (err) {
-    return { error: err instanceof Error ? err.message : String(err) };
-  }
-}
-
-/** A screen that only scrolls: no items to open, no tabs. */
-const scrollView = (crumbs: string, body: Line[], offset = 0): View => ({
-  crumbs,
-  head: [],
-  body,
-  kind: "scroll",
-  count: 0,
-  cursorLine: 0,
-  offset,
-  open: () => null,
-  tabs: [],
-});
-
-const noView = (crumbs: string, message: string): View =>
-  scrollView(crumbs, [line(message, "warn")]);
-
 export function BrowseApp({ source, color, initialSweep, onQuit }: BrowseAppProps) {
   const [nav, dispatch] = useReducer(navigate, initialSweep, startAt);
   const [reloads, setReloads] = useState(0);
   const { columns, rows } = useWindowSize();
-  const { isRawModeSupported } = useStdin();
+  const { isRawModeSupported, setRawMode } = useStdin();
+  const { stdout } = useStdout();
   const width = Math.max(40, columns);
   const top = current(nav);
   const sweepId = "sweepId" in top ? top.sweepId : null;
@@ -131,14 +73,61 @@ export function BrowseApp({ source, color, initialSweep, onQuit }: BrowseAppProp
     return diffs.current.get(key) ?? null;
   };
   const reportText = report !== null && report.key === reportKey ? report.text : undefined;
-  const view = buildView(top, { sweeps, detail, source, width, diffOf, reportText });
+  // A rollout's output and trajectory are read (and rendered) by the CLI off the render.
+  const [rollout, setRollout] = useState<{ key: string; text: RolloutText | null } | null>(null);
+  const shown = detail !== null && "value" in detail ? detail.value.d : null;
+  const rolloutDir =
+    top.kind === "rollout"
+      ? shown?.tasks.find((t) => t.id === top.taskId)?.rollouts.find((x) => x.runId === top.runId)
+          ?.runDir
+      : undefined;
+  const rolloutKey = rolloutDir === undefined ? null : `${rolloutDir}\u0000${reloads}`;
+  useEffect(() => {
+    if (rolloutKey === null || rollout?.key === rolloutKey || rolloutDir === undefined) return;
+    let live = true;
+    const read = source.rolloutText?.(rolloutDir) ?? Promise.resolve(null);
+    read
+      .catch(() => null)
+      .then((text) => {
+        if (live) setRollout({ key: rolloutKey, text });
+      });
+    return () => {
+      live = false;
+    };
+  }, [rolloutKey, rollout, rolloutDir, source]);
+  const rolloutText = rollout !== null && rollout.key === rolloutKey ? rollout.text : undefined;
+  const view = buildView(top, { sweeps, detail, source, width, diffOf, reportText, rolloutText });
   const titleLines = 1;
   const tabLines = view.tabs.length > 1 ? 1 : 0;
   const bodyHeight = Math.max(3, rows - titleLines - view.head.length - tabLines - 3);
 
   const at = screenKey(top);
   const [help, setHelp] = useState(false);
+  // `/` search: the query being typed (null when not typing), the last one (for `n`), a notice.
+  // Keys can arrive faster than renders: the query lives in a ref, the state only redraws it.
+  const typed = useRef<string | null>(null);
+  const [typing, setTypingState] = useState<string | null>(null);
+  const setTyping = (t: string | null) => {
+    typed.current = t;
+    setTypingState(t);
+  };
+  const [query, setQuery] = useState("");
+  const [notice, setNotice] = useState("");
   const act = (a: NavAction) => dispatch(a);
+  const external = (what: { pager: string } | { editor: string }) => {
+    if (!source.openExternal) return setNotice("this browser cannot open a pager or an editor");
+    const name = "pager" in what ? "pager" : "editor";
+    setRawMode(false);
+    try {
+      setNotice(source.openExternal(what) ?? `back from the ${name}`);
+    } finally {
+      setRawMode(true);
+      // The program left the terminal's alternate screen, where the browser draws: go back to
+      // it and clear it; the changed footer makes Ink draw the whole frame again.
+      stdout.write("\u001b[?1049h\u001b[2J\u001b[H");
+      setReloads((n) => n + 1);
+    }
+  };
   useInput(
     (input, key) => {
       const page = Math.max(1, bodyHeight - 1);
@@ -146,9 +135,41 @@ export function BrowseApp({ source, color, initialSweep, onQuit }: BrowseAppProp
         view.kind === "list"
           ? act({ type: "move", at, delta, count: view.count })
           : act({ type: "scroll", at, delta, max: maxOffset(view.body.length, bodyHeight - 1) });
+      const find = (q: string) => {
+        const hit = searchView(view, q);
+        if (hit === null) setNotice(`no match for '${q}'`);
+        else {
+          setNotice("");
+          step(hit);
+        }
+      };
+      const now = typed.current;
+      if (now !== null) {
+        // Typed text may arrive in one chunk with its Enter ("base2\r"): the text, then the Enter.
+        const [text = "", ...rest] = key.return ? [""] : input.split(/[\r\n]/);
+        const done = key.return || rest.length > 0;
+        const q = key.ctrl || key.meta ? now : now + text;
+        if (done) {
+          setTyping(null);
+          if (q !== "") {
+            setQuery(q);
+            find(q);
+          }
+        } else if (key.escape) setTyping(null);
+        else if (key.backspace || key.delete) setTyping(now.slice(0, -1));
+        else setTyping(q);
+        return;
+      }
       if (input === "q" || (key.ctrl && input === "c")) onQuit();
       else if (help) setHelp(false);
-      else if (input === "?") setHelp(true);
+      else if (input === "/") setTyping("");
+      else if (input === "n" && query !== "") find(query);
+      else if (input === "p") external({ pager: viewText(view) });
+      else if (input === "e") {
+        if (view.path) external({ editor: view.path });
+        else
+          setNotice("this screen has no folder to open: e works on a stage, selection or rollout");
+      } else if (input === "?") setHelp(true);
       else if (key.upArrow || input === "k") step(-1);
       else if (key.downArrow || input === "j") step(1);
       else if (key.pageUp) step(-page);
@@ -183,10 +204,15 @@ export function BrowseApp({ source, color, initialSweep, onQuit }: BrowseAppProp
     view.kind === "list" ? "↑↓ move · enter open" : "↑↓ pgup/pgdn scroll",
     nav.stack.length > 1 ? "esc back" : null,
     view.tabs.length > 1 ? "tab switch view" : null,
+    "/ search",
+    "p pager",
+    view.path ? "e editor" : null,
     "r reload",
     "? help",
     "q quit",
   ].filter((k): k is string => k !== null);
+  const footer =
+    typing !== null ? `/${typing}▏ (enter search · esc cancel)` : notice || keys.join(" · ");
 
   return (
     <Box flexDirection="column" width={width}>
@@ -220,187 +246,9 @@ export function BrowseApp({ source, color, initialSweep, onQuit }: BrowseAppProp
       ) : (
         <ScrollView lines={body} offset={scrollOffset} height={bodyHeight - 1} color={color} />
       )}
-      <Text wrap="truncate" {...toneProps(color, "dim")}>
-        {keys.join(" · ")}
+      <Text wrap="truncate" {...toneProps(color, notice && typing === null ? "warn" : "dim")}>
+        {footer}
       </Text>
     </Box>
   );
-}
-
-type Reads = {
-  sweeps: ReturnType<typeof attempt<ReturnType<BrowseSource["sweeps"]>>> | null;
-  detail: ReturnType<typeof attempt<{ d: SweepDetail | null; judged: boolean }>> | null;
-  source: BrowseSource;
-  width: number;
-  diffOf: (parentDir: string, harnessDir: string) => string | null;
-  /** The report tab's text: undefined while it is being built, null when there is none. */
-  reportText: string | null | undefined;
-};
-
-function buildView(top: Screen, r: Reads): View {
-  if (top.kind === "sweeps") {
-    if (!r.sweeps) return noView("sweeps", "loading…");
-    if ("error" in r.sweeps) return noView("sweeps", `could not read the store: ${r.sweeps.error}`);
-    const list = r.sweeps.value;
-    if (list.length === 0) {
-      return noView("sweeps", "no sweeps recorded yet — start one with `harness2 demo`");
-    }
-    const cursor = Math.min(top.cursor, list.length - 1);
-    return {
-      crumbs: `sweeps (${list.length})`,
-      head: [],
-      body: sweepsLines(list, cursor, r.width),
-      kind: "list",
-      count: list.length,
-      cursorLine: cursor + 2,
-      offset: 0,
-      open: (i) => {
-        const s = list[i];
-        return s ? { kind: "sweep", sweepId: s.id, tab: "tasks", cursor: 0, scroll: 0 } : null;
-      },
-      tabs: [],
-    };
-  }
-  const id = top.sweepId;
-  if (!r.detail) return noView(id, "loading…");
-  if ("error" in r.detail) return noView(id, `could not read the store: ${r.detail.error}`);
-  const { d, judged } = r.detail.value;
-  if (!d) return noView(id, `no sweep ${id} in this store`);
-  const task = "taskId" in top ? d.tasks.find((t) => t.id === top.taskId) : undefined;
-
-  switch (top.kind) {
-    case "sweep": {
-      const tabs: SweepTab[] = judged ? ["tasks", "library", "report"] : ["tasks", "library"];
-      const tab = tabs.includes(top.tab) ? top.tab : "tasks";
-      const head = sweepHeaderLines(d);
-      if (tab === "library") {
-        return {
-          ...scrollView(`sweeps › ${id} › library`, libraryLines(d), top.scroll),
-          head,
-          tabs,
-          tab,
-        };
-      }
-      if (tab === "report") {
-        const text = r.reportText;
-        return {
-          crumbs: `sweeps › ${id} › report`,
-          head,
-          body:
-            text === undefined
-              ? [line("building the report…", "dim")]
-              : text
-                ? text
-                    .replace(/\n+$/, "")
-                    .split("\n")
-                    .map((l) => line(l))
-                : [line("no report could be built for this sweep", "warn")],
-          kind: "scroll",
-          count: 0,
-          cursorLine: 0,
-          offset: top.scroll,
-          open: () => null,
-          tabs,
-          tab,
-        };
-      }
-      const cursor = Math.min(top.cursor, Math.max(0, d.tasks.length - 1));
-      return {
-        crumbs: `sweeps › ${id}`,
-        head,
-        body:
-          d.tasks.length > 0
-            ? tasksLines(d.tasks, cursor, r.width)
-            : [line("no task has started in this sweep", "dim")],
-        kind: "list",
-        count: d.tasks.length,
-        cursorLine: cursor + 2,
-        offset: 0,
-        open: (i) => {
-          const t = d.tasks[i];
-          return t ? { kind: "task", sweepId: id, taskId: t.id, cursor: 0 } : null;
-        },
-        tabs,
-        tab,
-      };
-    }
-    case "task": {
-      if (!task) return noView(id, "this task record is gone");
-      const items = taskScreen(task, 0, r.width).items;
-      const cursor = Math.min(top.cursor, Math.max(0, items.length - 1));
-      const screen = taskScreen(task, cursor, r.width);
-      return {
-        crumbs: `sweeps › ${id} › ${task.task} k=${task.k}`,
-        head: screen.head,
-        body: screen.lines,
-        kind: "list",
-        count: items.length,
-        cursorLine: screen.itemLines[cursor] ?? 0,
-        offset: 0,
-        open: (i) => openItem(id, task, screen.items[i]),
-        tabs: [],
-      };
-    }
-    case "stage": {
-      const stage = task?.modes
-        .find((m) => m.mode === top.mode)
-        ?.stages.find((s) => s.label === top.label);
-      if (!task || !stage) return noView(id, "this stage record is gone");
-      const paths = attempt(() => r.source.stagePaths(task.id, top.mode, stage.label));
-      const harnessDir =
-        stage.harnessDir || ("value" in paths ? (paths.value?.harnessDir ?? "") : "");
-      const parent = parentDir(harnessDir, parentLabel(top.mode, stage.label));
-      const diff = harnessDir ? r.diffOf(parent, harnessDir) : null;
-      return scrollView(
-        `sweeps › ${id} › ${task.task} k=${task.k} › ${modeName(top.mode)} ${stage.label}`,
-        stageLines({
-          task,
-          mode: top.mode,
-          stage,
-          paths: "value" in paths ? paths.value : null,
-          diff,
-          width: r.width,
-        }),
-        top.scroll,
-      );
-    }
-    case "selection": {
-      const mode = task?.modes.find((m) => m.mode === top.mode);
-      if (!task || !mode) return noView(id, "this selection record is gone");
-      // The mode's folder, from a stage's harness (<mode dir>/harnesses/<label>); the method
-      // recorded the starting harness in the reflection folder beside it.
-      const chosen = mode.stages.find((s) => s.label === mode.selection?.chosenLabel);
-      const anyHarness = (chosen ?? mode.stages.find((s) => s.harnessDir))?.harnessDir ?? "";
-      const modeDir = anyHarness ? dirname(dirname(anyHarness)) : "";
-      const base = modeDir
-        ? join(modeDir, "reflection", `${top.mode}${task.k}`, "base_harness")
-        : "";
-      // diffOf answers null for a folder that is not there (no starting harness recorded).
-      const baseDiff = !mode.selection?.ok
-        ? undefined
-        : chosen?.harnessDir && base
-          ? r.diffOf(base, chosen.harnessDir)
-          : null;
-      return scrollView(
-        `sweeps › ${id} › ${task.task} k=${task.k} › ${modeName(top.mode)} selection`,
-        selectionLines(task, mode, r.width, baseDiff),
-        top.scroll,
-      );
-    }
-  }
-}
-
-function openItem(sweepId: string, task: TaskView, item: TaskItem | undefined): Screen | null {
-  if (!item) return null;
-  if (item.kind === "stage") {
-    return {
-      kind: "stage",
-      sweepId,
-      taskId: task.id,
-      mode: item.mode,
-      label: item.label,
-      scroll: 0,
-    };
-  }
-  return { kind: "selection", sweepId, taskId: task.id, mode: item.mode, scroll: 0 };
 }

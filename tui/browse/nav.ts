@@ -1,4 +1,5 @@
-// The browser's navigation: a stack of screens (sweeps → sweep → task → stage or selection), each
+// The browser's navigation: a stack of screens (sweeps → sweep → task → stage, selection or
+// rollout), each
 // with its cursor or scroll offset. Pure reducer; the container supplies the counts it clamps to.
 
 export type SweepTab = "tasks" | "library" | "report";
@@ -8,7 +9,8 @@ export type Screen =
   | { kind: "sweep"; sweepId: string; tab: SweepTab; cursor: number; scroll: number }
   | { kind: "task"; sweepId: string; taskId: string; cursor: number }
   | { kind: "stage"; sweepId: string; taskId: string; mode: string; label: string; scroll: number }
-  | { kind: "selection"; sweepId: string; taskId: string; mode: string; scroll: number };
+  | { kind: "selection"; sweepId: string; taskId: string; mode: string; scroll: number }
+  | { kind: "rollout"; sweepId: string; taskId: string; runId: string; scroll: number };
 
 /** Never empty: the bottom screen is where the browser started. */
 export type NavState = { stack: Screen[] };
@@ -38,6 +40,8 @@ export function screenKey(s: Screen): string {
       return `stage\u0000${s.taskId}\u0000${s.mode}\u0000${s.label}`;
     case "selection":
       return `selection\u0000${s.taskId}\u0000${s.mode}`;
+    case "rollout":
+      return `rollout\u0000${s.taskId}\u0000${s.runId}`;
   }
 }
 

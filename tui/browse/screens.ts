@@ -5,6 +5,7 @@ import { MODE_NAMES, type ModeToken } from "../../src/core/events/registry.ts";
 import { formatWhen } from "../../src/core/lib/format.ts";
 import type {
   ModeView,
+  RolloutView,
   SelectionView,
   StageView,
   SweepDetail,
@@ -154,9 +155,30 @@ export function tasksLines(tasks: TaskView[], cursor: number, width: number): Li
 
 // ── one task ─────────────────────────────────────────────────────────────────────────────────
 
+/** A task's rollouts: which mode and label ran, how it ended, what it cost. */
+export const ROLLOUT_COLUMNS: Column<RolloutView>[] = [
+  { header: "run", cell: (r) => r.runId.split("/")[0] ?? "", max: 24 },
+  { header: "label", cell: (r) => r.label },
+  { header: "status", cell: (r) => ({ text: r.status, tone: statusTone(r.status) }) },
+  { header: "delivered", cell: (r) => (r.delivered ? "yes" : "no") },
+  { header: "reused", cell: (r) => (r.reused ? "reused" : "") },
+  {
+    header: "wall",
+    cell: (r) => (r.wallS === null ? "—" : formatDuration(r.wallS)),
+    align: "right",
+  },
+  { header: "cost", cell: (r) => formatUsd(r.usd), align: "right" },
+  {
+    header: "error",
+    cell: (r) => ({ text: r.error.split("\n")[0] ?? "", tone: "error" }),
+    shrink: true,
+  },
+];
+
 export type TaskItem =
   | { kind: "stage"; mode: string; label: string }
-  | { kind: "selection"; mode: string };
+  | { kind: "selection"; mode: string }
+  | { kind: "rollout"; runId: string };
 
 /** head stays on screen; lines scroll with the cursor (itemLines[i] is where item i sits). */
 export type TaskScreen = { head: Line[]; lines: Line[]; items: TaskItem[]; itemLines: number[] };
@@ -264,10 +286,17 @@ export function taskScreen(task: TaskView, cursor: number, width: number): TaskS
     lines.push([]);
     lines.push(
       line(
-        `rollouts ${task.rollouts.length}: ${task.rollouts.length - dead} ok, ${dead} dead, ${reused} reused`,
+        `rollouts ${task.rollouts.length}: ${task.rollouts.length - dead} ok, ${dead} dead, ${reused} reused (enter: output and trajectory)`,
         dead > 0 ? "warn" : "dim",
       ),
     );
+    const table = tableLines(ROLLOUT_COLUMNS, task.rollouts, width - 4);
+    lines.push(...table.slice(0, 2).map((l) => [{ text: "  " }, ...l]));
+    for (const [i, row] of table.slice(2).entries()) {
+      items.push({ kind: "rollout", runId: (task.rollouts[i] as RolloutView).runId });
+      itemLines.push(lines.length);
+      lines.push([{ text: "  " }, ...row]);
+    }
   }
   const cursorLine = itemLines[cursor] ?? null;
   return { head, lines: marked(lines, cursorLine), items, itemLines };

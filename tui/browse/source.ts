@@ -7,6 +7,7 @@ import { type StagePaths, stagePaths, sweepHasJudgments } from "../../store/brow
 import { sweepDetail } from "../../store/queries.ts";
 import { listSweeps } from "../../store/sweep-list.ts";
 import type { SweepDetail, SweepSummary } from "../../store/views.ts";
+import type { RolloutText } from "./rollout-screen.ts";
 
 export interface BrowseSource {
   /** Where the store is, for the title line. */
@@ -19,9 +20,19 @@ export interface BrowseSource {
   harnessDiff?(parentDir: string, harnessDir: string): string | null;
   /** The judged report of a sweep, drawn for `columns` columns, or null when there is none. */
   reportText?(sweepId: string, opts: { columns: number; color: boolean }): string | null;
+  /** A rollout's output files and trajectory, or null when its run folder is not there. */
+  rolloutText?(runDir: string): Promise<RolloutText | null>;
+  /**
+   * Hands the terminal to the user's pager (`text`) or editor (`path`) until it exits; returns a
+   * one-line problem, or null. The browser releases the terminal around the call.
+   */
+  openExternal?(what: { pager: string } | { editor: string }): string | null;
 }
 
-export type StoreSourceExtras = Pick<BrowseSource, "harnessDiff" | "reportText">;
+export type StoreSourceExtras = Pick<
+  BrowseSource,
+  "harnessDiff" | "reportText" | "rolloutText" | "openExternal"
+>;
 
 /** A BrowseSource over an open store (read-only use). */
 export function storeSource(

@@ -25,7 +25,9 @@ const browseCommand: Command = {
     "or a unique prefix). Enter opens, Esc goes back, ↑↓ move or scroll, tab switches to the report",
     "once the sweep has judgments, r reloads, q quits. A stage shows its notes, its harness diff",
     "against its parent, its proposer calls and the paths of its evidence and audit files; a",
-    "selection shows its candidates with their anonymous ids decoded and the selector's why.",
+    "selection shows its candidates with their anonymous ids decoded and the selector's why; a",
+    "rollout (from its task) shows its output files and trajectory. / searches the screen (n: the",
+    "next match), p shows it in $PAGER, e opens its folder in $EDITOR.",
     "Or name the sweep to open by its flags (--bench, --substrate, --seed, --tag, --k, --mode):",
     "the newest sweep that matches them all.",
     "Needs a terminal: elsewhere use `harness2 runs` and `harness2 show RUN`.",
@@ -96,7 +98,10 @@ async function browseSource(db: Database, location: string, io: CliIO) {
     return tree;
   };
 
+  const extras = await import("../browse-extras.ts");
   return storeSource(db, location, {
+    rolloutText: (runDir) => extras.rolloutText(runDir, io),
+    openExternal: (what) => extras.openExternal(what, io),
     harnessDiff(parentDir, harnessDir) {
       const from = resolve(io.cwd, parentDir);
       const to = resolve(io.cwd, harnessDir);

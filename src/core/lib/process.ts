@@ -359,3 +359,27 @@ function stdinBytes(input: SpawnOptions["stdin"]): "ignore" | Uint8Array {
   if (input === undefined || input === "ignore") return "ignore";
   return typeof input === "string" ? Buffer.from(input, "utf8") : input;
 }
+
+/**
+ * Hands the terminal to an interactive program (the user's pager or editor) until it exits: its
+ * stdout and stderr are the terminal, its stdin is `stdinText` when given (a pager reads its keys
+ * from the terminal itself), else the terminal. argv only, explicit env. Returns the exit code, or
+ * null when the program could not be started.
+ */
+export function runInTerminal(
+  argv: string[],
+  opts: { env: Record<string, string>; stdinText?: string; cwd?: string },
+): number | null {
+  try {
+    const done = Bun.spawnSync(argv, {
+      cwd: opts.cwd,
+      env: opts.env,
+      stdin: opts.stdinText === undefined ? "inherit" : Buffer.from(opts.stdinText),
+      stdout: "inherit",
+      stderr: "inherit",
+    });
+    return done.exitCode;
+  } catch {
+    return null;
+  }
+}

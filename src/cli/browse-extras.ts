@@ -1,0 +1,63 @@
+// What the browser asks of the CLI beyond the store: a rollout's output and trajectory read from
+// its run folder (rendered by the executor whose event stream is there), and handing the terminal
+// to the user's pager or editor. Kept here so the TUI never imports an executor or starts a process.
+
+import { existsSync } from "node:fs";
+import { join, resolve } from "node:path";
+import type { RolloutText } from "../../tui/browse/rollout-screen.ts";
+import { deliverableTexts } from "../benchmarks/shared/deliverables.ts";
+import { runInTerminal } from "../core/lib/process.ts";
+import { dirExists } from "../core/lib/safe-fs.ts";
+import { outputDirOf } from "../core/rollout/layout.ts";
+import type { CliIO } from "./command.ts";
+
+/** What the browser shows of one output file, and of a trajectory. */
+const FILE_TEXT_MAX = 60_000;
+const TRAJECTORY_MAX = 2_000_000;
+const OBS_TRUNC = 50_000;
+
+/** The rollout's deliverable files and its trajectory, or null when its folder is gone. */
+export async function rolloutText(runDir: string, io: CliIO): Promise<RolloutText | null> {
+  const dir = resolve(io.cwd, runDir);
+  if (!dirExists(dir)) return null;
+  // An executor's rollout keeps its output in its workspace; the demo's directly in the run.
+  const output = dirExists(outputDirOf(dir)) ? outputDirOf(dir) : join(dir, "output");
+  const files = await deliverableTexts(output, io.env, FILE_TEXT_MAX);
+  const opts = { obsTrunc: OBS_TRUNC, maxChars: TRAJECTORY_MAX };
+  let trajectory = "";
+  if (existsSync(join(dir, "opencode.jsonl"))) {
+    const { renderTrajectoryFile } = await import("../substrate/opencode/render.ts");
+    trajectory = await renderTrajectoryFile(join(dir, "opencode.jsonl"), opts);
+  } else if (existsSync(join(dir, "codex.jsonl"))) {
+    const { CodexSubstrate } = await import("../substrate/codex/substrate.ts");
+    trajectory = await new CodexSubstrate({ env: io.env }).trajectory(dir, opts);
+  } else if (existsSync(join(dir, "trajectory.md"))) {
+    trajectory = await Bun.file(join(dir, "trajectory.md")).text();
+  }
+  return { files, trajectory };
+}
+
+/** A command line from a PAGER/EDITOR value: words split on spaces (no shell is run). */
+function words(value: string): string[] {
+  return value.split(/\s+/).filter((w) => w !== "");
+}
+
+/** Runs the pager on `text` or the editor on `path`; a one-line problem, or null when it ran. */
+export function openExternal(
+  what: { pager: string } | { editor: string },
+  io: CliIO,
+): string | null {
+  const env = Object.fromEntries(
+    Object.entries(io.env).filter((e): e is [string, string] => e[1] !== undefined),
+  );
+  if ("pager" in what) {
+    const argv = words(io.env.PAGER || "less -R");
+    const code = runInTerminal(argv, { env, stdinText: what.pager });
+    if (code === null) return `the pager '${argv[0]}' could not start: set PAGER to one you have`;
+    return code === 0 ? null : `the pager '${argv[0]}' exited with ${code}`;
+  }
+  const argv = [...words(io.env.VISUAL || io.env.EDITOR || "vi"), what.editor];
+  const code = runInTerminal(argv, { env, cwd: io.cwd });
+  if (code === null) return `the editor '${argv[0]}' could not start: set EDITOR (or VISUAL)`;
+  return code === 0 ? null : `the editor '${argv[0]}' exited with ${code}`;
+}
