@@ -268,3 +268,32 @@ test("the example's checks are executable", () => {
     "is not executable",
   ]);
 });
+
+describe("reading task.md", () => {
+  test("permission denied is said as such, never as an encoding problem; bad bytes are", async () => {
+    const { readInstructions } = await import("../../src/benchmarks/tasks/task-folder.ts");
+    const denied = () => {
+      throw Object.assign(new Error("EACCES: permission denied, open 'task.md'"), {
+        code: "EACCES",
+      });
+    };
+    expect(readInstructions("task.md", denied)).toEqual({
+      problem: "cannot be read: permission denied",
+      fix: "make it readable (chmod u+r task.md)",
+    });
+    const io = () => {
+      throw Object.assign(new Error("EIO: i/o error"), { code: "EIO" });
+    };
+    expect(readInstructions("task.md", io)).toEqual({
+      problem: "cannot be read (EIO)",
+      fix: "check the file and its disk",
+    });
+    expect(readInstructions("task.md", () => new Uint8Array([0xff, 0xfe, 0x41]))).toEqual({
+      problem: "is not valid UTF-8 text",
+      fix: "save it as UTF-8",
+    });
+    expect(readInstructions("task.md", () => new TextEncoder().encode("Do it.\n"))).toEqual({
+      text: "Do it.\n",
+    });
+  });
+});
