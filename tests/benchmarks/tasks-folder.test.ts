@@ -271,7 +271,7 @@ test("the example's checks are executable", () => {
 
 describe("reading task.md", () => {
   test("permission denied is said as such, never as an encoding problem; bad bytes are", async () => {
-    const { readInstructions } = await import("../../src/benchmarks/tasks/task-folder.ts");
+    const { readInstructions } = await import("../../src/benchmarks/tasks/task-text.ts");
     const denied = () => {
       throw Object.assign(new Error("EACCES: permission denied, open 'task.md'"), {
         code: "EACCES",

@@ -5,18 +5,15 @@
 
 import { cpSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
-import type { Tree } from "../../core/harness/tree.ts";
 import { copyTreeSafe, isRegularFile } from "../../core/lib/safe-fs.ts";
-import { hasDeliverable, outputDirOf } from "../../core/rollout/layout.ts";
+import { outputDirOf } from "../../core/rollout/layout.ts";
 import {
   clearRunMark,
   isOutputIntact,
   isRunComplete,
   readRunMark,
 } from "../../core/rollout/runmark.ts";
-import { loadRunConfig } from "../../core/run/config.ts";
 import { parseRunId } from "../../core/run/naming.ts";
-import type { RunConfig } from "../../core/run/run-config.ts";
 import { leakFilter } from "../../core/safety/leak-globs.ts";
 import type { BenchPrompts } from "../../core/seams/bench-prompts.ts";
 import {
@@ -25,13 +22,8 @@ import {
   type ExecuteOptions,
 } from "../../core/seams/benchmark.ts";
 import { DEFAULT_SOLVER_STEPS, type Executor } from "../../core/seams/executor.ts";
-import {
-  baselineHarnessDir,
-  executorReady,
-  improverChannel,
-  joinDeliverable,
-} from "../shared/cell.ts";
-import { deliverableImagePaths, deliverableTexts } from "../shared/deliverables.ts";
+import { baselineHarnessDir, improverChannel } from "../shared/cell.ts";
+import { ExecutorCell } from "../shared/executor-cell.ts";
 import { BenchDataError, type Manifest } from "../shared/install.ts";
 import {
   discoverSplit,
@@ -88,20 +80,20 @@ export type JbAdapterOptions = {
   steps?: number;
 };
 
-export class JobBenchAdapter implements BenchmarkAdapter {
+export class JobBenchAdapter extends ExecutorCell implements BenchmarkAdapter {
   readonly spec: BenchSpec;
-  readonly substrate: Executor;
   readonly manifest: Manifest;
   readonly split: JbSplit;
   readonly #byId: Map<string, JbTask>;
-  readonly #config: RunConfig;
-  readonly #env: Record<string, string | undefined>;
   readonly #steps: number;
   readonly #attempts: number;
   #baseDir: string | null = null;
 
   constructor(opts: JbAdapterOptions) {
-    this.#env = opts.env ?? process.env;
+    super(opts.executor, opts.env ?? process.env, {
+      fileTextMax: JB_FILE_TEXT_MAX,
+      trajectoryMax: JB_TRAJECTORY_MAX,
+    });
     this.manifest = installedJobBench(opts.deps);
     this.split = opts.split;
     const found = discoverSplit(this.manifest.root, opts.split);
@@ -111,10 +103,9 @@ export class JobBenchAdapter implements BenchmarkAdapter {
       );
     }
     this.#byId = new Map(found.tasks.map((t) => [t.id, t]));
-    this.#config = loadRunConfig(this.#env);
     this.#steps = opts.steps ?? DEFAULT_SOLVER_STEPS;
-    this.#attempts = jbSettings(this.#env).attempts;
-    const channel = improverChannel(this.#config);
+    this.#attempts = jbSettings(this.env).attempts;
+    const channel = improverChannel(this.config);
     this.spec = BenchSpec.parse({
       name: JB_BENCH,
       runsRoot: join(opts.runsDir, JB_BENCH),
@@ -125,7 +116,6 @@ export class JobBenchAdapter implements BenchmarkAdapter {
       // Sub-agents on OpenCode only, as the original: Codex loads none.
       allowSubagents: opts.executor.allowSubagents,
     });
-    this.substrate = opts.executor;
   }
 
   async tasks(split = "all"): Promise<string[]> {
@@ -202,7 +192,7 @@ export class JobBenchAdapter implements BenchmarkAdapter {
     opts: ExecuteOptions = {},
   ): Promise<string> {
     const task = this.#task(taskId);
-    const model = this.substrate.modelOf(this.#config);
+    const model = this.substrate.modelOf(this.config);
     this.substrate.preflight(model);
     const harness = harnessDir ?? (await this.baseHarness());
     const fingerprint = await this.substrate.rolloutFingerprint(harness);
@@ -222,7 +212,7 @@ export class JobBenchAdapter implements BenchmarkAdapter {
         prompt: rolloutPrompt(this.#instructions(task)),
         model,
         steps: this.#steps,
-        timeoutS: opts.timeoutS ?? this.#config.rolloutTimeoutS ?? jbSettings(this.#env).timeoutS,
+        timeoutS: opts.timeoutS ?? this.config.rolloutTimeoutS ?? jbSettings(this.env).timeoutS,
         template: { domainFocus: task.profession },
         signal: opts.signal,
       });
@@ -238,42 +228,11 @@ export class JobBenchAdapter implements BenchmarkAdapter {
     throw new NoOutputError(runId, this.#attempts, spent);
   }
 
-  async delivered(runDir: string): Promise<boolean> {
-    return hasDeliverable(outputDirOf(runDir));
-  }
-
-  async trajectory(runDir: string, opts: { obsTrunc: number }): Promise<string> {
-    return this.substrate.trajectory(runDir, {
-      obsTrunc: opts.obsTrunc,
-      maxChars: JB_TRAJECTORY_MAX,
-    });
-  }
-
-  async deliverableFiles(runDir: string): Promise<Record<string, string>> {
-    return deliverableTexts(outputDirOf(runDir), this.#env, JB_FILE_TEXT_MAX);
-  }
-
-  async deliverableText(runDir: string): Promise<string> {
-    return joinDeliverable(await this.deliverableFiles(runDir));
-  }
-
-  async deliverableImages(runDir: string): Promise<string[]> {
-    return deliverableImagePaths(outputDirOf(runDir));
-  }
-
   /** A reused run is intact when its output still has the fingerprint its mark recorded. */
   async artifactsIntact(runDir: string): Promise<boolean> {
     const mark = await readRunMark(runDir);
     if (mark === null || mark.outputFingerprint === null) return false;
     return isOutputIntact(runDir, outputDirOf(runDir));
-  }
-
-  async validateTree(_tree: Tree): Promise<string[]> {
-    return [];
-  }
-
-  async preflight(): Promise<void> {
-    await executorReady(this.substrate, this.#config);
   }
 
   #instructions(task: JbTask): string {

@@ -10,9 +10,7 @@ import { isTree, type Tree, textOf, writeTree } from "../../core/harness/tree.ts
 import { copyTreeSafe, walkFiles } from "../../core/lib/safe-fs.ts";
 import { hasDeliverable, outputDirOf } from "../../core/rollout/layout.ts";
 import { isOutputIntact, isRunComplete, readRunMark } from "../../core/rollout/runmark.ts";
-import { loadRunConfig } from "../../core/run/config.ts";
 import { parseRunId } from "../../core/run/naming.ts";
-import type { RunConfig } from "../../core/run/run-config.ts";
 import type { BenchPrompts } from "../../core/seams/bench-prompts.ts";
 import {
   type BenchmarkAdapter,
@@ -20,12 +18,9 @@ import {
   type ExecuteOptions,
 } from "../../core/seams/benchmark.ts";
 import { DEFAULT_SOLVER_STEPS, type Executor } from "../../core/seams/executor.ts";
-import { executorReady, improverChannel, joinDeliverable } from "../shared/cell.ts";
-import {
-  deliverableImagePaths,
-  deliverableTexts,
-  READ_DOC_SCRIPT,
-} from "../shared/deliverables.ts";
+import { improverChannel } from "../shared/cell.ts";
+import { READ_DOC_SCRIPT } from "../shared/deliverables.ts";
+import { ExecutorCell } from "../shared/executor-cell.ts";
 import { BenchDataError, type Manifest } from "../shared/install.ts";
 import { discoverLab, installedLab, LAB_BENCH, type LabTask } from "./lab-data.ts";
 import { countStream, hasMetrics, writeMetrics } from "./lab-metrics.ts";
@@ -56,19 +51,19 @@ export type LabAdapterOptions = {
   steps?: number;
 };
 
-export class LabAdapter implements BenchmarkAdapter {
+export class LabAdapter extends ExecutorCell implements BenchmarkAdapter {
   readonly spec: BenchSpec;
-  readonly substrate: Executor;
   readonly manifest: Manifest;
   readonly #byId: Map<string, LabTask>;
-  readonly #config: RunConfig;
-  readonly #env: Record<string, string | undefined>;
   readonly #steps: number;
   readonly #nudges: number;
   #baseDir: string | null = null;
 
   constructor(opts: LabAdapterOptions) {
-    this.#env = opts.env ?? process.env;
+    super(opts.executor, opts.env ?? process.env, {
+      fileTextMax: LAB_FILE_TEXT_MAX,
+      trajectoryMax: LAB_TRAJECTORY_MAX,
+    });
     this.manifest = installedLab(opts.deps);
     const found = discoverLab(this.manifest.root);
     if (found.tasks.length === 0) {
@@ -77,10 +72,9 @@ export class LabAdapter implements BenchmarkAdapter {
       );
     }
     this.#byId = new Map(found.tasks.map((t) => [t.id, t]));
-    this.#config = loadRunConfig(this.#env);
     this.#steps = opts.steps ?? DEFAULT_SOLVER_STEPS;
-    this.#nudges = labSettings(this.#env).nudges;
-    const channel = improverChannel(this.#config);
+    this.#nudges = labSettings(this.env).nudges;
+    const channel = improverChannel(this.config);
     this.spec = BenchSpec.parse({
       name: LAB_BENCH,
       runsRoot: join(opts.runsDir, LAB_BENCH),
@@ -91,7 +85,6 @@ export class LabAdapter implements BenchmarkAdapter {
       allowSubagents: false,
       reservedScripts: [READ_DOC],
     });
-    this.substrate = opts.executor;
   }
 
   async tasks(split = "all"): Promise<string[]> {
@@ -174,7 +167,7 @@ export class LabAdapter implements BenchmarkAdapter {
     opts: ExecuteOptions = {},
   ): Promise<string> {
     const task = this.#task(taskId);
-    const model = this.substrate.modelOf(this.#config);
+    const model = this.substrate.modelOf(this.config);
     this.substrate.preflight(model);
     const harness = harnessDir ?? (await this.baseHarness());
     const fingerprint = await this.substrate.rolloutFingerprint(harness);
@@ -190,7 +183,7 @@ export class LabAdapter implements BenchmarkAdapter {
       prompt: labPrompt(task),
       model,
       steps: this.#steps,
-      timeoutS: opts.timeoutS ?? this.#config.rolloutTimeoutS ?? labSettings(this.#env).timeoutS,
+      timeoutS: opts.timeoutS ?? this.config.rolloutTimeoutS ?? labSettings(this.env).timeoutS,
       template: { domainFocus: task.area },
       install: {
         runtimeFiles: { [`scripts/${READ_DOC}`]: readFileSync(READ_DOC_SCRIPT, "utf8") },
@@ -213,29 +206,6 @@ export class LabAdapter implements BenchmarkAdapter {
     return runDir;
   }
 
-  async delivered(runDir: string): Promise<boolean> {
-    return hasDeliverable(outputDirOf(runDir));
-  }
-
-  async trajectory(runDir: string, opts: { obsTrunc: number }): Promise<string> {
-    return this.substrate.trajectory(runDir, {
-      obsTrunc: opts.obsTrunc,
-      maxChars: LAB_TRAJECTORY_MAX,
-    });
-  }
-
-  async deliverableFiles(runDir: string): Promise<Record<string, string>> {
-    return deliverableTexts(outputDirOf(runDir), this.#env, LAB_FILE_TEXT_MAX);
-  }
-
-  async deliverableText(runDir: string): Promise<string> {
-    return joinDeliverable(await this.deliverableFiles(runDir));
-  }
-
-  async deliverableImages(runDir: string): Promise<string[]> {
-    return deliverableImagePaths(outputDirOf(runDir));
-  }
-
   /** Intact: a metrics.json, and the output its mark recorded (or still none). */
   async artifactsIntact(runDir: string): Promise<boolean> {
     const mark = await readRunMark(runDir);
@@ -248,7 +218,7 @@ export class LabAdapter implements BenchmarkAdapter {
    * LAB's own rule: the harness's always-on text must still tell the agent where deliverables go
    * (`output/`) and how documents are read (`read_doc.py`), and it may not ship its own read_doc.py.
    */
-  async validateTree(tree: Tree): Promise<string[]> {
+  override async validateTree(tree: Tree): Promise<string[]> {
     const alwaysOn = this.substrate
       .surface()
       .alwaysOn.map((p) => textOf(tree[p]))
@@ -267,10 +237,6 @@ export class LabAdapter implements BenchmarkAdapter {
       );
     }
     return problems;
-  }
-
-  async preflight(): Promise<void> {
-    await executorReady(this.substrate, this.#config);
   }
 
   #task(taskId: string): LabTask {

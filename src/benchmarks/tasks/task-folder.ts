@@ -17,6 +17,7 @@ import { isTree } from "../../core/harness/tree.ts";
 import { compareCodePoints, dirExists, lstatOrNull, walkFiles } from "../../core/lib/safe-fs.ts";
 import { leakMatcher } from "../../core/safety/leak-globs.ts";
 import { NAME, NAME_RULE, settingsProblem, TaskSettings } from "./task-settings.ts";
+import { readInstructions } from "./task-text.ts";
 import { type PromptsFile, parsePromptsToml } from "./tasks-prompts.ts";
 
 export const TASK_LAYOUT = {
@@ -282,39 +283,6 @@ function refuseUnsafeInputs(tasks: readonly TaskEntry[], problems: TaskProblem[]
         });
       }
     }
-  }
-}
-
-const UTF8 = new TextDecoder("utf-8", { fatal: true });
-
-/**
- * A task.md's text, or what is wrong with it: a file that cannot be read says why (permission
- * denied is not an encoding problem), and one that can is checked to be UTF-8.
- */
-export function readInstructions(
-  path: string,
-  read: (p: string) => Uint8Array = readFileSync,
-): { text: string } | { problem: string; fix: string } {
-  let bytes: Uint8Array;
-  try {
-    bytes = read(path);
-  } catch (err) {
-    const e = err as NodeJS.ErrnoException;
-    if (e.code === "EACCES" || e.code === "EPERM") {
-      return {
-        problem: "cannot be read: permission denied",
-        fix: "make it readable (chmod u+r task.md)",
-      };
-    }
-    return {
-      problem: `cannot be read (${e.code ?? e.message})`,
-      fix: "check the file and its disk",
-    };
-  }
-  try {
-    return { text: UTF8.decode(bytes) };
-  } catch {
-    return { problem: "is not valid UTF-8 text", fix: "save it as UTF-8" };
   }
 }
 

@@ -1,0 +1,69 @@
+// What a benchmark cell that runs on an executor (OpenCode or Codex) does the same way whatever the
+// benchmark (docs/benchmarks.md): the rollout's output lies in its workspace's output/, the
+// trajectory is the executor's own rendering under the cell's cap, deliverables are shown as text
+// at the cell's per-file cap with their images, and readiness is the executor's. Cells extend it
+// with what is theirs: tasks, prompts, inputs and how a rollout runs.
+
+import type { Tree } from "../../core/harness/tree.ts";
+import { hasDeliverable, outputDirOf } from "../../core/rollout/layout.ts";
+import { loadRunConfig } from "../../core/run/config.ts";
+import type { RunConfig } from "../../core/run/run-config.ts";
+import type { BenchSpec } from "../../core/seams/benchmark.ts";
+import type { Executor } from "../../core/seams/executor.ts";
+import { executorReady, joinDeliverable } from "./cell.ts";
+import { deliverableImagePaths, deliverableTexts } from "./deliverables.ts";
+
+export type CellCaps = {
+  /** Characters of one deliverable file's text the improver is shown. */
+  fileTextMax: number;
+  /** Characters of a whole trajectory. */
+  trajectoryMax: number;
+};
+
+export abstract class ExecutorCell {
+  abstract readonly spec: BenchSpec;
+  readonly substrate: Executor;
+  protected readonly env: Record<string, string | undefined>;
+  protected readonly config: RunConfig;
+  readonly #caps: CellCaps;
+
+  constructor(executor: Executor, env: Record<string, string | undefined>, caps: CellCaps) {
+    this.substrate = executor;
+    this.env = env;
+    this.config = loadRunConfig(env);
+    this.#caps = caps;
+  }
+
+  async delivered(runDir: string): Promise<boolean> {
+    return hasDeliverable(outputDirOf(runDir));
+  }
+
+  async trajectory(runDir: string, opts: { obsTrunc: number }): Promise<string> {
+    return this.substrate.trajectory(runDir, {
+      obsTrunc: opts.obsTrunc,
+      maxChars: this.#caps.trajectoryMax,
+    });
+  }
+
+  async deliverableFiles(runDir: string): Promise<Record<string, string>> {
+    return deliverableTexts(outputDirOf(runDir), this.env, this.#caps.fileTextMax);
+  }
+
+  async deliverableText(runDir: string): Promise<string> {
+    return joinDeliverable(await this.deliverableFiles(runDir));
+  }
+
+  async deliverableImages(runDir: string): Promise<string[]> {
+    return deliverableImagePaths(outputDirOf(runDir));
+  }
+
+  /** No rule of the benchmark's own beyond the surface's (a cell with one overrides it). */
+  async validateTree(_tree: Tree): Promise<string[]> {
+    return [];
+  }
+
+  /** The executor's offline readiness, then whether its endpoint can be reached at all. */
+  async preflight(): Promise<void> {
+    await executorReady(this.substrate, this.config);
+  }
+}
