@@ -11,11 +11,11 @@ import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } f
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startChatServer } from "../../fixtures/servers/chat-server.ts";
-import { opencodeProviderConfig } from "../../fixtures/servers/opencode-config.ts";
 import type { ScriptedServer } from "../../fixtures/servers/script.ts";
 import { runCli } from "../helpers/cli.ts";
 import { allFiles } from "../helpers/files.ts";
 import { JB_FIXTURE } from "../helpers/jobbench.ts";
+import { improverTurns, providersConfig } from "../helpers/scripted.ts";
 
 const SWEEP_MS = 900_000;
 const TASK = "accountant/task1";
@@ -70,33 +70,14 @@ beforeAll(() => {
   });
   improver = startChatServer({
     model: "improver-model",
-    turns: [
-      {
-        toolCalls: [
-          {
-            name: "write",
-            arguments: {
-              filePath: "context/harness/guardrails.md",
-              content: "- Reconcile the grand total against the ledger before saving it.\n",
-            },
-          },
-        ],
-      },
-      {
-        text: [
-          "<notes>",
-          "- revised guardrails.md: the totals were written without a reconciliation step.",
-          "</notes>",
-          "",
-          "<experience>",
-          "cue: a ledger has credit notes as negative amounts",
-          "lesson: reconcile per-vendor totals and the grand total against the ledger",
-          "evidence: the rollout summed vendor_ledger.xlsx once and saved the totals",
-          "confidence: medium",
-          "</experience>",
-        ].join("\n"),
-      },
-    ],
+    turns: improverTurns({
+      file: "guardrails.md",
+      content: "- Reconcile the grand total against the ledger before saving it.\n",
+      notes: "revised guardrails.md: the totals were written without a reconciliation step.",
+      cue: "a ledger has credit notes as negative amounts",
+      lesson: "reconcile per-vendor totals and the grand total against the ledger",
+      evidence: "the rollout summed vendor_ledger.xlsx once and saved the totals",
+    }),
   });
 });
 
@@ -110,22 +91,13 @@ describe("harness2 on JobBench with the real opencode binary", () => {
   test(
     "setup --from, a k=1 sweep, judge --bases through the upstream judge contract, the paired report; nothing hidden leaks",
     async () => {
-      const config = {
-        autoupdate: false,
-        share: "disabled",
-        provider: {
-          ...(opencodeProviderConfig(solver.url, { providerId: "solver", model: "solver-model" })
-            .provider as object),
-          ...(opencodeProviderConfig(improver.url, {
-            providerId: "improver",
-            model: "improver-model",
-          }).provider as object),
-        },
-      };
       const deps = join(root, "deps");
       const runs = join(root, "runs");
       const env = {
-        OPENCODE_CONFIG_CONTENT: JSON.stringify(config),
+        OPENCODE_CONFIG_CONTENT: providersConfig(
+          { server: solver, providerId: "solver", model: "solver-model" },
+          { server: improver, providerId: "improver", model: "improver-model" },
+        ),
         HARNESS2_SOLVER_MODEL: "solver/solver-model",
         HARNESS2_IMPROVER_MODEL: "improver/improver-model",
         HARNESS2_DEPENDENCIES: deps,

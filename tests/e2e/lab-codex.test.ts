@@ -10,10 +10,10 @@ import { cpSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startChatServer } from "../../fixtures/servers/chat-server.ts";
-import { opencodeProviderConfig } from "../../fixtures/servers/opencode-config.ts";
 import { startResponsesServer } from "../../fixtures/servers/responses-server.ts";
 import type { ScriptedServer } from "../../fixtures/servers/script.ts";
 import { runCli } from "../helpers/cli.ts";
+import { improverTurns, providersConfig } from "../helpers/scripted.ts";
 
 const SWEEP_MS = 900_000;
 const TASK = "employment/severance-memo";
@@ -42,34 +42,15 @@ beforeAll(() => {
   });
   improver = startChatServer({
     model: "improver-model",
-    turns: [
-      {
-        toolCalls: [
-          {
-            name: "write",
-            arguments: {
-              filePath: "context/harness/AGENTS.md",
-              content:
-                "# Legal matter\n\n- Read documents/ with `python3 scripts/read_doc.py <file>`; never guess a clause.\n- Write each requested file under `output/` and reopen it.\n",
-            },
-          },
-        ],
-      },
-      {
-        text: [
-          "<notes>",
-          "- rewrote AGENTS.md: keep the read_doc.py and output/ rules, add reopening.",
-          "</notes>",
-          "",
-          "<experience>",
-          "cue: a memo must quote an agreement",
-          "lesson: read the agreement with read_doc.py before writing",
-          "evidence: the rollout read employment_agreement.docx with read_doc.py",
-          "confidence: medium",
-          "</experience>",
-        ].join("\n"),
-      },
-    ],
+    turns: improverTurns({
+      file: "AGENTS.md",
+      content:
+        "# Legal matter\n\n- Read documents/ with `python3 scripts/read_doc.py <file>`; never guess a clause.\n- Write each requested file under `output/` and reopen it.\n",
+      notes: "rewrote AGENTS.md: keep the read_doc.py and output/ rules, add reopening.",
+      cue: "a memo must quote an agreement",
+      lesson: "read the agreement with read_doc.py before writing",
+      evidence: "the rollout read employment_agreement.docx with read_doc.py",
+    }),
   });
 });
 
@@ -84,9 +65,11 @@ describe("harness2 on LAB with the real codex binary", () => {
     "setup --from, a k=1 Codex sweep that uses the runtime's read_doc.py, judged and reported",
     async () => {
       const env = {
-        OPENCODE_CONFIG_CONTENT: JSON.stringify(
-          opencodeProviderConfig(improver.url, { providerId: "improver", model: "improver-model" }),
-        ),
+        OPENCODE_CONFIG_CONTENT: providersConfig({
+          server: improver,
+          providerId: "improver",
+          model: "improver-model",
+        }),
         HARNESS2_IMPROVER_MODEL: "improver/improver-model",
         HARNESS2_CODEX_BASE_URL: solver.url,
         HARNESS2_CODEX_API_KEY: "scripted-key",

@@ -12,10 +12,10 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } fr
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startChatServer } from "../../fixtures/servers/chat-server.ts";
-import { opencodeProviderConfig } from "../../fixtures/servers/opencode-config.ts";
 import type { ScriptedServer } from "../../fixtures/servers/script.ts";
 import { runCli } from "../helpers/cli.ts";
 import { allFiles } from "../helpers/files.ts";
+import { improverTurns, providersConfig } from "../helpers/scripted.ts";
 
 const SWEEP_MS = 900_000;
 const TASK = "employment/severance-memo";
@@ -60,33 +60,15 @@ beforeAll(() => {
   });
   improver = startChatServer({
     model: "improver-model",
-    turns: [
-      {
-        toolCalls: [
-          {
-            name: "write",
-            arguments: {
-              filePath: "context/harness/guardrails.md",
-              content: "- Write every requested file under output/ before summarising anything.\n",
-            },
-          },
-        ],
-      },
-      {
-        text: [
-          "<notes>",
-          "- revised guardrails.md: the agent stopped before writing the memo and needed a follow-up.",
-          "</notes>",
-          "",
-          "<experience>",
-          "cue: an assignment names files to deliver",
-          "lesson: write each named file under output/ before reporting back",
-          "evidence: the rollout ended its first turn without writing output/severance_memo.md",
-          "confidence: medium",
-          "</experience>",
-        ].join("\n"),
-      },
-    ],
+    turns: improverTurns({
+      file: "guardrails.md",
+      content: "- Write every requested file under output/ before summarising anything.\n",
+      notes:
+        "revised guardrails.md: the agent stopped before writing the memo and needed a follow-up.",
+      cue: "an assignment names files to deliver",
+      lesson: "write each named file under output/ before reporting back",
+      evidence: "the rollout ended its first turn without writing output/severance_memo.md",
+    }),
   });
 });
 
@@ -100,21 +82,12 @@ describe("harness2 on LAB with the real opencode binary", () => {
   test(
     "setup --from, a k=1 sweep with follow-ups, the workspace_config install, metrics.json, judge --bases, the report; criteria never leak",
     async () => {
-      const config = {
-        autoupdate: false,
-        share: "disabled",
-        provider: {
-          ...(opencodeProviderConfig(solver.url, { providerId: "solver", model: "solver-model" })
-            .provider as object),
-          ...(opencodeProviderConfig(improver.url, {
-            providerId: "improver",
-            model: "improver-model",
-          }).provider as object),
-        },
-      };
       const runs = join(root, "runs");
       const env = {
-        OPENCODE_CONFIG_CONTENT: JSON.stringify(config),
+        OPENCODE_CONFIG_CONTENT: providersConfig(
+          { server: solver, providerId: "solver", model: "solver-model" },
+          { server: improver, providerId: "improver", model: "improver-model" },
+        ),
         HARNESS2_SOLVER_MODEL: "solver/solver-model",
         HARNESS2_IMPROVER_MODEL: "improver/improver-model",
         HARNESS2_DEPENDENCIES: join(root, "deps"),
