@@ -200,7 +200,9 @@ describe("OpenCode executor with the real opencode binary", () => {
       expect(JSON.parse(readFileSync(join(runDir, "rollout.json"), "utf8")).failure).toBe(
         "runaway",
       );
-      expect(server.requests.filter((r) => r.role === "turn").length).toBeLessThanOrEqual(8);
+      // Stopped after five empty steps: a few more requests arrive while the kill lands (more on a
+      // loaded machine), never the hundreds an unwatched session makes before its 300 s limit.
+      expect(server.requests.filter((r) => r.role === "turn").length).toBeLessThanOrEqual(40);
       expect(processesMentioning(runDir)).toEqual([]);
     },
     SESSION_TEST_MS,
