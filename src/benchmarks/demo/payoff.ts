@@ -227,7 +227,7 @@ export function renderPayoff(
     `  ${h} report ${next.sweep}${r}   score and paired delta against the base harness`,
     `  ${h} show ${next.sweep}${r}   the sweep's stages, selections and library as text`,
     `  ${h} browse ${next.sweep}${r}   the same in a keyboard browser, down to each stage`,
-    `  ${h} run --bench tasks --tasks DIR   the same on your own tasks (README, "Your own tasks")`,
+    `  ${h} init my-tasks   start on your own tasks: a task folder to edit, and how to run it offline`,
   );
   return out;
 }
