@@ -77,6 +77,21 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: () => import("./commands/report.ts").then((m) => m.default),
   },
   {
+    name: "export",
+    summary: "Write one sweep to a file that `harness2 import` reads into another store",
+    load: () => import("./commands/export.ts").then((m) => m.default),
+  },
+  {
+    name: "import",
+    summary: "Read a sweep `harness2 export` wrote into this runs directory's store",
+    load: () => import("./commands/import.ts").then((m) => m.default),
+  },
+  {
+    name: "merge",
+    summary: "Merge the stores of shards (runs dirs or harness2.db files) into one store",
+    load: () => import("./commands/merge.ts").then((m) => m.default),
+  },
+  {
     name: "check",
     summary: "Check the setup before spending money: opencode, python3, git, models, tasks, runs",
     load: () => import("./commands/check.ts").then((m) => m.default),

@@ -1,0 +1,54 @@
+// `harness2 export RUN FILE`: one sweep as one portable file — its recorded events in order, with a
+// header — that `harness2 import FILE` replays into another store (store/transfer.ts).
+
+import { existsSync, renameSync, writeFileSync } from "node:fs";
+import { resolve } from "node:path";
+import { bundleText, sweepBundle } from "../../../store/transfer.ts";
+import { type Command, UsageError } from "../command.ts";
+import { CliError } from "../errors.ts";
+import { EXIT } from "../exit-codes.ts";
+import {
+  browseLocation,
+  openForBrowsing,
+  RUNS_OPTION,
+  readStore,
+  resolveRunHandle,
+} from "../run-handle.ts";
+
+const exportCommand: Command = {
+  name: "export",
+  summary: "Write one sweep to a file that `harness2 import` reads into another store",
+  args: "RUN FILE",
+  help: [
+    "RUN is `last`, a sweep id or a unique prefix of one. FILE must not exist yet. The file holds",
+    "the sweep's recorded events (the store's own record of it); the run files (evidence,",
+    "rollouts, library) stay in the runs directory: copy that along, and import with --rebase.",
+  ].join("\n"),
+  options: { runs: RUNS_OPTION },
+  positionals: { min: 2, max: 2 },
+  async run(args, io) {
+    const [handle, fileArg] = args.positionals as [string, string];
+    if (fileArg.trim() === "")
+      throw new UsageError("FILE is empty: name the file to write", "export");
+    const file = resolve(io.cwd, fileArg);
+    if (existsSync(file))
+      throw new UsageError(`${file} exists already: choose a new FILE`, "export");
+    const loc = browseLocation(args, io);
+    const db = openForBrowsing(loc);
+    if (db === null) throw new CliError(`no harness2 store at ${loc.dbPath}: nothing to export`);
+    try {
+      const id = readStore(loc, () => resolveRunHandle(db, handle, loc));
+      const bundle = readStore(loc, () => sweepBundle(db, id));
+      if (bundle === null) throw new CliError(`sweep ${id} has no recorded events to export`);
+      const tmp = `${file}.tmp-${process.pid}`;
+      writeFileSync(tmp, bundleText(bundle));
+      renameSync(tmp, file);
+      io.stdout(`exported ${id}: ${bundle.events.length} events to ${file}\n`);
+      return EXIT.ok;
+    } finally {
+      db.close();
+    }
+  },
+};
+
+export default exportCommand;

@@ -1,0 +1,42 @@
+// `harness2 import FILE`: a sweep `harness2 export` wrote, replayed into this runs directory's store
+// (created when there is none) in one transaction; refused whole when it cannot fit there.
+
+import { openStore } from "../../../store/db.ts";
+import { importBundle, readBundle } from "../../../store/transfer.ts";
+import { type Command, UsageError } from "../command.ts";
+import { EXIT } from "../exit-codes.ts";
+import { checkedLocation, RUNS_OPTION } from "../run-handle.ts";
+import { REBASE_OPTION, rebaser, refusing } from "../transfer-cli.ts";
+
+const importCommand: Command = {
+  name: "import",
+  summary: "Read a sweep `harness2 export` wrote into this runs directory's store",
+  args: "FILE",
+  help: [
+    "Refused, with nothing written, when the store already holds that sweep, when it records",
+    "another experiment (other models, endpoints or seed), or when a task of the sweep already",
+    "has a result here. --rebase /old/runs=/new/runs points recorded paths at the run files'",
+    "new place.",
+  ].join("\n"),
+  options: { runs: RUNS_OPTION, rebase: REBASE_OPTION },
+  positionals: { min: 1, max: 1 },
+  async run(args, io) {
+    const file = args.positionals[0] as string;
+    if (file.trim() === "") throw new UsageError("FILE is empty: name the file to read", "import");
+    const move = rebaser(args, "import");
+    const bundle = refusing(() => readBundle(file));
+    const loc = checkedLocation(args, io, { create: true });
+    const db = openStore(loc.dbPath);
+    try {
+      const done = refusing(() => importBundle(db, { ...bundle, events: move(bundle.events) }));
+      io.stdout(
+        `imported ${done.sweep}: ${done.events} events, ${done.tasks} finished task(s), into ${loc.dbPath}\n`,
+      );
+      return EXIT.ok;
+    } finally {
+      db.close();
+    }
+  },
+};
+
+export default importCommand;
