@@ -34,7 +34,7 @@ describe("JobBench on the command line", () => {
     expect(bad.code).toBe(1);
     expect(bad.stderr).toContain("is not a folder");
     oneLine(bad.stderr);
-  });
+  }, 120_000);
 
   test("before setup, run and check say to run setup; after it, the dry run lists the stream", async () => {
     const deps = join(root, "deps");
@@ -104,7 +104,7 @@ describe("JobBench on the command line", () => {
     expect(noJudge.stdout).toContain(
       "FAIL  judge endpoint: HARNESS2_JUDGE_BASE_URL and HARNESS2_JUDGE_API_KEY are not set",
     );
-  });
+  }, 120_000);
 });
 
 describe("the JobBench judge as harness2 judge builds it", () => {
@@ -139,5 +139,5 @@ describe("the JobBench judge as harness2 judge builds it", () => {
         env: { HARNESS2_DEPENDENCIES: join(root, "none") },
       }),
     ).rejects.toThrow(/no JobBench judge at .*eval\/judge\.py|not set up/);
-  });
+  }, 120_000);
 });

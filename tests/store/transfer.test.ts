@@ -75,7 +75,7 @@ describe("export and import", () => {
     // an existing FILE is never overwritten
     const twice = await runCli(["export", "last", file, "--runs", a.runsDir]);
     expect(twice.code).toBe(2);
-  });
+  }, 120_000);
 
   test("--rebase moves recorded paths; a bad --rebase is a usage error", async () => {
     const file = join(root, "a.sweep");
@@ -96,7 +96,7 @@ describe("export and import", () => {
     ]);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain("--rebase must be OLD=NEW with two absolute folders");
-  });
+  }, 120_000);
 
   test("a torn file, another experiment: one line each, nothing written", async () => {
     const text = readFileSync(join(root, "a.sweep"), "utf8");
@@ -121,7 +121,7 @@ describe("export and import", () => {
       "sweep swp_other is another experiment than the one this store records (sweep swp_a; different: seed)",
     );
     expect(read(join(b, "harness2.db"), (db) => sweepDetail(db, "swp_other"))).toBeNull();
-  });
+  }, 120_000);
 });
 
 describe("merge", () => {
@@ -149,7 +149,7 @@ describe("merge", () => {
       (db) => (db.query("SELECT COUNT(*) AS n FROM tasks").get() as { n: number }).n,
     );
     expect(count).toBe(2);
-  });
+  }, 120_000);
 
   test("a task two shards both finished is refused, all or nothing, with the target untouched", async () => {
     const s3 = storeWith(sweep("swp_s3", [{ domain: "ops", tasks: ["t3"] }]), join(root, "s3"));
@@ -167,5 +167,5 @@ describe("merge", () => {
     expect(missing.stderr).toContain("no harness2 store at");
     const noInto = await runCli(["merge", s3.runsDir]);
     expect(noInto.code).toBe(2);
-  });
+  }, 120_000);
 });

@@ -7,12 +7,7 @@ import { cpSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync } from 
 import { basename, dirname, join } from "node:path";
 import { copyTreeSafe, isRegularFile } from "../../core/lib/safe-fs.ts";
 import { outputDirOf } from "../../core/rollout/layout.ts";
-import {
-  clearRunMark,
-  isOutputIntact,
-  isRunComplete,
-  readRunMark,
-} from "../../core/rollout/runmark.ts";
+import { clearRunMark, isOutputIntact, readRunMark } from "../../core/rollout/runmark.ts";
 import { parseRunId } from "../../core/run/naming.ts";
 import { leakFilter } from "../../core/safety/leak-globs.ts";
 import type { BenchPrompts } from "../../core/seams/bench-prompts.ts";
@@ -192,12 +187,9 @@ export class JobBenchAdapter extends ExecutorCell implements BenchmarkAdapter {
     opts: ExecuteOptions = {},
   ): Promise<string> {
     const task = this.#task(taskId);
-    const model = this.substrate.modelOf(this.config);
-    this.substrate.preflight(model);
-    const harness = harnessDir ?? (await this.baseHarness());
-    const fingerprint = await this.substrate.rolloutFingerprint(harness);
     const runDir = this.rolloutDir(runId);
-    if (await isRunComplete(runDir, fingerprint)) return runDir;
+    const { model, harness, fingerprint, finished } = await this.rolloutStart(harnessDir, runDir);
+    if (finished) return runDir;
     const inputsDir = this.cleanInputs(task);
     const attemptsDir = `${runDir}.attempts`;
     rmSync(attemptsDir, { recursive: true, force: true });

@@ -7,7 +7,7 @@ import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from "node:f
 import { join, resolve } from "node:path";
 import { dirExists, isRegularFile } from "../../core/lib/safe-fs.ts";
 import {
-  commitOf,
+  adoptInPlace,
   FROM_HINT,
   fetchPinned,
   git,
@@ -52,16 +52,9 @@ export async function setupJobBench(opts: SetupOptions): Promise<SetupResult> {
   const deps = resolve(opts.deps);
   mkdirSync(deps, { recursive: true });
   if (opts.from !== undefined) {
-    const root = resolve(opts.from);
-    if (!dirExists(root)) throw new SetupError(`--from ${root} is not a folder`);
-    const found = verify(root);
-    const manifest = recordInstall(JB_INSTALL, deps, {
-      source: "from",
-      root,
-      repo: { url: root, commit: await commitOf(opts.env, root) },
-      dataset: { url: null, revision: revisionOf(root) },
-    });
-    return { manifest, ...found, notes: notes(root, opts.env) };
+    const from = resolve(opts.from);
+    const adopted = await adoptInPlace(JB_INSTALL, deps, from, opts.env, verify, revisionOf(from));
+    return { manifest: adopted.manifest, ...adopted.found, notes: notes(adopted.root, opts.env) };
   }
   const existing = previous(deps);
   if (existing !== null) {

@@ -9,7 +9,7 @@ import { dirname, join } from "node:path";
 import { isTree, type Tree, textOf, writeTree } from "../../core/harness/tree.ts";
 import { copyTreeSafe, walkFiles } from "../../core/lib/safe-fs.ts";
 import { hasDeliverable, outputDirOf } from "../../core/rollout/layout.ts";
-import { isOutputIntact, isRunComplete, readRunMark } from "../../core/rollout/runmark.ts";
+import { isOutputIntact, readRunMark } from "../../core/rollout/runmark.ts";
 import { parseRunId } from "../../core/run/naming.ts";
 import type { BenchPrompts } from "../../core/seams/bench-prompts.ts";
 import {
@@ -167,12 +167,9 @@ export class LabAdapter extends ExecutorCell implements BenchmarkAdapter {
     opts: ExecuteOptions = {},
   ): Promise<string> {
     const task = this.#task(taskId);
-    const model = this.substrate.modelOf(this.config);
-    this.substrate.preflight(model);
-    const harness = harnessDir ?? (await this.baseHarness());
-    const fingerprint = await this.substrate.rolloutFingerprint(harness);
     const runDir = this.rolloutDir(runId);
-    if ((await isRunComplete(runDir, fingerprint)) && hasMetrics(runDir)) return runDir;
+    const { model, harness, fingerprint, finished } = await this.rolloutStart(harnessDir, runDir);
+    if (finished && hasMetrics(runDir)) return runDir;
     const names = Object.keys(task.deliverables);
     const result = await this.substrate.execute({
       runId,

@@ -4,8 +4,9 @@
 
 import { mkdirSync } from "node:fs";
 import { resolve } from "node:path";
-import { dirExists, isRegularFile } from "../../core/lib/safe-fs.ts";
+import { isRegularFile } from "../../core/lib/safe-fs.ts";
 import {
+  adoptInPlace,
   commitOf,
   fetchPinned,
   installJudgeDeps,
@@ -55,16 +56,12 @@ export async function setupLab(opts: LabSetupOptions): Promise<LabSetupResult> {
   const deps = resolve(opts.deps);
   mkdirSync(deps, { recursive: true });
   if (opts.from !== undefined) {
-    const root = resolve(opts.from);
-    if (!dirExists(root)) throw new SetupError(`--from ${root} is not a folder`);
-    const problems = verify(root);
-    const manifest = recordInstall(LAB_INSTALL, deps, {
-      source: "from",
-      root,
-      repo: { url: root, commit: await commitOf(opts.env, root) },
-      dataset: { url: null, revision: null },
-    });
-    return { manifest, problems, notes: notes(root, opts.env) };
+    const adopted = await adoptInPlace(LAB_INSTALL, deps, opts.from, opts.env, verify);
+    return {
+      manifest: adopted.manifest,
+      problems: adopted.found,
+      notes: notes(adopted.root, opts.env),
+    };
   }
   let previous: Manifest | null = null;
   try {

@@ -6,6 +6,7 @@
 
 import type { Tree } from "../../core/harness/tree.ts";
 import { hasDeliverable, outputDirOf } from "../../core/rollout/layout.ts";
+import { isRunComplete } from "../../core/rollout/runmark.ts";
 import { loadRunConfig } from "../../core/run/config.ts";
 import type { RunConfig } from "../../core/run/run-config.ts";
 import type { BenchSpec } from "../../core/seams/benchmark.ts";
@@ -56,6 +57,24 @@ export abstract class ExecutorCell {
   async deliverableImages(runDir: string): Promise<string[]> {
     return deliverableImagePaths(outputDirOf(runDir));
   }
+
+  /**
+   * What every rollout starts from: the executor ready for its model, the harness to install (the
+   * cell's base for null) and its fingerprint, and whether the run at `runDir` already finished
+   * with that harness (then it is reused as it is).
+   */
+  protected async rolloutStart(
+    harnessDir: string | null,
+    runDir: string,
+  ): Promise<{ model: string; harness: string; fingerprint: string; finished: boolean }> {
+    const model = this.substrate.modelOf(this.config);
+    this.substrate.preflight(model);
+    const harness = harnessDir ?? (await this.baseHarness());
+    const fingerprint = await this.substrate.rolloutFingerprint(harness);
+    return { model, harness, fingerprint, finished: await isRunComplete(runDir, fingerprint) };
+  }
+
+  abstract baseHarness(): Promise<string>;
 
   /** No rule of the benchmark's own beyond the surface's (a cell with one overrides it). */
   async validateTree(_tree: Tree): Promise<string[]> {

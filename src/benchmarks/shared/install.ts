@@ -147,6 +147,30 @@ export function recordInstall(
   return manifest;
 }
 
+/**
+ * `--from DIR`: a local copy verified by `verify` (which throws a SetupError when it holds no
+ * task) and recorded in place, with the commit it is at when it is a git checkout.
+ */
+export async function adoptInPlace<P>(
+  inst: Installation,
+  deps: string,
+  from: string,
+  env: Record<string, string | undefined>,
+  verify: (root: string) => P,
+  revision: string | null = null,
+): Promise<{ manifest: Manifest; root: string; found: P }> {
+  const root = resolve(from);
+  if (!dirExists(root)) throw new SetupError(`--from ${root} is not a folder`);
+  const found = verify(root);
+  const manifest = recordInstall(inst, deps, {
+    source: "from",
+    root,
+    repo: { url: root, commit: await commitOf(env, root) },
+    dataset: { url: null, revision },
+  });
+  return { manifest, root, found };
+}
+
 // ── fetching ─────────────────────────────────────────────────────────────────────────────────
 
 export const FROM_HINT = (bench: string) =>
