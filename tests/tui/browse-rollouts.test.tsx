@@ -88,6 +88,13 @@ describe("browse: rollouts, search, pager and editor", () => {
     expect(f).toContain("e editor");
   });
 
+  test("a search typed faster than renders, in one chunk with its Enter, still searches", async () => {
+    const { r } = mount();
+    await toTask(r);
+    r.type("/inv2\r");
+    await r.waitFor((x) => /▶ {3}ledger-1\s+│ inv2/.test(x) || /▶ {3}inv2 /.test(x));
+  });
+
   test("a search that matches nothing says so; esc cancels typing", async () => {
     const { r } = mount();
     await toTask(r);

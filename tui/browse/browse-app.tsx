@@ -143,7 +143,15 @@ export function BrowseApp({ source, color, initialSweep, onQuit }: BrowseAppProp
           step(hit);
         }
       };
+      // A "/" may arrive in one chunk with the query after it ("/base2", even "/base2\r").
+      const opensSearch = typed.current === null && !help && input.startsWith("/");
+      if (opensSearch) typed.current = "";
       const now = typed.current;
+      if (opensSearch && input.length === 1) {
+        setTyping("");
+        return;
+      }
+      if (opensSearch) input = input.slice(1);
       if (now !== null) {
         // Typed text may arrive in one chunk with its Enter ("base2\r"): the text, then the Enter.
         const [text = "", ...rest] = key.return ? [""] : input.split(/[\r\n]/);
@@ -162,7 +170,6 @@ export function BrowseApp({ source, color, initialSweep, onQuit }: BrowseAppProp
       }
       if (input === "q" || (key.ctrl && input === "c")) onQuit();
       else if (help) setHelp(false);
-      else if (input === "/") setTyping("");
       else if (input === "n" && query !== "") find(query);
       else if (input === "p") external({ pager: viewText(view) });
       else if (input === "e") {
