@@ -5,7 +5,7 @@
 import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { RolloutText } from "../../tui/browse/rollout-screen.ts";
-import { deliverableTexts } from "../benchmarks/shared/deliverables.ts";
+import { deliverableTexts } from "../benchmarks/common/deliverables.ts";
 import { runInTerminal } from "../core/lib/process.ts";
 import { dirExists } from "../core/lib/safe-fs.ts";
 import { outputDirOf } from "../core/rollout/layout.ts";

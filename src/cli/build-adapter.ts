@@ -64,7 +64,7 @@ async function buildLab(
       "run",
     );
   }
-  const { BenchDataError, dependenciesDir } = await import("../benchmarks/shared/install.ts");
+  const { BenchDataError, dependenciesDir } = await import("../benchmarks/common/install.ts");
   const { LabAdapter } = await import("../benchmarks/lab/lab-adapter.ts");
   const deps = dependenciesDir(stringOpt(args, "dependencies"), io.env, io.cwd);
   try {
@@ -101,7 +101,7 @@ async function buildJobBench(
       "run",
     );
   }
-  const { BenchDataError, dependenciesDir } = await import("../benchmarks/shared/install.ts");
+  const { BenchDataError, dependenciesDir } = await import("../benchmarks/common/install.ts");
   const { JobBenchAdapter } = await import("../benchmarks/jobbench/jb-adapter.ts");
   const deps = dependenciesDir(stringOpt(args, "dependencies"), io.env, io.cwd);
   try {

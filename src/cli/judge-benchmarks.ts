@@ -4,6 +4,12 @@
 
 import { existsSync } from "node:fs";
 import { join } from "node:path";
+import {
+  BenchDataError,
+  badEndpoint,
+  dependenciesDir,
+  type Manifest,
+} from "../benchmarks/common/install.ts";
 import { installedJobBench } from "../benchmarks/jobbench/jb-data.ts";
 import {
   JB_DEFAULT_JUDGE_MODEL,
@@ -13,12 +19,6 @@ import {
 } from "../benchmarks/jobbench/jb-scorer.ts";
 import { installedLab } from "../benchmarks/lab/lab-data.ts";
 import { evaluationModule, LabScorer } from "../benchmarks/lab/lab-scorer.ts";
-import {
-  BenchDataError,
-  badEndpoint,
-  dependenciesDir,
-  type Manifest,
-} from "../benchmarks/shared/install.ts";
 import { hashFile } from "../core/lib/fingerprint.ts";
 import { loadRunConfig } from "../core/run/config.ts";
 import type { BenchJudge, BenchJudgeContext } from "./bench-judges.ts";

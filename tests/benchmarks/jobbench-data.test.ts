@@ -14,6 +14,7 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { BenchDataError } from "../../src/benchmarks/common/install.ts";
 import {
   discoverSplit,
   installedJobBench,
@@ -21,7 +22,6 @@ import {
   JB_MANIFEST,
 } from "../../src/benchmarks/jobbench/jb-data.ts";
 import { SetupError, setupJobBench } from "../../src/benchmarks/jobbench/jb-setup.ts";
-import { BenchDataError } from "../../src/benchmarks/shared/install.ts";
 import { JB_FIXTURE } from "../helpers/jobbench.ts";
 
 const root = mkdtempSync(join(tmpdir(), "h2-jb-data-"));

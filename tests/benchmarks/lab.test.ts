@@ -17,13 +17,13 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { BenchDataError, SetupError } from "../../src/benchmarks/common/install.ts";
 import { LabAdapter } from "../../src/benchmarks/lab/lab-adapter.ts";
 import { discoverLab, LAB_CHECKOUT } from "../../src/benchmarks/lab/lab-data.ts";
 import { countStream, writeMetrics } from "../../src/benchmarks/lab/lab-metrics.ts";
 import { missingDeliverablesNudge } from "../../src/benchmarks/lab/lab-prompts.ts";
 import { LabScorer } from "../../src/benchmarks/lab/lab-scorer.ts";
 import { setupLab } from "../../src/benchmarks/lab/lab-setup.ts";
-import { BenchDataError, SetupError } from "../../src/benchmarks/shared/install.ts";
 import { readTree } from "../../src/core/harness/tree.ts";
 import { walkFiles } from "../../src/core/lib/safe-fs.ts";
 import { outputDirOf } from "../../src/core/rollout/layout.ts";

@@ -17,9 +17,9 @@ import {
   type ExecuteOptions,
 } from "../../core/seams/benchmark.ts";
 import { DEFAULT_SOLVER_STEPS, type Executor } from "../../core/seams/executor.ts";
-import { baselineHarnessDir, improverChannel } from "../shared/cell.ts";
-import { ExecutorCell } from "../shared/executor-cell.ts";
-import { BenchDataError, type Manifest } from "../shared/install.ts";
+import { baselineHarnessDir, improverChannel } from "../common/cell.ts";
+import { ExecutorCell } from "../common/executor-cell.ts";
+import { BenchDataError, type Manifest } from "../common/install.ts";
 import {
   discoverSplit,
   INSTRUCTIONS_FILE,

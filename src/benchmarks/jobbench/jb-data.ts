@@ -7,9 +7,9 @@ import { createHash } from "node:crypto";
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { dirExists, isRegularFile } from "../../core/lib/safe-fs.ts";
-import { type Installation, type Manifest, readInstalled } from "../shared/install.ts";
+import { type Installation, type Manifest, readInstalled } from "../common/install.ts";
 
-export { dependenciesDir } from "../shared/install.ts";
+export { dependenciesDir } from "../common/install.ts";
 
 export const JB_BENCH = "jb";
 export const JB_SPLITS = ["main", "easy"] as const;

@@ -19,7 +19,7 @@ import { pythonEnv, resolvePython } from "../../core/lib/python.ts";
 import { copyTreeSafe, isRegularFile, walkFiles } from "../../core/lib/safe-fs.ts";
 import { outputDirOf } from "../../core/rollout/layout.ts";
 import type { Scorer } from "../../core/seams/benchmark.ts";
-import { judgePythonOf } from "../shared/install.ts";
+import { judgePythonOf } from "../common/install.ts";
 import {
   discoverSplit,
   JB_BENCH,

@@ -1,6 +1,6 @@
 // JobBench's own settings (docs/benchmarks.md "Settings"), each with the original's default.
 
-import { type IntSetting, readIntSettings } from "../shared/settings.ts";
+import { type IntSetting, readIntSettings } from "../common/settings.ts";
 
 type JbInt = "attempts" | "timeoutS" | "judgeRubricTimeoutS" | "judgeRetries" | "judgeWorkers";
 

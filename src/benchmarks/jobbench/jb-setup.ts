@@ -18,7 +18,7 @@ import {
   recordInstall,
   SetupError,
   stagedCheckout,
-} from "../shared/install.ts";
+} from "../common/install.ts";
 import {
   discoverSplit,
   JB_DATASET_URL,

@@ -18,10 +18,10 @@ import {
   type ExecuteOptions,
 } from "../../core/seams/benchmark.ts";
 import { DEFAULT_SOLVER_STEPS, type Executor } from "../../core/seams/executor.ts";
-import { improverChannel } from "../shared/cell.ts";
-import { READ_DOC_SCRIPT } from "../shared/deliverables.ts";
-import { ExecutorCell } from "../shared/executor-cell.ts";
-import { BenchDataError, type Manifest } from "../shared/install.ts";
+import { improverChannel } from "../common/cell.ts";
+import { READ_DOC_SCRIPT } from "../common/deliverables.ts";
+import { ExecutorCell } from "../common/executor-cell.ts";
+import { BenchDataError, type Manifest } from "../common/install.ts";
 import { discoverLab, installedLab, LAB_BENCH, type LabTask } from "./lab-data.ts";
 import { countStream, hasMetrics, writeMetrics } from "./lab-metrics.ts";
 import {

@@ -8,7 +8,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
 import { dirExists, isRegularFile } from "../../core/lib/safe-fs.ts";
-import { type Installation, type Manifest, readInstalled } from "../shared/install.ts";
+import { type Installation, type Manifest, readInstalled } from "../common/install.ts";
 
 export const LAB_BENCH = "lab";
 /** The public repository. It is not pinned in this build: setup records the commit it fetched. */

@@ -22,7 +22,7 @@ import { pythonEnv, resolvePython } from "../../core/lib/python.ts";
 import { copyTreeSafe, isRegularFile } from "../../core/lib/safe-fs.ts";
 import { outputDirOf } from "../../core/rollout/layout.ts";
 import type { Scorer } from "../../core/seams/benchmark.ts";
-import { judgePythonOf } from "../shared/install.ts";
+import { judgePythonOf } from "../common/install.ts";
 import { discoverLab, type LabTask } from "./lab-data.ts";
 import { hasMetrics, METRICS_FILE } from "./lab-metrics.ts";
 import { labSettings } from "./lab-settings.ts";

@@ -16,7 +16,7 @@ import {
   recordInstall,
   SetupError,
   stagedCheckout,
-} from "../shared/install.ts";
+} from "../common/install.ts";
 import { discoverLab, LAB_INSTALL, LAB_REPO_URL, type LabProblem } from "./lab-data.ts";
 import { evaluationModule } from "./lab-scorer.ts";
 

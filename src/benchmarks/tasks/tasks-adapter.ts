@@ -24,7 +24,7 @@ import {
   executorReady,
   improverChannel,
   joinDeliverable,
-} from "../shared/cell.ts";
+} from "../common/cell.ts";
 import {
   answerKeyGlobs,
   formatProblem,

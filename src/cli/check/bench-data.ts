@@ -4,6 +4,13 @@
 
 import { existsSync } from "node:fs";
 import {
+  BenchDataError,
+  badEndpoint,
+  dependenciesDir,
+  judgePythonOf,
+  type Manifest,
+} from "../../benchmarks/common/install.ts";
+import {
   discoverSplit,
   installedJobBench,
   type JbSplit,
@@ -11,13 +18,6 @@ import {
 import { judgeScript } from "../../benchmarks/jobbench/jb-scorer.ts";
 import { discoverLab, installedLab } from "../../benchmarks/lab/lab-data.ts";
 import { evaluationModule } from "../../benchmarks/lab/lab-scorer.ts";
-import {
-  BenchDataError,
-  badEndpoint,
-  dependenciesDir,
-  judgePythonOf,
-  type Manifest,
-} from "../../benchmarks/shared/install.ts";
 import type { RunConfig } from "../../core/run/run-config.ts";
 import type { Report } from "./report.ts";
 

@@ -3,7 +3,7 @@
 // lock, identity, front end). `--dry-run` prints the stream and budgets and touches nothing.
 
 import { join } from "node:path";
-import { improverChannel } from "../../benchmarks/shared/cell.ts";
+import { improverChannel } from "../../benchmarks/common/cell.ts";
 import type { ModeToken } from "../../core/events/registry.ts";
 import { Proposer } from "../../core/proposer/proposer.ts";
 import { expectedRollouts, expectedSessions } from "../../core/recursion/ledger.ts";

@@ -3,7 +3,7 @@
 // in a manifest beside it. Exit 0 when installed, 1 when it could not finish (nothing is left
 // half-written), 2 for a bad command line.
 
-import type { Manifest } from "../../benchmarks/shared/install.ts";
+import type { Manifest } from "../../benchmarks/common/install.ts";
 import { boolOpt, type Command, stringOpt, UsageError } from "../command.ts";
 import { CliError } from "../errors.ts";
 import { EXIT } from "../exit-codes.ts";
@@ -54,7 +54,7 @@ const setup: Command = {
         "setup",
       );
     }
-    const { dependenciesDir, SetupError } = await import("../../benchmarks/shared/install.ts");
+    const { dependenciesDir, SetupError } = await import("../../benchmarks/common/install.ts");
     const deps = dependenciesDir(stringOpt(args, "dependencies"), io.env, io.cwd);
     const json = boolOpt(args, "json");
     const opts = {

@@ -73,8 +73,8 @@ export type MaterialiseOptions = {
 
 /**
  * The tool gate of install mode `workspace_config` (LAB): the agent keeps the base tools (read,
- * edit/write, bash, glob, grep, list, todos) and `skill` when the harness has skills; web access
- * and sub-agents (`task`) are denied, which removes them from the agent's tool list.
+ * edit/write, bash, glob, grep, list and its task checklist) and `skill` when the harness has
+ * skills; web access and sub-agents (`task`) are denied, which removes them from its tool list.
  */
 export function toolGatePermissions(hasSkills: boolean): Record<string, string> {
   return {
