@@ -13,17 +13,15 @@ export const RUNNABLE_BENCHES = ["tasks", "jb", "lab"] as const;
 /** What the judge needs to find a sweep's answer keys again, recorded in its configuration. */
 export type BenchRecord = Record<string, string>;
 
+type Built = { adapter: BenchmarkAdapter; warnings: string[]; record: BenchRecord };
+
 export async function executorFor(substrate: string, io: CliIO): Promise<Executor> {
   return substrate === "cx"
     ? new (await import("../substrate/codex/substrate.ts")).CodexSubstrate({ env: io.env })
     : new (await import("../substrate/opencode/substrate.ts")).OpencodeSubstrate({ env: io.env });
 }
 
-export async function buildAdapter(
-  args: ParsedArgs,
-  io: CliIO,
-  runsDir: string,
-): Promise<{ adapter: BenchmarkAdapter; warnings: string[]; record: BenchRecord }> {
+export async function buildAdapter(args: ParsedArgs, io: CliIO, runsDir: string): Promise<Built> {
   const bench = stringOpt(args, "bench");
   if (bench === undefined) {
     throw new UsageError(`--bench is required (available: ${RUNNABLE_BENCHES.join(", ")})`, "run");
@@ -52,75 +50,73 @@ export async function buildAdapter(
   return buildTasks(args, io, runsDir, substrate);
 }
 
-async function buildLab(
+/**
+ * A cell of the paper's benchmarks (JobBench, LAB): its data comes from `harness2 setup`, so
+ * `--tasks` is refused, and data that setup did not install (or that changed) is one line.
+ */
+async function buildSetUpCell(
   args: ParsedArgs,
   io: CliIO,
-  runsDir: string,
+  bench: "jb" | "lab",
+  make: (
+    deps: string,
+    executor: Executor,
+  ) => Promise<{ adapter: BenchmarkAdapter; record: BenchRecord }>,
   substrate: string,
-): Promise<{ adapter: BenchmarkAdapter; warnings: string[]; record: BenchRecord }> {
+): Promise<Built> {
   if (stringOpt(args, "tasks") !== undefined) {
+    const title = bench === "jb" ? "JobBench" : "LAB";
     throw new UsageError(
-      "--tasks is for --bench tasks; LAB's tasks come from harness2 setup --bench lab",
+      `--tasks is for --bench tasks; ${title}'s tasks come from harness2 setup --bench ${bench}`,
       "run",
     );
   }
   const { BenchDataError, dependenciesDir } = await import("../benchmarks/common/install.ts");
-  const { LabAdapter } = await import("../benchmarks/lab/lab-adapter.ts");
   const deps = dependenciesDir(stringOpt(args, "dependencies"), io.env, io.cwd);
   try {
-    const adapter = new LabAdapter({
-      deps,
-      runsDir,
-      executor: await executorFor(substrate, io),
-      env: io.env,
-    });
-    return {
-      adapter,
-      warnings: [],
-      record: { dependencies: deps, labRoot: adapter.manifest.root },
-    };
+    const made = await make(deps, await executorFor(substrate, io));
+    return { ...made, warnings: [] };
   } catch (err) {
     if (err instanceof BenchDataError) throw new CliError(err.message);
     throw err;
   }
 }
 
-async function buildJobBench(
+function buildLab(args: ParsedArgs, io: CliIO, runsDir: string, substrate: string): Promise<Built> {
+  return buildSetUpCell(
+    args,
+    io,
+    "lab",
+    async (deps, executor) => {
+      const { LabAdapter } = await import("../benchmarks/lab/lab-adapter.ts");
+      const adapter = new LabAdapter({ deps, runsDir, executor, env: io.env });
+      return { adapter, record: { dependencies: deps, labRoot: adapter.manifest.root } };
+    },
+    substrate,
+  );
+}
+
+function buildJobBench(
   args: ParsedArgs,
   io: CliIO,
   runsDir: string,
   substrate: string,
-): Promise<{ adapter: BenchmarkAdapter; warnings: string[]; record: BenchRecord }> {
+): Promise<Built> {
   const split = stringOpt(args, "split") ?? "main";
   if (split !== "main" && split !== "easy") {
     throw new UsageError(`--split must be main or easy, got '${split}'`, "run");
   }
-  if (stringOpt(args, "tasks") !== undefined) {
-    throw new UsageError(
-      "--tasks is for --bench tasks; JobBench's tasks come from harness2 setup --bench jb",
-      "run",
-    );
-  }
-  const { BenchDataError, dependenciesDir } = await import("../benchmarks/common/install.ts");
-  const { JobBenchAdapter } = await import("../benchmarks/jobbench/jb-adapter.ts");
-  const deps = dependenciesDir(stringOpt(args, "dependencies"), io.env, io.cwd);
-  try {
-    const adapter = new JobBenchAdapter({
-      deps,
-      split,
-      runsDir,
-      executor: await executorFor(substrate, io),
-      env: io.env,
-    });
-    return {
-      adapter,
-      warnings: [],
-      record: { dependencies: deps, split, jbRoot: adapter.manifest.root },
-    };
-  } catch (err) {
-    if (err instanceof BenchDataError) throw new CliError(err.message);
-    throw err;
-  }
+  return buildSetUpCell(
+    args,
+    io,
+    "jb",
+    async (deps, executor) => {
+      const { JobBenchAdapter } = await import("../benchmarks/jobbench/jb-adapter.ts");
+      const adapter = new JobBenchAdapter({ deps, split, runsDir, executor, env: io.env });
+      return { adapter, record: { dependencies: deps, split, jbRoot: adapter.manifest.root } };
+    },
+    substrate,
+  );
 }
 
 async function buildTasks(
@@ -128,7 +124,7 @@ async function buildTasks(
   io: CliIO,
   runsDir: string,
   substrate: string,
-): Promise<{ adapter: BenchmarkAdapter; warnings: string[]; record: BenchRecord }> {
+): Promise<Built> {
   const tasksDir = stringOpt(args, "tasks");
   if (tasksDir === undefined) throw new UsageError("--bench tasks needs --tasks DIR", "run");
   const { createTasksAdapter } = await import("../benchmarks/tasks/tasks-adapter.ts");
