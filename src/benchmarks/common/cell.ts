@@ -3,7 +3,7 @@
 // executor's readiness, and a deliverable's files joined into one text.
 
 import { join } from "node:path";
-import { isTree, writeTree } from "../../core/harness/tree.ts";
+import { isTree, type Tree, writeTree } from "../../core/harness/tree.ts";
 import type { RunConfig } from "../../core/run/run-config.ts";
 import { type ChannelSpec, resolveChannelModel } from "../../core/seams/channel-spec.ts";
 import type { Executor } from "../../core/seams/executor.ts";
@@ -23,14 +23,19 @@ export function improverChannel(config: RunConfig): ChannelSpec {
 }
 
 /**
- * The executor's baseline tree, written once to `<runsRoot>/base-harness` (OpenCode) or
- * `<runsRoot>/base-harness-<substrate>`, so two executors never share one.
+ * A cell's starting harness — the executor's baseline tree unless the cell gives its own — written
+ * once to `<runsRoot>/base-harness` (OpenCode) or `<runsRoot>/base-harness-<substrate>`, so two
+ * executors never share one.
  */
-export function baselineHarnessDir(runsRoot: string, executor: Executor): string {
+export function baselineHarnessDir(
+  runsRoot: string,
+  executor: Executor,
+  tree: Tree = executor.baselineTree(),
+): string {
   const name = executor.name;
   const dir = join(runsRoot, name === "oc" ? "base-harness" : `base-harness-${name}`);
   const surface = executor.surface();
-  if (!isTree(surface, dir)) writeTree(surface, executor.baselineTree(), dir);
+  if (!isTree(surface, dir)) writeTree(surface, tree, dir);
   return dir;
 }
 

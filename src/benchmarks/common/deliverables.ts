@@ -11,6 +11,14 @@ import { walkFiles } from "../../core/lib/safe-fs.ts";
 
 /** The document reader, also installed as `scripts/read_doc.py` where a benchmark provides it. */
 export const READ_DOC_SCRIPT = join(import.meta.dir, "read_doc.py");
+let readDocText: string | null = null;
+
+/** The reader's source, read once per process (a benchmark installs it in every workspace). */
+export function readDocSource(): string {
+  readDocText ??= readFileSync(READ_DOC_SCRIPT, "utf8");
+  return readDocText;
+}
+
 /** Images of a deliverable shown to the improver (every benchmark's figure). */
 export const IMAGES_MAX = 8;
 

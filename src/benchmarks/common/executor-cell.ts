@@ -4,14 +4,16 @@
 // at the cell's per-file cap with their images, and readiness is the executor's. Cells extend it
 // with what is theirs: tasks, prompts, inputs and how a rollout runs.
 
+import { join } from "node:path";
+import type { z } from "zod";
 import type { Tree } from "../../core/harness/tree.ts";
 import { hasDeliverable, outputDirOf } from "../../core/rollout/layout.ts";
 import { isRunComplete } from "../../core/rollout/runmark.ts";
 import { loadRunConfig } from "../../core/run/config.ts";
 import type { RunConfig } from "../../core/run/run-config.ts";
-import type { BenchSpec } from "../../core/seams/benchmark.ts";
-import type { Executor } from "../../core/seams/executor.ts";
-import { executorReady, joinDeliverable } from "./cell.ts";
+import { BenchSpec } from "../../core/seams/benchmark.ts";
+import { DEFAULT_SOLVER_STEPS, type Executor } from "../../core/seams/executor.ts";
+import { baselineHarnessDir, executorReady, improverChannel, joinDeliverable } from "./cell.ts";
 import { deliverableImagePaths, deliverableTexts } from "./deliverables.ts";
 
 export type CellCaps = {
@@ -19,20 +21,50 @@ export type CellCaps = {
   fileTextMax: number;
   /** Characters of a whole trajectory. */
   trajectoryMax: number;
+  /** Agent step cap per rollout (default DEFAULT_SOLVER_STEPS). */
+  steps?: number;
 };
+
+/** What a cell says of itself in its BenchSpec; the runs root and the channels are the cell's. */
+export type CellSpecFields = Omit<z.input<typeof BenchSpec>, "runsRoot" | "channels">;
 
 export abstract class ExecutorCell {
   abstract readonly spec: BenchSpec;
   readonly substrate: Executor;
   protected readonly env: Record<string, string | undefined>;
   protected readonly config: RunConfig;
+  /** Agent step cap of every rollout. */
+  protected readonly steps: number;
   readonly #caps: CellCaps;
+  #baseDir: string | null = null;
 
   constructor(executor: Executor, env: Record<string, string | undefined>, caps: CellCaps) {
     this.substrate = executor;
     this.env = env;
     this.config = loadRunConfig(env);
+    this.steps = caps.steps ?? DEFAULT_SOLVER_STEPS;
     this.#caps = caps;
+  }
+
+  /** The cell's BenchSpec: its own fields, `<runsDir>/<name>`, and the run's improver channel. */
+  protected specOf(runsDir: string, fields: CellSpecFields): BenchSpec {
+    const channel = improverChannel(this.config);
+    return BenchSpec.parse({
+      ...fields,
+      runsRoot: join(runsDir, fields.name),
+      channels: { proposer: channel, selector: channel },
+    });
+  }
+
+  /** The starting harness tree: the executor's baseline unless the cell has its own. */
+  protected baseTree(): Tree {
+    return this.substrate.baselineTree();
+  }
+
+  /** The starting harness, written once under the cell's runs root. */
+  async baseHarness(): Promise<string> {
+    this.#baseDir ??= baselineHarnessDir(this.spec.runsRoot, this.substrate, this.baseTree());
+    return this.#baseDir;
   }
 
   async delivered(runDir: string): Promise<boolean> {
@@ -73,8 +105,6 @@ export abstract class ExecutorCell {
     const fingerprint = await this.substrate.rolloutFingerprint(harness);
     return { model, harness, fingerprint, finished: await isRunComplete(runDir, fingerprint) };
   }
-
-  abstract baseHarness(): Promise<string>;
 
   /** No rule of the benchmark's own beyond the surface's (a cell with one overrides it). */
   async validateTree(_tree: Tree): Promise<string[]> {

@@ -11,13 +11,8 @@ import { clearRunMark, isOutputIntact, readRunMark } from "../../core/rollout/ru
 import { parseRunId } from "../../core/run/naming.ts";
 import { leakFilter } from "../../core/safety/leak-globs.ts";
 import type { BenchPrompts } from "../../core/seams/bench-prompts.ts";
-import {
-  type BenchmarkAdapter,
-  BenchSpec,
-  type ExecuteOptions,
-} from "../../core/seams/benchmark.ts";
-import { DEFAULT_SOLVER_STEPS, type Executor } from "../../core/seams/executor.ts";
-import { baselineHarnessDir, improverChannel } from "../common/cell.ts";
+import type { BenchmarkAdapter, BenchSpec, ExecuteOptions } from "../../core/seams/benchmark.ts";
+import type { Executor } from "../../core/seams/executor.ts";
 import { ExecutorCell } from "../common/executor-cell.ts";
 import { BenchDataError, type Manifest } from "../common/install.ts";
 import {
@@ -29,7 +24,7 @@ import {
   type JbTask,
 } from "./jb-data.ts";
 import { JB_PROMPTS, promptsForProfession, rolloutPrompt } from "./jb-prompts.ts";
-import { jbSettings } from "./jb-settings.ts";
+import { type JbSettings, jbSettings } from "./jb-settings.ts";
 
 /**
  * Never shown to the agent or the improver: the answer key, the judge's reports, reference answers,
@@ -80,14 +75,15 @@ export class JobBenchAdapter extends ExecutorCell implements BenchmarkAdapter {
   readonly manifest: Manifest;
   readonly split: JbSplit;
   readonly #byId: Map<string, JbTask>;
-  readonly #steps: number;
-  readonly #attempts: number;
-  #baseDir: string | null = null;
+  readonly #settings: JbSettings;
+  /** Each task's instructions, read once. */
+  readonly #instructionsOf = new Map<string, string>();
 
   constructor(opts: JbAdapterOptions) {
     super(opts.executor, opts.env ?? process.env, {
       fileTextMax: JB_FILE_TEXT_MAX,
       trajectoryMax: JB_TRAJECTORY_MAX,
+      steps: opts.steps,
     });
     this.manifest = installedJobBench(opts.deps);
     this.split = opts.split;
@@ -98,15 +94,11 @@ export class JobBenchAdapter extends ExecutorCell implements BenchmarkAdapter {
       );
     }
     this.#byId = new Map(found.tasks.map((t) => [t.id, t]));
-    this.#steps = opts.steps ?? DEFAULT_SOLVER_STEPS;
-    this.#attempts = jbSettings(this.env).attempts;
-    const channel = improverChannel(this.config);
-    this.spec = BenchSpec.parse({
+    this.#settings = jbSettings(this.env);
+    this.spec = this.specOf(opts.runsDir, {
       name: JB_BENCH,
-      runsRoot: join(opts.runsDir, JB_BENCH),
       installMode: opts.executor.installMode,
       prompts: JB_PROMPTS,
-      channels: { proposer: channel, selector: channel },
       leakGlobs: [...JB_LEAK_GLOBS],
       // Sub-agents on OpenCode only, as the original: Codex loads none.
       allowSubagents: opts.executor.allowSubagents,
@@ -137,12 +129,6 @@ export class JobBenchAdapter extends ExecutorCell implements BenchmarkAdapter {
   /** The clean copy of the task folder: what the agent got, nothing the leak globs name. */
   async taskFiles(taskId: string): Promise<string | null> {
     return this.cleanInputs(this.#task(taskId));
-  }
-
-  /** The executor's baseline, written once to `<runsRoot>/base-harness[-<substrate>]`. */
-  async baseHarness(): Promise<string> {
-    this.#baseDir ??= baselineHarnessDir(this.spec.runsRoot, this.substrate);
-    return this.#baseDir;
   }
 
   /** `<runsRoot>/dataset/<split>/<profession>/taskN`: the rollout store of one task. */
@@ -194,7 +180,7 @@ export class JobBenchAdapter extends ExecutorCell implements BenchmarkAdapter {
     const attemptsDir = `${runDir}.attempts`;
     rmSync(attemptsDir, { recursive: true, force: true });
     let spent = 0;
-    for (let attempt = 1; attempt <= this.#attempts; attempt++) {
+    for (let attempt = 1; attempt <= this.#settings.attempts; attempt++) {
       const result = await this.substrate.execute({
         runId,
         runDir,
@@ -203,8 +189,8 @@ export class JobBenchAdapter extends ExecutorCell implements BenchmarkAdapter {
         inputsDir,
         prompt: rolloutPrompt(this.#instructions(task)),
         model,
-        steps: this.#steps,
-        timeoutS: opts.timeoutS ?? this.config.rolloutTimeoutS ?? jbSettings(this.env).timeoutS,
+        steps: this.steps,
+        timeoutS: opts.timeoutS ?? this.config.rolloutTimeoutS ?? this.#settings.timeoutS,
         template: { domainFocus: task.profession },
         signal: opts.signal,
       });
@@ -217,7 +203,7 @@ export class JobBenchAdapter extends ExecutorCell implements BenchmarkAdapter {
       }
     }
     await clearRunMark(runDir);
-    throw new NoOutputError(runId, this.#attempts, spent);
+    throw new NoOutputError(runId, this.#settings.attempts, spent);
   }
 
   /** A reused run is intact when its output still has the fingerprint its mark recorded. */
@@ -228,7 +214,12 @@ export class JobBenchAdapter extends ExecutorCell implements BenchmarkAdapter {
   }
 
   #instructions(task: JbTask): string {
-    return readFileSync(join(task.taskFolder, INSTRUCTIONS_FILE), "utf8");
+    let text = this.#instructionsOf.get(task.id);
+    if (text === undefined) {
+      text = readFileSync(join(task.taskFolder, INSTRUCTIONS_FILE), "utf8");
+      this.#instructionsOf.set(task.id, text);
+    }
+    return text;
   }
 
   #task(taskId: string): JbTask {

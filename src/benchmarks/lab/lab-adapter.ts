@@ -4,22 +4,17 @@
 // or `codex_root` on Codex, and up to HARNESS2_LAB_NUDGES follow-ups when it stops before every
 // named file exists. task.json is never copied anywhere, and its criteria are never read.
 
-import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, renameSync, rmSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { isTree, type Tree, textOf, writeTree } from "../../core/harness/tree.ts";
+import { type Tree, textOf } from "../../core/harness/tree.ts";
 import { copyTreeSafe, walkFiles } from "../../core/lib/safe-fs.ts";
 import { hasDeliverable, outputDirOf } from "../../core/rollout/layout.ts";
 import { isOutputIntact, readRunMark } from "../../core/rollout/runmark.ts";
 import { parseRunId } from "../../core/run/naming.ts";
 import type { BenchPrompts } from "../../core/seams/bench-prompts.ts";
-import {
-  type BenchmarkAdapter,
-  BenchSpec,
-  type ExecuteOptions,
-} from "../../core/seams/benchmark.ts";
-import { DEFAULT_SOLVER_STEPS, type Executor } from "../../core/seams/executor.ts";
-import { improverChannel } from "../common/cell.ts";
-import { READ_DOC_SCRIPT } from "../common/deliverables.ts";
+import type { BenchmarkAdapter, BenchSpec, ExecuteOptions } from "../../core/seams/benchmark.ts";
+import type { Executor } from "../../core/seams/executor.ts";
+import { readDocSource } from "../common/deliverables.ts";
 import { ExecutorCell } from "../common/executor-cell.ts";
 import { BenchDataError, type Manifest } from "../common/install.ts";
 import { discoverLab, installedLab, LAB_BENCH, type LabTask } from "./lab-data.ts";
@@ -33,7 +28,7 @@ import {
   missingDeliverablesNudge,
   promptsForTask,
 } from "./lab-prompts.ts";
-import { labSettings } from "./lab-settings.ts";
+import { type LabSettings, labSettings } from "./lab-settings.ts";
 
 export const LAB_LEAK_GLOBS = ["task.json"] as const;
 /** The runtime's own script: a harness may call it, never ship one. */
@@ -55,14 +50,13 @@ export class LabAdapter extends ExecutorCell implements BenchmarkAdapter {
   readonly spec: BenchSpec;
   readonly manifest: Manifest;
   readonly #byId: Map<string, LabTask>;
-  readonly #steps: number;
-  readonly #nudges: number;
-  #baseDir: string | null = null;
+  readonly #settings: LabSettings;
 
   constructor(opts: LabAdapterOptions) {
     super(opts.executor, opts.env ?? process.env, {
       fileTextMax: LAB_FILE_TEXT_MAX,
       trajectoryMax: LAB_TRAJECTORY_MAX,
+      steps: opts.steps,
     });
     this.manifest = installedLab(opts.deps);
     const found = discoverLab(this.manifest.root);
@@ -72,15 +66,11 @@ export class LabAdapter extends ExecutorCell implements BenchmarkAdapter {
       );
     }
     this.#byId = new Map(found.tasks.map((t) => [t.id, t]));
-    this.#steps = opts.steps ?? DEFAULT_SOLVER_STEPS;
-    this.#nudges = labSettings(this.env).nudges;
-    const channel = improverChannel(this.config);
-    this.spec = BenchSpec.parse({
+    this.#settings = labSettings(this.env);
+    this.spec = this.specOf(opts.runsDir, {
       name: LAB_BENCH,
-      runsRoot: join(opts.runsDir, LAB_BENCH),
       installMode: opts.executor.name === "oc" ? "workspace_config" : opts.executor.installMode,
       prompts: LAB_PROMPTS,
-      channels: { proposer: channel, selector: channel },
       leakGlobs: [...LAB_LEAK_GLOBS],
       allowSubagents: false,
       reservedScripts: [READ_DOC],
@@ -113,21 +103,12 @@ export class LabAdapter extends ExecutorCell implements BenchmarkAdapter {
     return this.cleanInputs(this.#task(taskId));
   }
 
-  /** LAB's own starting harness for the executor, written once under the runs root. */
-  async baseHarness(): Promise<string> {
-    if (this.#baseDir === null) {
-      const name = this.substrate.name;
-      const dir = join(this.spec.runsRoot, name === "oc" ? "base-harness" : `base-harness-${name}`);
-      const surface = this.substrate.surface();
-      if (!isTree(surface, dir)) {
-        const tree = this.substrate.baselineTree();
-        if (name === "oc") tree["systemprompt.md"] = LAB_SYSTEM_PROMPT;
-        else tree["AGENTS.md"] = LAB_CODEX_AGENTS;
-        writeTree(surface, tree, dir);
-      }
-      this.#baseDir = dir;
-    }
-    return this.#baseDir;
+  /** LAB's own starting harness: its system prompt on OpenCode, its AGENTS.md on Codex. */
+  protected override baseTree(): Tree {
+    const tree = this.substrate.baselineTree();
+    if (this.substrate.name === "oc") tree["systemprompt.md"] = LAB_SYSTEM_PROMPT;
+    else tree["AGENTS.md"] = LAB_CODEX_AGENTS;
+    return tree;
   }
 
   storeDir(task: LabTask): string {
@@ -179,16 +160,16 @@ export class LabAdapter extends ExecutorCell implements BenchmarkAdapter {
       inputsDir: this.cleanInputs(task),
       prompt: labPrompt(task),
       model,
-      steps: this.#steps,
-      timeoutS: opts.timeoutS ?? this.config.rolloutTimeoutS ?? labSettings(this.env).timeoutS,
+      steps: this.steps,
+      timeoutS: opts.timeoutS ?? this.config.rolloutTimeoutS ?? this.#settings.timeoutS,
       template: { domainFocus: task.area },
       install: {
-        runtimeFiles: { [`scripts/${READ_DOC}`]: readFileSync(READ_DOC_SCRIPT, "utf8") },
+        runtimeFiles: { [`scripts/${READ_DOC}`]: readDocSource() },
         agentsNote: LAB_ENV_NOTE,
         toolGate: true,
       },
       nudges: {
-        max: this.#nudges,
+        max: this.#settings.nudges,
         next: (out) => missingDeliverablesNudge(names.filter((n) => !existsSync(join(out, n)))),
       },
       signal: opts.signal,
