@@ -63,7 +63,7 @@ function endpoint(ctx: BenchJudgeContext): { model: string; baseUrl: string; api
   return { model: config.judgeModel, baseUrl: config.judgeBaseUrl, apiKey: config.judgeApiKey };
 }
 
-export function jobBenchJudge(ctx: BenchJudgeContext): BenchJudge {
+export async function jobBenchJudge(ctx: BenchJudgeContext): Promise<BenchJudge> {
   const root = checkoutOf(ctx, "jbRoot", installedJobBench);
   const script = judgeScript(root);
   if (!existsSync(script)) {
@@ -80,7 +80,7 @@ export function jobBenchJudge(ctx: BenchJudgeContext): BenchJudge {
     model: e.model || JB_DEFAULT_JUDGE_MODEL,
     env: ctx.env,
   } as const;
-  return { scorer: new JobBenchScorer(cfg), identity: jbJudgeIdentity(cfg) };
+  return { scorer: new JobBenchScorer(cfg), identity: await jbJudgeIdentity(cfg) };
 }
 
 export async function labJudge(ctx: BenchJudgeContext): Promise<BenchJudge> {

@@ -4,9 +4,8 @@
 // `harness2 setup` writes beside the checkout. Nothing here reads a rubric's contents.
 
 import { createHash } from "node:crypto";
-import { readdirSync } from "node:fs";
 import { join } from "node:path";
-import { dirExists, isRegularFile } from "../../core/lib/safe-fs.ts";
+import { dirExists, isRegularFile, subdirectories } from "../../core/lib/safe-fs.ts";
 import { type Installation, type Manifest, readInstalled } from "../common/install.ts";
 
 export { dependenciesDir } from "../common/install.ts";
@@ -59,9 +58,8 @@ export function discoverSplit(root: string, split: JbSplit): JbDiscovery {
   const tasks: JbTask[] = [];
   const problems: JbProblem[] = [];
   if (!dirExists(base)) return { tasks, problems };
-  for (const profession of sortedDirs(base)) {
-    if (profession.startsWith(".")) continue;
-    const numbered = sortedDirs(join(base, profession))
+  for (const profession of subdirectories(base)) {
+    const numbered = subdirectories(join(base, profession))
       .map((name) => ({ name, m: TASK_DIR.exec(name) }))
       .filter((t) => t.m !== null)
       .map((t) => ({ name: t.name, number: Number(t.m?.[1]) }))
@@ -81,13 +79,6 @@ export function discoverSplit(root: string, split: JbSplit): JbDiscovery {
     }
   }
   return { tasks, problems };
-}
-
-function sortedDirs(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true })
-    .filter((e) => e.isDirectory())
-    .map((e) => e.name)
-    .sort();
 }
 
 /** Names every task of every split, so a manifest can tell when the data changed under it. */

@@ -10,10 +10,10 @@
 // aside (quarantined) and judged afresh; a run that delivered nothing is a real zero built from
 // the rubric weights, never a judge call. Any other failure is null (ungraded) with its log named.
 
-import { createHash } from "node:crypto";
 import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { z } from "zod";
+import { hashFile } from "../../core/lib/fingerprint.ts";
 import { pickEnv, runProcess } from "../../core/lib/process.ts";
 import { pythonEnv, resolvePython } from "../../core/lib/python.ts";
 import { copyTreeSafe, isRegularFile, walkFiles } from "../../core/lib/safe-fs.ts";
@@ -90,11 +90,9 @@ export function judgeScript(root: string): string {
 }
 
 /** The judge's identity: the script's own fingerprint and the judge model. */
-export function jbJudgeIdentity(cfg: JbJudgeConfig): Record<string, string> {
+export async function jbJudgeIdentity(cfg: JbJudgeConfig): Promise<Record<string, string>> {
   const script = judgeScript(cfg.root);
-  const sha = isRegularFile(script)
-    ? createHash("sha256").update(readFileSync(script)).digest("hex").slice(0, 16)
-    : "missing";
+  const sha = isRegularFile(script) ? (await hashFile(script)).slice(0, 16) : "missing";
   return { scorer: "jobbench-judge", version: "1", script: sha, model: cfg.model };
 }
 

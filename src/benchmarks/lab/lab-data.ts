@@ -4,10 +4,10 @@
 // read: no value this module returns can hold one.
 
 import { createHash } from "node:crypto";
-import { readdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
-import { dirExists, isRegularFile } from "../../core/lib/safe-fs.ts";
+import { dirExists, isRegularFile, subdirectories } from "../../core/lib/safe-fs.ts";
 import { type Installation, type Manifest, readInstalled } from "../common/install.ts";
 
 export const LAB_BENCH = "lab";
@@ -85,20 +85,12 @@ export function readLabTask(root: string, area: string, name: string): LabTask |
   };
 }
 
-function sortedDirs(dir: string): string[] {
-  if (!dirExists(dir)) return [];
-  return readdirSync(dir, { withFileTypes: true })
-    .filter((e) => e.isDirectory() && !e.name.startsWith("."))
-    .map((e) => e.name)
-    .sort();
-}
-
 /** Every `tasks/<area>/<task>/task.json`, by practice area and then task name, with the unusable ones. */
 export function discoverLab(root: string): { tasks: LabTask[]; problems: LabProblem[] } {
   const tasks: LabTask[] = [];
   const problems: LabProblem[] = [];
-  for (const area of sortedDirs(join(root, "tasks"))) {
-    for (const name of sortedDirs(join(root, "tasks", area))) {
+  for (const area of subdirectories(join(root, "tasks"))) {
+    for (const name of subdirectories(join(root, "tasks", area))) {
       if (!isRegularFile(join(root, "tasks", area, name, TASK_FILE))) continue;
       const got = readLabTask(root, area, name);
       if ("problem" in got) problems.push(got);

@@ -367,6 +367,15 @@ export function isRegularFile(path: string): boolean {
 }
 
 /** True iff `path` is a directory (following a symlink at `path` itself, as for a root). */
+/** The names of the directories directly under `dir`, sorted, dot-directories left out; [] when `dir` is not one. */
+export function subdirectories(dir: string): string[] {
+  if (!dirExists(dir)) return [];
+  return readdirSync(dir, { withFileTypes: true })
+    .filter((e) => e.isDirectory() && !e.name.startsWith("."))
+    .map((e) => e.name)
+    .sort();
+}
+
 export function dirExists(path: string): boolean {
   try {
     return statSync(path).isDirectory();
