@@ -13,7 +13,7 @@ import { startResponsesServer } from "../../fixtures/servers/responses-server.ts
 import type { ScriptedServer } from "../../fixtures/servers/script.ts";
 import { runCli } from "../helpers/cli.ts";
 import { JB_FIXTURE } from "../helpers/jobbench.ts";
-import { improverTurns, providersConfig } from "../helpers/scripted.ts";
+import { benchSweepEnv, improverTurns } from "../helpers/scripted.ts";
 
 const SWEEP_MS = 900_000;
 const TASK = "accountant/task1";
@@ -69,24 +69,7 @@ describe("harness2 on JobBench with the real codex binary", () => {
   test(
     "setup --from, a k=1 Codex sweep over the task folder's workbook, judged 1.0 and reported",
     async () => {
-      const env = {
-        OPENCODE_CONFIG_CONTENT: providersConfig({
-          server: improver,
-          providerId: "improver",
-          model: "improver-model",
-        }),
-        HARNESS2_IMPROVER_MODEL: "improver/improver-model",
-        HARNESS2_CODEX_BASE_URL: solver.url,
-        HARNESS2_CODEX_API_KEY: "scripted-key",
-        HARNESS2_CODEX_MODEL: "mock-model",
-        HARNESS2_CODEX_PRICES: '{"mock-model": {"input": 1, "output": 2}}',
-        HARNESS2_DEPENDENCIES: join(root, "deps"),
-        HARNESS2_ROLLOUT_TIMEOUT: "300",
-        HARNESS2_PROPOSER_TIMEOUT: "300",
-        HARNESS2_BACKOFF_S: "0",
-        HARNESS2_JUDGE_BASE_URL: "http://judge.invalid/v1",
-        HARNESS2_JUDGE_API_KEY: "offline-key",
-      };
+      const env = benchSweepEnv({ executor: "cx", solver, improver, deps: join(root, "deps") });
       const runs = join(root, "runs");
       expect(
         (await runCli(["setup", "--bench", "jb", "--from", join(root, "job-bench-eval")], { env }))

@@ -15,7 +15,7 @@ import type { ScriptedServer } from "../../fixtures/servers/script.ts";
 import { runCli } from "../helpers/cli.ts";
 import { allFiles } from "../helpers/files.ts";
 import { JB_FIXTURE } from "../helpers/jobbench.ts";
-import { improverTurns, providersConfig } from "../helpers/scripted.ts";
+import { benchSweepEnv, improverTurns } from "../helpers/scripted.ts";
 
 const SWEEP_MS = 900_000;
 const TASK = "accountant/task1";
@@ -93,20 +93,7 @@ describe("harness2 on JobBench with the real opencode binary", () => {
     async () => {
       const deps = join(root, "deps");
       const runs = join(root, "runs");
-      const env = {
-        OPENCODE_CONFIG_CONTENT: providersConfig(
-          { server: solver, providerId: "solver", model: "solver-model" },
-          { server: improver, providerId: "improver", model: "improver-model" },
-        ),
-        HARNESS2_SOLVER_MODEL: "solver/solver-model",
-        HARNESS2_IMPROVER_MODEL: "improver/improver-model",
-        HARNESS2_DEPENDENCIES: deps,
-        HARNESS2_ROLLOUT_TIMEOUT: "300",
-        HARNESS2_PROPOSER_TIMEOUT: "300",
-        HARNESS2_BACKOFF_S: "0",
-        HARNESS2_JUDGE_BASE_URL: "http://judge.invalid/v1",
-        HARNESS2_JUDGE_API_KEY: "offline-key",
-      };
+      const env = benchSweepEnv({ executor: "oc", solver, improver, deps });
       const setup = await runCli(
         ["setup", "--bench", "jb", "--from", join(root, "job-bench-eval")],
         {

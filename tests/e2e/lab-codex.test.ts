@@ -13,7 +13,7 @@ import { startChatServer } from "../../fixtures/servers/chat-server.ts";
 import { startResponsesServer } from "../../fixtures/servers/responses-server.ts";
 import type { ScriptedServer } from "../../fixtures/servers/script.ts";
 import { runCli } from "../helpers/cli.ts";
-import { improverTurns, providersConfig } from "../helpers/scripted.ts";
+import { benchSweepEnv, improverTurns } from "../helpers/scripted.ts";
 
 const SWEEP_MS = 900_000;
 const TASK = "employment/severance-memo";
@@ -64,25 +64,13 @@ describe("harness2 on LAB with the real codex binary", () => {
   test(
     "setup --from, a k=1 Codex sweep that uses the runtime's read_doc.py, judged and reported",
     async () => {
-      const env = {
-        OPENCODE_CONFIG_CONTENT: providersConfig({
-          server: improver,
-          providerId: "improver",
-          model: "improver-model",
-        }),
-        HARNESS2_IMPROVER_MODEL: "improver/improver-model",
-        HARNESS2_CODEX_BASE_URL: solver.url,
-        HARNESS2_CODEX_API_KEY: "scripted-key",
-        HARNESS2_CODEX_MODEL: "mock-model",
-        HARNESS2_CODEX_PRICES: '{"mock-model": {"input": 1, "output": 2}}',
-        HARNESS2_DEPENDENCIES: join(root, "deps"),
-        HARNESS2_ROLLOUT_TIMEOUT: "300",
-        HARNESS2_PROPOSER_TIMEOUT: "300",
-        HARNESS2_BACKOFF_S: "0",
-        HARNESS2_JUDGE_BASE_URL: "http://judge.invalid/v1",
-        HARNESS2_JUDGE_API_KEY: "offline-key",
-        HARNESS2_JUDGE_MODEL: "judge-model",
-      };
+      const env = benchSweepEnv({
+        executor: "cx",
+        solver,
+        improver,
+        deps: join(root, "deps"),
+        extra: { HARNESS2_JUDGE_MODEL: "judge-model" },
+      });
       const runs = join(root, "runs");
       const setup = await runCli(["setup", "--bench", "lab", "--from", join(root, "harvey-labs")], {
         env,

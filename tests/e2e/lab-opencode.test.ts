@@ -15,7 +15,7 @@ import { startChatServer } from "../../fixtures/servers/chat-server.ts";
 import type { ScriptedServer } from "../../fixtures/servers/script.ts";
 import { runCli } from "../helpers/cli.ts";
 import { allFiles } from "../helpers/files.ts";
-import { improverTurns, providersConfig } from "../helpers/scripted.ts";
+import { benchSweepEnv, improverTurns } from "../helpers/scripted.ts";
 
 const SWEEP_MS = 900_000;
 const TASK = "employment/severance-memo";
@@ -83,21 +83,13 @@ describe("harness2 on LAB with the real opencode binary", () => {
     "setup --from, a k=1 sweep with follow-ups, the workspace_config install, metrics.json, judge --bases, the report; criteria never leak",
     async () => {
       const runs = join(root, "runs");
-      const env = {
-        OPENCODE_CONFIG_CONTENT: providersConfig(
-          { server: solver, providerId: "solver", model: "solver-model" },
-          { server: improver, providerId: "improver", model: "improver-model" },
-        ),
-        HARNESS2_SOLVER_MODEL: "solver/solver-model",
-        HARNESS2_IMPROVER_MODEL: "improver/improver-model",
-        HARNESS2_DEPENDENCIES: join(root, "deps"),
-        HARNESS2_ROLLOUT_TIMEOUT: "300",
-        HARNESS2_PROPOSER_TIMEOUT: "300",
-        HARNESS2_BACKOFF_S: "0",
-        HARNESS2_JUDGE_BASE_URL: "http://judge.invalid/v1",
-        HARNESS2_JUDGE_API_KEY: "offline-key",
-        HARNESS2_JUDGE_MODEL: "judge-model",
-      };
+      const env = benchSweepEnv({
+        executor: "oc",
+        solver,
+        improver,
+        deps: join(root, "deps"),
+        extra: { HARNESS2_JUDGE_MODEL: "judge-model" },
+      });
       const setup = await runCli(["setup", "--bench", "lab", "--from", join(root, "harvey-labs")], {
         env,
       });
