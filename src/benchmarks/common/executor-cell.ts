@@ -10,6 +10,7 @@ import type { Tree } from "../../core/harness/tree.ts";
 import { hasDeliverable, outputDirOf } from "../../core/rollout/layout.ts";
 import { isRunComplete } from "../../core/rollout/runmark.ts";
 import { loadRunConfig } from "../../core/run/config.ts";
+import { parseRunId } from "../../core/run/naming.ts";
 import type { RunConfig } from "../../core/run/run-config.ts";
 import { BenchSpec } from "../../core/seams/benchmark.ts";
 import { DEFAULT_SOLVER_STEPS, type Executor } from "../../core/seams/executor.ts";
@@ -54,6 +55,17 @@ export abstract class ExecutorCell {
       runsRoot: join(runsDir, fields.name),
       channels: { proposer: channel, selector: channel },
     });
+  }
+
+  /** The folder holding one task's rollouts and inputs under the cell's runs root. */
+  protected abstract taskStoreDir(taskId: string): string;
+
+  /** `<task store>/rollouts/<namespace>/<label>` for a run id of this sweep. */
+  rolloutDir(runId: string): string {
+    const parsed = parseRunId(runId);
+    if (parsed === null) throw new Error(`not a run id: ${runId}`);
+    const namespace = runId.slice(0, runId.indexOf("/"));
+    return join(this.taskStoreDir(parsed.taskId), "rollouts", namespace, parsed.label);
   }
 
   /** The starting harness tree: the executor's baseline unless the cell has its own. */

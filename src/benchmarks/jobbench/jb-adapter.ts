@@ -8,7 +8,6 @@ import { basename, dirname, join } from "node:path";
 import { copyTreeSafe, isRegularFile } from "../../core/lib/safe-fs.ts";
 import { outputDirOf } from "../../core/rollout/layout.ts";
 import { clearRunMark, isOutputIntact, readRunMark } from "../../core/rollout/runmark.ts";
-import { parseRunId } from "../../core/run/naming.ts";
 import { leakFilter } from "../../core/safety/leak-globs.ts";
 import type { BenchPrompts } from "../../core/seams/bench-prompts.ts";
 import type { BenchmarkAdapter, BenchSpec, ExecuteOptions } from "../../core/seams/benchmark.ts";
@@ -132,6 +131,10 @@ export class JobBenchAdapter extends ExecutorCell implements BenchmarkAdapter {
   }
 
   /** `<runsRoot>/dataset/<split>/<profession>/taskN`: the rollout store of one task. */
+  protected taskStoreDir(taskId: string): string {
+    return this.storeDir(this.#task(taskId));
+  }
+
   storeDir(task: JbTask): string {
     return join(this.spec.runsRoot, "dataset", this.split, task.profession, basename(task.dir));
   }
@@ -149,15 +152,6 @@ export class JobBenchAdapter extends ExecutorCell implements BenchmarkAdapter {
     copyTreeSafe(task.taskFolder, partial, { filter: leakFilter(JB_LEAK_GLOBS) });
     renameSync(partial, clean);
     return clean;
-  }
-
-  /** `<store>/rollouts/<namespace>/<label>` for a run id of this sweep. */
-  rolloutDir(runId: string): string {
-    const parsed = parseRunId(runId);
-    if (parsed === null) throw new Error(`not a run id: ${runId}`);
-    const task = this.#task(parsed.taskId);
-    const namespace = runId.slice(0, runId.indexOf("/"));
-    return join(this.storeDir(task), "rollouts", namespace, parsed.label);
   }
 
   /**

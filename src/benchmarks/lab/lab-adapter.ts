@@ -10,7 +10,6 @@ import { type Tree, textOf } from "../../core/harness/tree.ts";
 import { copyTreeSafe, walkFiles } from "../../core/lib/safe-fs.ts";
 import { hasDeliverable, outputDirOf } from "../../core/rollout/layout.ts";
 import { isOutputIntact, readRunMark } from "../../core/rollout/runmark.ts";
-import { parseRunId } from "../../core/run/naming.ts";
 import type { BenchPrompts } from "../../core/seams/bench-prompts.ts";
 import type { BenchmarkAdapter, BenchSpec, ExecuteOptions } from "../../core/seams/benchmark.ts";
 import type { Executor } from "../../core/seams/executor.ts";
@@ -111,6 +110,10 @@ export class LabAdapter extends ExecutorCell implements BenchmarkAdapter {
     return tree;
   }
 
+  protected taskStoreDir(taskId: string): string {
+    return this.storeDir(this.#task(taskId));
+  }
+
   storeDir(task: LabTask): string {
     return join(this.spec.runsRoot, "tasks", task.area, task.id.slice(task.area.length + 1));
   }
@@ -131,13 +134,6 @@ export class LabAdapter extends ExecutorCell implements BenchmarkAdapter {
     mkdirSync(dirname(clean), { recursive: true });
     renameSync(partial, clean);
     return clean;
-  }
-
-  rolloutDir(runId: string): string {
-    const parsed = parseRunId(runId);
-    if (parsed === null) throw new Error(`not a run id: ${runId}`);
-    const namespace = runId.slice(0, runId.indexOf("/"));
-    return join(this.storeDir(this.#task(parsed.taskId)), "rollouts", namespace, parsed.label);
   }
 
   /** One rollout; reused only when its mark matches and its metrics.json is there. */
