@@ -53,29 +53,25 @@ export function viewText(view: View): string {
  */
 export function searchView(view: View, query: string): number | null {
   const q = query.toLowerCase();
-  const has = (i: number) =>
-    textOfLine(view.body[i] ?? [])
+  const has = (line: number) =>
+    textOfLine(view.body[line] ?? [])
       .toLowerCase()
       .includes(q);
+  // The distance to the first index after `from` (of `n`, wrapping) that matches, or null.
+  const next = (from: number, n: number, matches: (i: number) => boolean): number | null => {
+    for (let d = 1; d <= n; d++) if (matches((from + d) % n)) return ((from + d) % n) - from;
+    return null;
+  };
   if (view.kind === "list") {
     const lineOf = view.itemLine ?? ((i: number) => i);
-    const cursor = view.body.findIndex((_, i) => i === view.cursorLine);
+    const items = [...Array(view.count).keys()];
     const at = Math.max(
       0,
-      [...Array(view.count).keys()].findIndex((i) => lineOf(i) === cursor),
+      items.findIndex((i) => lineOf(i) === view.cursorLine),
     );
-    for (let d = 1; d <= view.count; d++) {
-      const i = (at + d) % view.count;
-      if (has(lineOf(i))) return i - at;
-    }
-    return null;
+    return next(at, view.count, (i) => has(lineOf(i)));
   }
-  const n = view.body.length;
-  for (let d = 1; d <= n; d++) {
-    const i = (view.offset + d) % n;
-    if (has(i)) return i - view.offset;
-  }
-  return null;
+  return next(view.offset, view.body.length, has);
 }
 
 export function attempt<T>(read: () => T): { value: T } | { error: string } {
