@@ -13,7 +13,13 @@ import {
   statSync,
 } from "node:fs";
 import { basename, dirname, isAbsolute, join, resolve } from "node:path";
-import { maskedStoreValue, storeUrlProblem } from "../src/core/lib/store-url.ts";
+import {
+  isPgUrl,
+  maskedStoreValue,
+  type PgAddress,
+  pgAddress,
+  storeUrlProblem,
+} from "../src/core/lib/store-url.ts";
 import { ownedTempDir } from "../src/core/lib/temp-dirs.ts";
 import { APPLICATION_ID, MIGRATIONS, SCHEMA_VERSION } from "./schema.ts";
 
@@ -155,6 +161,7 @@ export function storePlaceProblem(
 ): StorePlaceError | null {
   const runs = directoryProblem(loc.runsDir, opts.create);
   if (runs !== null) return new StorePlaceError(loc.runsDir, runs, RUNS_DIR_FIX, "runs");
+  if (loc.pg !== null) return null;
   const defaultDb = loc.dbPath === resolve(loc.runsDir, DB_FILENAME);
   if (existsSync(loc.dbPath)) {
     if (!isDirectory(loc.dbPath)) return null;
@@ -178,8 +185,10 @@ export function storePlaceProblem(
 export type StoreLocation = {
   /** The runs directory (absolute). */
   runsDir: string;
-  /** The database file (absolute). */
+  /** The database file (absolute); for a PostgreSQL store, its URL without the password. */
   dbPath: string;
+  /** Set when the store is a PostgreSQL database (HARNESS2_DB=postgres://…). */
+  pg: PgAddress | null;
 };
 
 /**
@@ -204,12 +213,16 @@ export function storeLocation(opts: {
       "db",
     );
   }
+  if (dbRaw !== undefined && isPgUrl(dbRaw)) {
+    const pg = pgAddress(dbRaw) as PgAddress;
+    return { runsDir, dbPath: maskedStoreValue(dbRaw), pg };
+  }
   const dbPath = dbRaw
     ? isAbsolute(dbRaw)
       ? dbRaw
       : resolve(opts.cwd, dbRaw)
     : resolve(runsDir, DB_FILENAME);
-  return { runsDir, dbPath };
+  return { runsDir, dbPath, pg: null };
 }
 
 export type OpenOptions = {

@@ -42,6 +42,11 @@ export type StoreWriterOptions = {
   maxBatch?: number;
   /** Told about every event that was not recorded. Default: one stderr line per cause. */
   onError?: (err: InvalidEventError | StoreWriteError) => void;
+  /**
+   * Told about every burst right after it is committed, in order (a PostgreSQL store appends
+   * them to its shared log there, store/pg/store.ts). Must not throw.
+   */
+  onCommitted?: (events: readonly HarnessEvent[]) => void;
 };
 
 export type WriterStats = {
@@ -102,6 +107,7 @@ export class StoreWriter implements EventSink {
   private readonly onError: (err: InvalidEventError | StoreWriteError) => void;
   private readonly finishErrors: () => void = () => {};
   private readonly writeBatch: (events: HarnessEvent[]) => void;
+  private readonly onCommitted: (events: readonly HarnessEvent[]) => void;
   private readonly counters: WriterStats = { recorded: 0, transactions: 0, rejected: 0 };
   /** Whatever is still buffered when the process exits normally is written synchronously. */
   private readonly onExit = () => {
@@ -122,6 +128,7 @@ export class StoreWriter implements EventSink {
     this.applier = new EventApplier(db);
     this.flushDelayMs = opts.flushDelayMs ?? DEFAULT_FLUSH_DELAY_MS;
     this.maxBatch = Math.max(1, opts.maxBatch ?? DEFAULT_MAX_BATCH);
+    this.onCommitted = opts.onCommitted ?? (() => {});
     if (opts.onError) this.onError = opts.onError;
     else {
       const reporter = onceEachCause();
@@ -206,6 +213,7 @@ export class StoreWriter implements EventSink {
 
   private commit(batch: HarnessEvent[]): number {
     this.writeBatch(batch);
+    this.onCommitted(batch);
     this.counters.transactions++;
     this.counters.recorded += batch.length;
     return batch.length;

@@ -29,7 +29,7 @@ export async function runHomeScreen(io: CliIO, wiring: HomeWiring): Promise<numb
   }
   let sweeps: SweepSummary[] | null = null;
   const argvOf = new Map<string, string[]>();
-  const db = openForBrowsing(loc);
+  const db = await openForBrowsing(loc);
   if (db !== null) {
     try {
       sweeps = listSweeps(db, { limit: 20 });

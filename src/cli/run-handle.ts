@@ -18,7 +18,10 @@ import {
   storeLocation,
   storePlaceProblem,
 } from "../../store/db.ts";
+import { openRunStore, type RunStore } from "../../store/open.ts";
+import { PgStoreError } from "../../store/pg/log.ts";
 import { resolveRun } from "../../store/sweep-list.ts";
+import type { StoreWriterOptions } from "../../store/writer.ts";
 import { type CliIO, type ParsedArgs, stringOpt } from "./command.ts";
 import { CliError } from "./errors.ts";
 import { EXIT } from "./exit-codes.ts";
@@ -88,10 +91,11 @@ export function browseLocation(args: ParsedArgs, io: CliIO): StoreLocation {
  * create, migrate or write the store. `write` (judge, which records judgments) opens it for
  * writing and may upgrade its schema, but still never creates it.
  */
-export function openForBrowsing(
+export async function openForBrowsing(
   loc: StoreLocation,
   opts: { write?: boolean } = {},
-): Database | null {
+): Promise<Database | null> {
+  if (loc.pg !== null) return await openSharedForBrowsing(loc, opts.write ?? false);
   try {
     return opts.write
       ? openStore(loc.dbPath, { create: false })
@@ -100,6 +104,49 @@ export function openForBrowsing(
     if (err instanceof StoreMissingError) return null;
     throw toCliError(err, loc.dbPath);
   }
+}
+
+/** The PostgreSQL stores behind projections handed out by openForBrowsing. */
+const shared = new WeakMap<Database, RunStore>();
+
+/**
+ * A PostgreSQL store for a browsing command: its projection, made once. Read-only commands let go
+ * of the server at once (the projection is all they read); a writing one keeps it until
+ * closeBrowsing, which pushes what it recorded.
+ */
+async function openSharedForBrowsing(loc: StoreLocation, write: boolean): Promise<Database | null> {
+  let store: RunStore;
+  try {
+    store = await openRunStore(loc, { readonly: !write, create: false });
+  } catch (err) {
+    if (err instanceof StoreMissingError) return null;
+    if (err instanceof PgStoreError) throw new CliError(err.message, EXIT.failed);
+    throw err;
+  }
+  if (!write) await store.pg?.log.close();
+  shared.set(store.db, store);
+  return store.db;
+}
+
+/** What a StoreWriter on a browsing command's store needs (a shared store's log hook). */
+export function browsingWriterOptions(db: Database, base: StoreWriterOptions): StoreWriterOptions {
+  return shared.get(db)?.writerOptions(base) ?? base;
+}
+
+/** The shared store behind a browsing command's database, when it is one. */
+export function sharedStoreOf(db: Database): RunStore | null {
+  return shared.get(db) ?? null;
+}
+
+/** Closes a browsing command's store; a shared one pushes what was recorded first. */
+export async function closeBrowsing(db: Database): Promise<void> {
+  const store = shared.get(db);
+  if (store === undefined) {
+    db.close();
+    return;
+  }
+  shared.delete(db);
+  await store.close();
 }
 
 /** Runs a read against the store, turning a damaged file met mid-read into one clear line. */

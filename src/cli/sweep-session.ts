@@ -2,10 +2,10 @@
 // events fanned out to the store and the chosen front end (TUI, lines or NDJSON), the scheduler
 // run, and everything closed however it ends. Shared by `harness2 demo` and `harness2 run`.
 
-import { openStore } from "../../store/db.ts";
+import type { StoreLocation } from "../../store/db.ts";
 import { assertContinuesExperiment } from "../../store/identity.ts";
 import { newSweepId } from "../../store/ids.ts";
-import { acquireSweepLock } from "../../store/lock.ts";
+import { openRunStore, takeSweepLock } from "../../store/open.ts";
 import { StoreWriter } from "../../store/writer.ts";
 import type { ModeToken } from "../core/events/registry.ts";
 import { type EventOf, SweepFinished } from "../core/events/registry.ts";
@@ -63,7 +63,7 @@ export function sweepLockNamespaces(
 
 export type SweepSessionOptions = {
   io: CliIO;
-  dbPath: string;
+  location: StoreLocation;
   frontEnd: FrontEnd;
   /** Everything the scheduler needs except the proposer, sink, sweep id, clock and record source. */
   inputs: Omit<ScheduleInputs, "proposer" | "sink" | "sweep" | "clock" | "records" | "signal">;
@@ -73,6 +73,8 @@ export type SweepSessionOptions = {
   sessionLimit: number;
   /** Shown in the TUI header. */
   title: string;
+  /** The queue worker running this sweep as one domain job (recorded in its configuration). */
+  worker?: string;
 };
 
 export type SweepSessionResult = {
@@ -86,7 +88,10 @@ export type SweepSessionResult = {
 export async function runSweepSession(opts: SweepSessionOptions): Promise<SweepSessionResult> {
   const { io, inputs } = opts;
   setSessionLimit(opts.sessionLimit);
-  const db = openStore(opts.dbPath);
+  const store = await openRunStore(opts.location, {
+    onPushError: (err) => io.stderr(`harness2 store: ${err.message}\n`),
+  });
+  const db = store.db;
   const sweep = newSweepId();
   const adapter = inputs.adapter;
   const seed = inputs.seed ?? null;
@@ -98,16 +103,29 @@ export async function runSweepSession(opts: SweepSessionOptions): Promise<SweepS
   const identity = opts.sweepOptions.identity ?? {};
   const stream = await plannedStream(inputs, opts.sweepOptions);
   const domainsForIdentity = [...stream.entries()].map(([domain, tasks]) => ({ domain, tasks }));
-  assertContinuesExperiment(db, {
-    bench: adapter.spec.name,
-    substrate: adapter.substrate.name,
-    tag,
-    seed,
-    identity,
-    domains: domainsForIdentity,
-  });
-  const lock = acquireSweepLock(db, { namespaces, sweep });
-  const writer = new StoreWriter(db, {});
+  guardOpen(store, () =>
+    assertContinuesExperiment(db, {
+      bench: adapter.spec.name,
+      substrate: adapter.substrate.name,
+      tag,
+      seed,
+      identity,
+      domains: domainsForIdentity,
+    }),
+  );
+  let lock: Awaited<ReturnType<typeof takeSweepLock>>;
+  try {
+    lock = await takeSweepLock(store, {
+      namespaces,
+      domains: [...stream.keys()],
+      sweep,
+      worker: opts.worker,
+    });
+  } catch (err) {
+    await store.close();
+    throw err;
+  }
+  const writer = new StoreWriter(db, store.writerOptions());
   const recording = new RecordingSink();
   const abort = new AbortController();
   let sink: EventSink | null = null;
@@ -128,10 +146,11 @@ export async function runSweepSession(opts: SweepSessionOptions): Promise<SweepS
       if (interrupted !== null) (sink ?? writer).emit(interrupted);
       if (opts.frontEnd === "tui") io.stdout(`\n${stoppedLine(recording, opts, io)}\n`);
       writer.close();
-      lock.release();
-      db.close();
     } finally {
-      process.exit(EXIT.interrupted);
+      // The shared log gets what it has not got yet (a few seconds at most), then the exit.
+      void Promise.allSettled([lock.release(), store.close(5000)]).finally(() =>
+        process.exit(EXIT.interrupted),
+      );
     }
   }
 
@@ -189,14 +208,21 @@ export async function runSweepSession(opts: SweepSessionOptions): Promise<SweepS
         ),
         signal: abort.signal,
       },
-      { ...opts.sweepOptions, stream },
+      {
+        ...opts.sweepOptions,
+        stream,
+        config: {
+          ...opts.sweepOptions.config,
+          ...(opts.worker === undefined ? {} : { worker: opts.worker }),
+        },
+      },
     );
   } finally {
     sweepOver = true;
     await finishFront();
     writer.close();
-    lock.release();
-    db.close();
+    await lock.release();
+    await store.close();
     // One turn of the event loop while still listening: a signal already pending (the last steps
     // of a sweep can run without yielding) reaches onSignal, which ignores it now, instead of a
     // default handler that would exit 143 after a sweep the store records as finished.
@@ -266,6 +292,16 @@ export function stoppedLine(events: RecordingSink, opts: SweepSessionOptions, io
       ? `the unfinished work of ${running.join(", ")} resumes from its last checkpoint`
       : "nothing was in flight";
   return `interrupted: ${done.size} task(s) finished and kept; ${lost}. Resume with: ${resume}`;
+}
+
+/** Runs a check that may refuse the sweep; a refusal closes the store before it is thrown. */
+function guardOpen(store: { close(): Promise<void> }, check: () => void): void {
+  try {
+    check();
+  } catch (err) {
+    void store.close();
+    throw err;
+  }
 }
 
 /** The stream the sweep will run: checked against the experiment, then handed to the scheduler. */

@@ -44,7 +44,7 @@ function session(root: string, modes: ModeToken[], onExecute?: () => Promise<voi
   const quiet = () => {};
   return runSweepSession({
     io: { stdout: quiet, stderr: quiet, isTTY: false, env: {}, cwd: root },
-    dbPath: join(root, "harness2.db"),
+    location: { runsDir: root, dbPath: join(root, "harness2.db"), pg: null },
     frontEnd: "json",
     title: "lock",
     sessionLimit: 2,

@@ -31,7 +31,7 @@ const session = await runSweepSession({
     env: process.env,
     cwd: root,
   },
-  dbPath: join(root, "harness2.db"),
+  location: { runsDir: root, dbPath: join(root, "harness2.db"), pg: null },
   frontEnd: tui ? "tui" : "lines",
   title: "hanging",
   sessionLimit: 2,

@@ -148,6 +148,7 @@ describe("storeLocation", () => {
     expect(storeLocation({ env: {}, cwd: "/w" })).toEqual({
       runsDir: "/w/runs",
       dbPath: "/w/runs/harness2.db",
+      pg: null,
     });
     expect(storeLocation({ env: { HARNESS2_RUNS_DIR: "r2" }, cwd: "/w" }).dbPath).toBe(
       "/w/r2/harness2.db",
@@ -161,6 +162,7 @@ describe("storeLocation", () => {
     expect(storeLocation({ env: { HARNESS2_DB: "x/h.db" }, cwd: "/w" })).toEqual({
       runsDir: "/w/runs",
       dbPath: "/w/x/h.db",
+      pg: null,
     });
   });
 });

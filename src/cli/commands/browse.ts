@@ -47,7 +47,7 @@ const browseCommand: Command = {
       );
     }
     const loc = browseLocation(args, io);
-    const db = openForBrowsing(loc);
+    const db = await openForBrowsing(loc);
     if (db === null) {
       throw new CliError(
         `no harness2 store at ${loc.dbPath} yet; 'harness2 demo' makes one (or pass --runs DIR)`,

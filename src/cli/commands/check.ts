@@ -3,20 +3,11 @@
 // store — one line per problem with its fix. Offline unless `--live`, which sends one tiny request
 // to the improver and to the solver model through their real channels.
 
-import { existsSync, rmSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
+import { rmSync } from "node:fs";
+import { join, resolve } from "node:path";
 import pkg from "../../../package.json" with { type: "json" };
-import {
-  existingAncestor,
-  openStore,
-  StoreMissingError,
-  StorePlaceError,
-  storeLocation,
-  writable,
-} from "../../../store/db.ts";
 import { runProcess, which } from "../../core/lib/process.ts";
 import { pythonEnv, resolvePython } from "../../core/lib/python.ts";
-import { dirExists } from "../../core/lib/safe-fs.ts";
 import { ownedTempDir } from "../../core/lib/temp-dirs.ts";
 import { loadRunConfig } from "../../core/run/config.ts";
 import { ConfigError } from "../../core/run/env-vars.ts";
@@ -25,6 +16,7 @@ import { maskMarker } from "../../core/safety/markers.ts";
 import { liveImprover, liveSolver } from "../check/live.ts";
 import { checkModels } from "../check/models.ts";
 import { Report } from "../check/report.ts";
+import { checkRunsAndStore } from "../check/store.ts";
 import {
   boolOpt,
   type CliIO,
@@ -133,7 +125,7 @@ async function runCheck(args: ParsedArgs, io: CliIO): Promise<number> {
       const { checkCell } = await import("../check/bench-data.ts");
       taskCount = await checkCell(report, cell, { args, io, config, substrate });
     }
-    checkRunsAndStore(report, stringOpt(args, "runs"), env, io.cwd);
+    await checkRunsAndStore(report, stringOpt(args, "runs"), env, io.cwd);
 
     let liveRan = false;
     if (boolOpt(args, "live")) {
@@ -365,55 +357,5 @@ async function reportBaseHarness(
   for (const p of found.problems) report.line("FAIL", dir, p, fix);
   for (const rel of found.ignored) {
     report.line("note", dir, `${rel} is off the editable surface and is ignored`);
-  }
-}
-
-/** A path that does not exist yet: fine when its nearest existing ancestor is a writable folder. */
-function reportCreatable(report: Report, subject: string, path: string, dir: string, fix: string) {
-  const parent = existingAncestor(dir);
-  if (dirExists(parent) && writable(parent)) {
-    report.line("ok", subject, `${path} (created on the first run)`);
-  } else report.line("FAIL", subject, `${path} cannot be created under ${parent}`, fix);
-}
-
-function checkRunsAndStore(
-  report: Report,
-  runsFlag: string | undefined,
-  env: Record<string, string | undefined>,
-  cwd: string,
-): void {
-  let where: ReturnType<typeof storeLocation>;
-  try {
-    where = storeLocation({ runsDir: runsFlag, env, cwd });
-  } catch (err) {
-    if (!(err instanceof StorePlaceError)) throw err;
-    report.line("FAIL", "store", err.problem, err.fix);
-    return;
-  }
-  const fixRuns = "choose a writable directory with --runs or HARNESS2_RUNS_DIR";
-  if (existsSync(where.runsDir)) {
-    if (!dirExists(where.runsDir))
-      report.line("FAIL", "runs directory", `${where.runsDir} is not a directory`, fixRuns);
-    else if (!writable(where.runsDir))
-      report.line("FAIL", "runs directory", `${where.runsDir} is not writable`, fixRuns);
-    else report.line("ok", "runs directory", where.runsDir);
-  } else reportCreatable(report, "runs directory", where.runsDir, where.runsDir, fixRuns);
-
-  if (existsSync(where.dbPath)) {
-    try {
-      // Read-only: a diagnosis never creates, migrates or writes the store.
-      openStore(where.dbPath, { readonly: true }).close();
-      report.line("ok", "store", where.dbPath);
-    } catch (err) {
-      if (err instanceof StoreMissingError) {
-        report.line("ok", "store", `${where.dbPath} (empty; set up on the first run)`);
-      } else {
-        // Every store refusal already says what to do (move it aside, HARNESS2_DB, upgrade).
-        report.line("FAIL", "store", (err as Error).message);
-      }
-    }
-  } else {
-    const fix = "point HARNESS2_DB at a writable place";
-    reportCreatable(report, "store", where.dbPath, dirname(where.dbPath), fix);
   }
 }

@@ -119,7 +119,7 @@ async function runDemo(args: ParsedArgs, io: CliIO): Promise<number> {
 
   const session = await runSweepSession({
     io,
-    dbPath: where.dbPath,
+    location: where,
     frontEnd,
     title: `demo k=${k}`,
     sessionLimit: config.sessionLimit,

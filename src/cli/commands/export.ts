@@ -34,7 +34,7 @@ const exportCommand: Command = {
     if (existsSync(file))
       throw new UsageError(`${file} exists already: choose a new FILE`, "export");
     const loc = browseLocation(args, io);
-    const db = openForBrowsing(loc);
+    const db = await openForBrowsing(loc);
     if (db === null) throw new CliError(`no harness2 store at ${loc.dbPath}: nothing to export`);
     try {
       const id = readStore(loc, () => resolveRunHandle(db, handle, loc));

@@ -82,7 +82,7 @@ const harness: Command = {
     const task = stringOpt(args, "task");
 
     const loc = browseLocation(args, io);
-    const db = openForBrowsing(loc);
+    const db = await openForBrowsing(loc);
     if (db === null)
       throw new CliError(`no store at ${loc.dbPath}: run a sweep first (demo or run)`, EXIT.failed);
     const { entry, known } = readStore(loc, () => {

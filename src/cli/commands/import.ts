@@ -1,9 +1,12 @@
 // `harness2 import FILE`: a sweep `harness2 export` wrote, replayed into this runs directory's store
 // (created when there is none) in one transaction; refused whole when it cannot fit there.
 
-import { openStore } from "../../../store/db.ts";
+import type { StoreLocation } from "../../../store/db.ts";
+import { openRunStore, type RunStore } from "../../../store/open.ts";
+import { PgStoreError } from "../../../store/pg/log.ts";
 import { importBundle, readBundle } from "../../../store/transfer.ts";
 import { type Command, UsageError } from "../command.ts";
+import { CliError } from "../errors.ts";
 import { EXIT } from "../exit-codes.ts";
 import { checkedLocation, RUNS_OPTION } from "../run-handle.ts";
 import { REBASE_OPTION, rebaser, refusing } from "../transfer-cli.ts";
@@ -26,17 +29,30 @@ const importCommand: Command = {
     const move = rebaser(args, "import");
     const bundle = refusing(() => readBundle(file));
     const loc = checkedLocation(args, io, { create: true });
-    const db = openStore(loc.dbPath);
+    const store = await openShared(loc);
     try {
-      const done = refusing(() => importBundle(db, { ...bundle, events: move(bundle.events) }));
+      const events = move(bundle.events);
+      const done = refusing(() => importBundle(store.db, { ...bundle, events }));
+      // A PostgreSQL store records the replayed events in its shared log too.
+      store.pg?.committed(events);
       io.stdout(
         `imported ${done.sweep}: ${done.events} events, ${done.tasks} finished task(s), into ${loc.dbPath}\n`,
       );
       return EXIT.ok;
     } finally {
-      db.close();
+      await store.close();
     }
   },
 };
 
 export default importCommand;
+
+/** The target store, either backend; a PostgreSQL store that cannot be used is one line. */
+async function openShared(loc: StoreLocation): Promise<RunStore> {
+  try {
+    return await openRunStore(loc, { create: true });
+  } catch (err) {
+    if (err instanceof PgStoreError) throw new CliError(err.message, EXIT.failed);
+    throw err;
+  }
+}

@@ -22,7 +22,14 @@ import { loadBenchJudge } from "../bench-judges.ts";
 import { boolOpt, type Command, intOpt, stringOpt, UsageError } from "../command.ts";
 import { CliError } from "../errors.ts";
 import { EXIT } from "../exit-codes.ts";
-import { browseLocation, openForBrowsing, RUNS_OPTION, readStore } from "../run-handle.ts";
+import {
+  browseLocation,
+  browsingWriterOptions,
+  closeBrowsing,
+  openForBrowsing,
+  RUNS_OPTION,
+  readStore,
+} from "../run-handle.ts";
 import { selfCommand } from "../self.ts";
 import { CELL_OPTIONS, selectSweeps } from "../sweep-handles.ts";
 
@@ -85,7 +92,7 @@ const judgeCommand: Command = {
     const tasksDir = tasksFolder(stringOpt(args, "tasks"), io.cwd);
     const loc = browseLocation(args, io);
     // judge records judgments, so it opens the store for writing (never creating it).
-    const db = openForBrowsing(loc, { write: true });
+    const db = await openForBrowsing(loc, { write: true });
     if (db === null) throw new CliError(`no harness2 store at ${loc.dbPath}: nothing to judge`);
     try {
       const [sweepId] = readStore(loc, () =>
@@ -129,7 +136,10 @@ const judgeCommand: Command = {
       );
 
       const lost: string[] = [];
-      const writer = new StoreWriter(db, { onError: (err) => lost.push(err.message) });
+      const writer = new StoreWriter(
+        db,
+        browsingWriterOptions(db, { onError: (err) => lost.push(err.message) }),
+      );
       let rows: Scored[];
       try {
         rows = await judgeSweep({
@@ -184,7 +194,7 @@ const judgeCommand: Command = {
       }
       return EXIT.ok;
     } finally {
-      db.close();
+      await closeBrowsing(db);
     }
   },
 };

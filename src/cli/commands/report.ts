@@ -108,7 +108,7 @@ const reportCommand: Command = {
       }
     }
     const loc = browseLocation(args, io);
-    const db = openForBrowsing(loc);
+    const db = await openForBrowsing(loc);
     if (db === null) throw new CliError(`no harness2 store at ${loc.dbPath}: nothing to report`);
     try {
       const ids = readStore(loc, () =>

@@ -213,7 +213,7 @@ async function runSweepCommand(args: ParsedArgs, io: CliIO): Promise<number> {
   const variant = `k${f.k}-${adapter.substrate.name}${f.seed === null ? "" : `-s${f.seed}`}${f.tag ? `-${f.tag}` : ""}`;
   const session = await runSweepSession({
     io,
-    dbPath: where.dbPath,
+    location: where,
     frontEnd: chooseFrontEnd(io, { noTui: boolOpt(args, "no-tui"), json: boolOpt(args, "json") }),
     title: `${adapter.spec.name} k=${f.k}`,
     sessionLimit: config.sessionLimit,

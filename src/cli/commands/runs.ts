@@ -24,10 +24,12 @@ import { CliError } from "../errors.ts";
 import { EXIT } from "../exit-codes.ts";
 import {
   browseLocation,
+  closeBrowsing,
   openForBrowsing,
   RUNS_OPTION,
   readStore,
   resolveRunHandle,
+  sharedStoreOf,
 } from "../run-handle.ts";
 import { selfCommand } from "../self.ts";
 
@@ -236,9 +238,9 @@ const runsCommand: Command = {
       (status === undefined || s.status === status) && (bench === undefined || s.bench === bench);
     const loc = browseLocation(args, io);
     if (stringOpt(args, "delete") !== undefined || boolOpt(args, "prune")) {
-      return forgetCommand(args, io, loc, keep);
+      return await forgetCommand(args, io, loc, keep);
     }
-    const db = openForBrowsing(loc);
+    const db = await openForBrowsing(loc);
     let allIds: string[] = [];
     const sweeps = db
       ? readStore(loc, () => {
@@ -286,18 +288,19 @@ export default runsCommand;
  * `--delete RUN` / `--prune`: never silent. Without --yes it lists what would go and exits 1
  * with nothing removed; with --yes it removes the records (store/forget.ts) and says what stays.
  */
-function forgetCommand(
+async function forgetCommand(
   args: ParsedArgs,
   io: CliIO,
   loc: StoreLocation,
   keep: (s: SweepSummary) => boolean,
-): number {
+): Promise<number> {
   const handle = stringOpt(args, "delete");
   if (handle !== undefined && boolOpt(args, "prune")) {
     throw new UsageError("give --delete RUN or --prune, not both", "runs");
   }
-  const db = openForBrowsing(loc, { write: true });
+  const db = await openForBrowsing(loc, { write: true });
   if (db === null) throw new CliError(`no store at ${loc.dbPath}: nothing to remove`, EXIT.failed);
+  let removed: string[] = [];
   try {
     return readStore(loc, () => {
       const byId = new Map(listSweeps(db).map((s) => [s.id, s]));
@@ -324,6 +327,7 @@ function forgetCommand(
       }
       try {
         forgetSweeps(db, ids);
+        removed = ids;
       } catch (err) {
         if (err instanceof SweepLiveError) throw new CliError(err.message, EXIT.failed);
         throw err;
@@ -332,6 +336,8 @@ function forgetCommand(
       return EXIT.ok;
     });
   } finally {
-    db.close();
+    // A shared store forgets them in its log too, or every projection would make them again.
+    await sharedStoreOf(db)?.pg?.log.forget(removed);
+    await closeBrowsing(db);
   }
 }

@@ -339,7 +339,7 @@ const showCommand: Command = {
     const handles = byFlags ? [] : args.positionals.slice(0, 1);
     const task = byFlags ? args.positionals[0] : args.positionals[1];
     const loc = browseLocation(args, io);
-    const db = openForBrowsing(loc);
+    const db = await openForBrowsing(loc);
     if (!db) throw new CliError(`no store at ${loc.dbPath}: nothing has run yet`, EXIT.failed);
     let detail: SweepDetail | null;
     let taskNames: string[] = [];

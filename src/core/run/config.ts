@@ -5,6 +5,7 @@
 
 import { homedir } from "node:os";
 import { resolve } from "node:path";
+import { isPgUrl, maskedStoreValue } from "../lib/store-url.ts";
 import { ConfigError, ENV_VARS } from "./env-vars.ts";
 import { RunConfig } from "./run-config.ts";
 
@@ -80,7 +81,9 @@ export function loadRunConfig(env: Env, opts: LoadOptions = {}): RunConfig {
     ...DEFAULTS,
     ...raw,
     runsDir,
-    dbPath: expandPath(text("dbPath") ?? `${runsDir}/harness2.db`, cwd, home),
+    dbPath: isPgUrl(text("dbPath"))
+      ? maskedStoreValue(text("dbPath") ?? "")
+      : expandPath(text("dbPath") ?? `${runsDir}/harness2.db`, cwd, home),
     solverModel,
     codexModel: text("codexModel") ?? solverModel.replace(/^[^/]*\//, ""),
     improverModel: text("improverModel") ?? solverModel,

@@ -75,12 +75,12 @@ export const ENV_VARS: readonly EnvVar[] = [
         throw new ConfigError(
           variable,
           maskedStoreValue(raw),
-          "a file path for the SQLite store (a database server URL is not a store this build can use); unset it for <runs>/harness2.db",
+          "a file path for the SQLite store or postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE; unset it for <runs>/harness2.db",
         );
       }
       return raw;
     },
-    help: "SQLite store (default: <runs>/harness2.db)",
+    help: "the store: a SQLite file (default: <runs>/harness2.db) or postgres://… (many machines)",
   },
   {
     name: "HARNESS2_SOLVER_MODEL",

@@ -17,9 +17,10 @@ export const RunConfig = z
     runsDir: z.string().refine(isAbsolute, {
       error: (iss) => `runsDir must be absolute, got ${JSON.stringify(iss.input)}`,
     }),
-    /** The SQLite store. */
-    dbPath: z.string().refine(isAbsolute, {
-      error: (iss) => `dbPath must be absolute, got ${JSON.stringify(iss.input)}`,
+    /** The SQLite store's file, or a PostgreSQL store's URL without its password. */
+    dbPath: z.string().refine((p) => isAbsolute(p) || /^postgres(ql)?:\/\//i.test(p), {
+      error: (iss) =>
+        `dbPath must be absolute or a postgres:// URL, got ${JSON.stringify(iss.input)}`,
     }),
     /** Executor model for the OpenCode substrate, `provider/model`; "" until validateModels. */
     solverModel: z.string(),
