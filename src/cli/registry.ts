@@ -36,6 +36,16 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: () => import("./commands/run.ts").then((m) => m.default),
   },
   {
+    name: "worker",
+    summary: "Run domain jobs of sweeps queued with run --queue, from the shared PostgreSQL store",
+    load: () => import("./commands/worker.ts").then((m) => m.default),
+  },
+  {
+    name: "watch",
+    summary: "Watch a queued sweep's fleet: which worker holds which domain, and tasks done",
+    load: () => import("./commands/watch.ts").then((m) => m.default),
+  },
+  {
     name: "bridge",
     summary: "Serve a Responses-API endpoint for Codex in front of a chat-completions endpoint",
     load: () => import("./commands/bridge.ts").then((m) => m.default),

@@ -73,8 +73,8 @@ export type SweepSessionOptions = {
   sessionLimit: number;
   /** Shown in the TUI header. */
   title: string;
-  /** The queue worker running this sweep as one domain job (recorded in its configuration). */
-  worker?: string;
+  /** The queue worker running this sweep as one domain job, and its plan (in its configuration). */
+  worker?: { name: string; plan: string };
 };
 
 export type SweepSessionResult = {
@@ -119,7 +119,7 @@ export async function runSweepSession(opts: SweepSessionOptions): Promise<SweepS
       namespaces,
       domains: [...stream.keys()],
       sweep,
-      worker: opts.worker,
+      worker: opts.worker?.name,
     });
   } catch (err) {
     await store.close();
@@ -213,7 +213,9 @@ export async function runSweepSession(opts: SweepSessionOptions): Promise<SweepS
         stream,
         config: {
           ...opts.sweepOptions.config,
-          ...(opts.worker === undefined ? {} : { worker: opts.worker }),
+          ...(opts.worker === undefined
+            ? {}
+            : { worker: opts.worker.name, plan: opts.worker.plan }),
         },
       },
     );

@@ -56,7 +56,7 @@ export class PgStore {
     const store = new PgStore(log, db, folder, opts);
     try {
       await store.catchUp();
-      await store.copyLiveLocks();
+      await store.refreshLocks();
     } catch (err) {
       await store.close();
       throw err;
@@ -154,20 +154,20 @@ export class PgStore {
     return this.queue.length;
   }
 
-  /** The live holders of sweep locks, written into the projection's `locks` table for `runs`. */
-  private async copyLiveLocks(): Promise<void> {
+  /**
+   * The live holders of sweep locks, written into the projection's `locks` table (which `runs`
+   * reads for "running"); returned too, for the fleet view.
+   */
+  async refreshLocks(): Promise<PgLockRow[]> {
     const live = await this.log.liveLocks();
     const now = Date.now();
     const put = this.db.prepare(`INSERT OR REPLACE INTO locks
       (namespace, sweep_id, pid, hostname, started_at, heartbeat_at) VALUES (?, ?, ?, ?, ?, ?)`);
     this.db.transaction(() => {
+      this.db.run("DELETE FROM locks");
       for (const r of live) put.run(r.key, r.sweepId, r.pid, r.hostname, r.startedAt, now);
     })();
-  }
-
-  /** Who holds which lock key right now (the fleet view's worker column). */
-  liveLocks(): Promise<PgLockRow[]> {
-    return this.log.liveLocks();
+    return live;
   }
 
   private report(err: Error): void {

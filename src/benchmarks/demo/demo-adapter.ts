@@ -19,6 +19,26 @@ import type { SubstrateLike } from "../../core/seams/executor.ts";
 export const DEMO_DOMAIN = "accounting";
 export const DEMO_TASKS = ["ledger-1", "ledger-2"] as const;
 export const DEMO_MODEL = "local/deterministic";
+/** At most this many demo domains (`harness2 demo --domains N`). */
+export const DEMO_MAX_DOMAINS = 16;
+
+/**
+ * The demo's domains: `accounting` alone by default; with more, `accounting-2`, … each holding
+ * the same two ledgers under their own task ids (`ledger-1-d2`, …), as independent streams for
+ * the domain workers and the queue to spread.
+ */
+export function demoDomains(n: number): { domain: string; tasks: string[] }[] {
+  return Array.from({ length: n }, (_, i) => {
+    if (i === 0) return { domain: DEMO_DOMAIN, tasks: [...DEMO_TASKS] };
+    return { domain: `${DEMO_DOMAIN}-${i + 1}`, tasks: DEMO_TASKS.map((t) => `${t}-d${i + 1}`) };
+  });
+}
+
+/** The fixture ledger a demo task id stands for (`ledger-1-d3` is `ledger-1`), or null. */
+export function demoFixtureTask(taskId: string): string | null {
+  const m = /^(ledger-[12])(?:-d([2-9]|1[0-6]))?$/.exec(taskId);
+  return m === null ? null : (m[1] as string);
+}
 
 /** Where the demo's data lives in this repository. */
 export const DEMO_FIXTURES = resolve(import.meta.dir, "../../../fixtures/demo");
@@ -43,6 +63,8 @@ export type DemoAdapterOptions = {
    */
   substrate: SubstrateLike;
   env?: Record<string, string | undefined>;
+  /** How many domains (default 1: `accounting` with its two ledgers). */
+  domains?: number;
 };
 
 export class DemoAdapter implements BenchmarkAdapter {
@@ -54,8 +76,10 @@ export class DemoAdapter implements BenchmarkAdapter {
   /** On the Codex surface: the base is AGENTS.md plus the same script. */
   readonly #codex: boolean;
   readonly #env: Record<string, string | undefined>;
+  readonly #domains: { domain: string; tasks: string[] }[];
 
   constructor(opts: DemoAdapterOptions) {
+    this.#domains = demoDomains(Math.min(DEMO_MAX_DOMAINS, Math.max(1, opts.domains ?? 1)));
     this.substrate = opts.substrate;
     const channel = ChannelSpec.parse({ kind: "opencode", model: DEMO_MODEL });
     this.spec = BenchSpec.parse({
@@ -84,11 +108,11 @@ export class DemoAdapter implements BenchmarkAdapter {
   }
 
   async tasks(): Promise<string[]> {
-    return [...DEMO_TASKS];
+    return this.#domains.flatMap((d) => d.tasks);
   }
 
-  domainOf(_taskId: string): string {
-    return DEMO_DOMAIN;
+  domainOf(taskId: string): string {
+    return this.#domains.find((d) => d.tasks.includes(taskId))?.domain ?? DEMO_DOMAIN;
   }
 
   async taskPrompt(taskId: string): Promise<string> {
@@ -205,10 +229,12 @@ export class DemoAdapter implements BenchmarkAdapter {
   }
 
   #taskDir(taskId: string): string {
-    if (!(DEMO_TASKS as readonly string[]).includes(taskId)) {
-      throw new Error(`unknown demo task '${taskId}' (tasks: ${DEMO_TASKS.join(", ")})`);
+    const fixture = demoFixtureTask(taskId);
+    if (fixture === null || !this.#domains.some((d) => d.tasks.includes(taskId))) {
+      const all = this.#domains.flatMap((d) => d.tasks);
+      throw new Error(`unknown demo task '${taskId}' (tasks: ${all.join(", ")})`);
     }
-    return join(DEMO_FIXTURES, "tasks", DEMO_DOMAIN, taskId);
+    return join(DEMO_FIXTURES, "tasks", DEMO_DOMAIN, fixture);
   }
 }
 

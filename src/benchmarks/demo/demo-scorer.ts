@@ -4,11 +4,13 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Scorer } from "../../core/seams/benchmark.ts";
-import { DEMO_DOMAIN, DEMO_FIXTURES, ledgerTotal } from "./demo-adapter.ts";
+import { DEMO_DOMAIN, DEMO_FIXTURES, demoFixtureTask, ledgerTotal } from "./demo-adapter.ts";
 
 export class DemoScorer implements Scorer {
   async score(runDir: string, taskId: string): Promise<Record<string, unknown> | null> {
-    const ledger = join(DEMO_FIXTURES, "tasks", DEMO_DOMAIN, taskId, "ledger.csv");
+    const fixture = demoFixtureTask(taskId);
+    if (fixture === null) return null; // an unknown task is ungraded, never a zero
+    const ledger = join(DEMO_FIXTURES, "tasks", DEMO_DOMAIN, fixture, "ledger.csv");
     if (!existsSync(ledger)) return null; // an unknown task is ungraded, never a zero
     const want = `Total: ${ledgerTotal(readFileSync(ledger, "utf8"))}`;
     const answer = join(runDir, "output", "answer.txt");

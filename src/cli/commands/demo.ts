@@ -5,7 +5,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { directoryProblem, openStore } from "../../../store/db.ts";
-import { DemoAdapter } from "../../benchmarks/demo/demo-adapter.ts";
+import { DEMO_MAX_DOMAINS, DemoAdapter, demoDomains } from "../../benchmarks/demo/demo-adapter.ts";
 import { DemoChannel } from "../../benchmarks/demo/demo-channel.ts";
 import { type PayoffInput, readPayoff, renderPayoff } from "../../benchmarks/demo/payoff.ts";
 import { squish } from "../../core/lib/format.ts";
@@ -23,9 +23,15 @@ import {
 } from "../command.ts";
 import { CliError } from "../errors.ts";
 import { EXIT } from "../exit-codes.ts";
+import { workerOf } from "../queue/worker-env.ts";
 import { checkedLocation } from "../run-handle.ts";
 import { selfCommand } from "../self.ts";
-import { chooseFrontEnd, runSweepSession, SWEEP_FRONT_OPTIONS } from "../sweep-session.ts";
+import {
+  chooseFrontEnd,
+  runSweepSession,
+  SWEEP_FRONT_OPTIONS,
+  sweepLockNamespaces,
+} from "../sweep-session.ts";
 
 const demo: Command = {
   name: "demo",
@@ -52,6 +58,20 @@ const demo: Command = {
       type: "string",
       valueName: "NAME",
       description: "whose editable surface the harness is on: oc (default) or cx (Codex)",
+    },
+    domains: {
+      type: "string",
+      valueName: "N",
+      description: "how many accounting domains, each with the two ledgers (default 1)",
+    },
+    "only-domains": {
+      type: "string",
+      valueName: "LIST",
+      description: "comma list of domains to run",
+    },
+    queue: {
+      type: "boolean",
+      description: "queue one job per domain on the shared store for `harness2 worker`s",
     },
     ...SWEEP_FRONT_OPTIONS,
   },
@@ -105,9 +125,24 @@ async function runDemo(args: ParsedArgs, io: CliIO): Promise<number> {
       : new (await import("../../substrate/opencode/substrate.ts")).OpencodeSubstrate({
           env: io.env,
         });
-  const adapter = new DemoAdapter({ root: output, env: io.env, substrate });
+  const domains = intOpt(args, "domains", { min: 1, max: DEMO_MAX_DOMAINS }, "demo") ?? 1;
+  const adapter = new DemoAdapter({ root: output, env: io.env, substrate, domains });
+  const onlyDomains = (stringOpt(args, "only-domains") ?? "")
+    .split(",")
+    .map((d) => d.trim())
+    .filter((d) => d !== "");
+  const known = demoDomains(domains).map((d) => d.domain);
+  const unknown = onlyDomains.filter((d) => !known.includes(d));
+  if (unknown.length > 0) {
+    throw new UsageError(
+      `--only-domains names no demo domain: ${unknown.join(", ")} (domains: ${known.join(", ")})`,
+      "demo",
+    );
+  }
   await adapter.preflight();
-  openStore(where.dbPath).close();
+  // The store's own refusals (corrupt, foreign, newer) before anything else is written; a
+  // PostgreSQL store is opened by the session (or the queue) itself.
+  if (where.pg === null) openStore(where.dbPath).close();
   const channel = new DemoChannel();
   const runsRoot = join(output, "runs");
   // One library per surface: a lesson learnt on OpenCode is never served to a Codex run.
@@ -117,9 +152,26 @@ async function runDemo(args: ParsedArgs, io: CliIO): Promise<number> {
     substrateName === "oc" ? `k${k}` : `${substrateName}-k${k}`,
   );
 
+  const identity = { channel: channel.kind, model: adapter.spec.channels.proposer?.model ?? "" };
+  if (boolOpt(args, "queue")) {
+    const { queueSweep } = await import("../queue/plan.ts");
+    const { taskStream } = await import("../../core/schedule/stream.ts");
+    const cell = { benchmark: "demo", substrate: substrateName, k, seed: null, tag: "" };
+    return await queueSweep({
+      io,
+      where,
+      argv: ["demo", ...process.argv.slice(3)],
+      stream: await taskStream(adapter, { onlyDomains, seed: null }),
+      cell: { bench: "demo", substrate: substrateName, tag: "", seed: null },
+      identity,
+      namespace: sweepLockNamespaces(cell, modes)[0] as string,
+    });
+  }
+
   const session = await runSweepSession({
     io,
     location: where,
+    ...workerOf(io.env),
     frontEnd,
     title: `demo k=${k}`,
     sessionLimit: config.sessionLimit,
@@ -147,6 +199,7 @@ async function runDemo(args: ParsedArgs, io: CliIO): Promise<number> {
       argv: ["demo", ...process.argv.slice(3)],
       config: {
         k,
+        domains,
         modes,
         output,
         phaseWidth: config.phaseWidth,
@@ -154,7 +207,8 @@ async function runDemo(args: ParsedArgs, io: CliIO): Promise<number> {
         libraryMaxEntries: config.libraryMaxEntries,
         libraryMaxBytes: config.libraryMaxBytes,
       },
-      identity: { channel: channel.kind, model: adapter.spec.channels.proposer?.model ?? "" },
+      identity,
+      onlyDomains,
     },
   });
 

@@ -27,6 +27,7 @@ import {
 import { CliError } from "../errors.ts";
 import { EXIT } from "../exit-codes.ts";
 import { experimentIdentity } from "../experiment-identity.ts";
+import { workerOf } from "../queue/worker-env.ts";
 import { checkedLocation } from "../run-handle.ts";
 import {
   chooseFrontEnd,
@@ -100,6 +101,11 @@ const run: Command = {
       description: "runs directory (default $HARNESS2_RUNS_DIR or runs)",
     },
     strict: { type: "boolean", description: "refuse a task folder with any malformed task" },
+    queue: {
+      type: "boolean",
+      description:
+        "queue one job per domain on the shared store for `harness2 worker`s; run nothing here",
+    },
     "dry-run": {
       type: "boolean",
       description: "print the stream, namespaces and budgets; run nothing",
@@ -210,10 +216,33 @@ async function runSweepCommand(args: ParsedArgs, io: CliIO): Promise<number> {
   // endpoint or key, or an endpoint that does not answer, is one line here (exit 1).
   await adapter.preflight();
   const { channel, spec } = await buildChannel(config, io);
+  if (boolOpt(args, "queue")) {
+    const { queueSweep } = await import("../queue/plan.ts");
+    const seed = f.seed;
+    return await queueSweep({
+      io,
+      where,
+      argv: ["run", ...process.argv.slice(3)],
+      stream,
+      cell: { bench: adapter.spec.name, substrate: adapter.substrate.name, tag: f.tag, seed },
+      identity: experimentIdentity(config, spec, io.env),
+      namespace: sweepLockNamespaces(
+        {
+          benchmark: adapter.spec.name,
+          substrate: adapter.substrate.name,
+          k: f.k,
+          seed,
+          tag: f.tag,
+        },
+        f.modes,
+      )[0] as string,
+    });
+  }
   const variant = `k${f.k}-${adapter.substrate.name}${f.seed === null ? "" : `-s${f.seed}`}${f.tag ? `-${f.tag}` : ""}`;
   const session = await runSweepSession({
     io,
     location: where,
+    ...workerOf(io.env),
     frontEnd: chooseFrontEnd(io, { noTui: boolOpt(args, "no-tui"), json: boolOpt(args, "json") }),
     title: `${adapter.spec.name} k=${f.k}`,
     sessionLimit: config.sessionLimit,

@@ -1,0 +1,153 @@
+// `harness2 run … --queue`: the sweep planned here and run by workers on any machine
+// (docs/architecture.md "Many machines"). The stream is planned and the experiment checked
+// against the store exactly as a local run would; the runs directory is bound to the store (a
+// marker file every worker checks); then one domain job per domain goes on the queue. Nothing is
+// executed here.
+
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type { StoreLocation } from "../../../store/db.ts";
+import { assertContinuesExperiment } from "../../../store/identity.ts";
+import { openRunStore } from "../../../store/open.ts";
+import type { PgLog } from "../../../store/pg/log.ts";
+import type { CliIO } from "../command.ts";
+import { CliError } from "../errors.ts";
+import { EXIT } from "../exit-codes.ts";
+import { selfCommand } from "../self.ts";
+import {
+  type DomainJob,
+  domainKey,
+  enqueueDomains,
+  openQueue,
+  queueSettings,
+} from "./domain-queue.ts";
+
+/** The file in a runs directory that names the PostgreSQL store its sweeps are recorded in. */
+export const STORE_MARKER = ".harness2-store";
+
+/** The one line for a queue command without a PostgreSQL store. */
+export function needsSharedStore(command: string): CliError {
+  return new CliError(
+    `${command} needs the shared PostgreSQL store: set HARNESS2_DB=postgres://USER@HOST:PORT/DATABASE (the same on the planner and every worker; README "Running on many machines")`,
+    EXIT.usage,
+  );
+}
+
+/**
+ * Binds `runsDir` to the store: the marker holds the store's id, and the store remembers the
+ * runs directory its sweeps use. A runs directory bound to another store, or a store bound to
+ * another runs directory, is refused in one line.
+ */
+export async function bindRunsDir(log: PgLog, runsDir: string, where: string): Promise<void> {
+  const marker = join(runsDir, STORE_MARKER);
+  const held = readMarker(runsDir);
+  if (held !== null && held !== log.storeId) {
+    throw new CliError(
+      `${runsDir} belongs to another harness2 store (${marker} names ${held}, the store at ${where} is ${log.storeId}). Fix: use another runs directory for this store, or point HARNESS2_DB at the store this one belongs to`,
+    );
+  }
+  const rows = (await log.client`SELECT value FROM harness2_meta WHERE key = 'runs_dir'`) as {
+    value: string;
+  }[];
+  const bound = rows[0]?.value;
+  if (bound !== undefined && bound !== runsDir) {
+    throw new CliError(
+      `the store at ${where} runs its sweeps in ${bound}, not ${runsDir}. Fix: pass --runs ${bound} (every worker mounts that directory at that path)`,
+    );
+  }
+  if (bound === undefined) {
+    await log.client`INSERT INTO harness2_meta VALUES ('runs_dir', ${runsDir}) ON CONFLICT DO NOTHING`;
+  }
+  if (held === null) {
+    mkdirSync(runsDir, { recursive: true });
+    writeFileSync(marker, `${log.storeId}\n`);
+  }
+}
+
+/** The store id a runs directory's marker names, or null when it has none. */
+export function readMarker(runsDir: string): string | null {
+  try {
+    return readFileSync(join(runsDir, STORE_MARKER), "utf8").trim() || null;
+  } catch {
+    return null;
+  }
+}
+
+/** Flags of `run` a domain job must not carry: the worker gives its own. */
+const JOB_FLAGS_WITH_VALUE = new Set(["--only-domains", "--runs", "--workers"]);
+const JOB_FLAGS_BARE = new Set(["--queue", "--no-tui", "--json", "--dry-run"]);
+
+/** The sweep's command line as a domain job carries it. */
+export function jobArgv(argv: readonly string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i] as string;
+    const name = a.includes("=") ? a.slice(0, a.indexOf("=")) : a;
+    if (JOB_FLAGS_BARE.has(name)) continue;
+    if (JOB_FLAGS_WITH_VALUE.has(name)) {
+      if (!a.includes("=")) i++;
+      continue;
+    }
+    out.push(a);
+  }
+  return out;
+}
+
+export type QueueRequest = {
+  io: CliIO;
+  where: StoreLocation;
+  /** The sweep's command line after `harness2` (`run …` or `demo …`). */
+  argv: readonly string[];
+  stream: ReadonlyMap<string, readonly string[]>;
+  cell: { bench: string; substrate: string; tag: string; seed: number | null };
+  identity: Record<string, unknown>;
+  /** The cell's parallel namespace: the queue key of each domain is it plus the domain. */
+  namespace: string;
+};
+
+/** Checks, binds and enqueues; prints what was queued and how to go on. */
+export async function queueSweep(req: QueueRequest): Promise<number> {
+  const { io, where } = req;
+  if (where.pg === null) throw needsSharedStore("run --queue");
+  const store = await openRunStore(where, { create: true });
+  const pg = store.pg as NonNullable<typeof store.pg>;
+  let ids: string[];
+  const plan = `pln_${Date.now().toString(36)}${crypto.randomUUID().slice(0, 6)}`;
+  try {
+    assertContinuesExperiment(store.db, {
+      ...req.cell,
+      identity: req.identity,
+      domains: [...req.stream.entries()].map(([domain, tasks]) => ({ domain, tasks: [...tasks] })),
+    });
+    await bindRunsDir(pg.log, where.runsDir, where.pg.where);
+    const boss = await openQueue(where.pg, queueSettings(io.env));
+    try {
+      const jobs: DomainJob[] = [...req.stream.keys()].map((domain) => ({
+        plan,
+        argv: jobArgv(req.argv),
+        domain,
+        runsDir: where.runsDir,
+        storeId: pg.storeId,
+        cwd: io.cwd,
+        key: domainKey(req.namespace, domain),
+      }));
+      ids = await enqueueDomains(boss, jobs);
+    } finally {
+      await boss.stop({ graceful: false, close: true });
+    }
+  } finally {
+    await store.close();
+  }
+  const self = selfCommand(io.env, io.cwd);
+  const tasks = [...req.stream.values()].reduce((n, t) => n + t.length, 0);
+  io.stdout(
+    [
+      `queued ${plan}: ${ids.length} domain job(s), ${tasks} task(s), on PostgreSQL ${where.pg.where}`,
+      ...[...req.stream.entries()].map(([d, t]) => `  ${d}: ${t.length} task(s)`),
+      `next: ${self} worker --runs ${where.runsDir}   on every machine that mounts ${where.runsDir} (same HARNESS2_DB and model settings)`,
+      `      ${self} watch   the fleet: which worker holds which domain, tasks done`,
+      "",
+    ].join("\n"),
+  );
+  return EXIT.ok;
+}

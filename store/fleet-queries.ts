@@ -1,0 +1,47 @@
+// The fleet as the store records it (`harness2 watch`): for each domain of a queued plan, which
+// of its tasks have finished and which one runs, counted from the sweeps that workers ran for it
+// (each records its plan and worker in its configuration). Reads only; never writes.
+
+import type { Database } from "bun:sqlite";
+import { liveSweepIds } from "./lock.ts";
+
+export type FleetDomain = {
+  domain: string;
+  /** Distinct tasks with a finished record (ok, partial, failed or skipped). */
+  finished: number;
+  failed: number;
+  /** The task a live sweep is running now, and that sweep's worker. */
+  running: { task: string; worker: string } | null;
+  /** How many sweeps ran this domain for the plan (more than one: it was retried or resumed). */
+  attempts: number;
+};
+
+/** Per domain of `plan`, in name order. */
+export function fleetDomains(db: Database, plan: string): FleetDomain[] {
+  const live = liveSweepIds(db);
+  const rows = db
+    .query(
+      `SELECT t.domain, t.task, t.status, s.id AS sweep,
+              COALESCE(json_extract(s.config, '$.worker'), '') AS worker
+       FROM tasks t JOIN sweeps s ON s.id = t.sweep_id
+       WHERE json_extract(s.config, '$.plan') = ?
+       ORDER BY s.started_at, t.started_at`,
+    )
+    .all(plan) as { domain: string; task: string; status: string; sweep: string; worker: string }[];
+  const byDomain = new Map<string, typeof rows>();
+  for (const r of rows) byDomain.set(r.domain, [...(byDomain.get(r.domain) ?? []), r]);
+  return [...byDomain.entries()]
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([domain, rs]) => {
+      const last = new Map<string, string>();
+      for (const r of rs) if (r.status !== "running") last.set(r.task, r.status);
+      const running = rs.find((r) => r.status === "running" && live.has(r.sweep)) ?? null;
+      return {
+        domain,
+        finished: last.size,
+        failed: [...last.values()].filter((s) => s === "failed").length,
+        running: running === null ? null : { task: running.task, worker: running.worker },
+        attempts: new Set(rs.map((r) => r.sweep)).size,
+      };
+    });
+}
