@@ -181,13 +181,22 @@ async function runWorker(args: ParsedArgs, io: CliIO): Promise<number> {
 
   const done = new Promise<number>((resolveDone) => {
     let stopping = false;
+    let poll: ReturnType<typeof setInterval> | null = null;
+    const watcher = boolOpt(args, "until-empty")
+      ? new Bun.SQL(loc.pg?.url ?? "", { max: 1 })
+      : null;
     const shutdown = async (code: number) => {
       if (stopping) return;
       stopping = true;
       stop.abort();
+      if (poll !== null) clearInterval(poll);
       // Graceful: running handlers finish (their children record the interruption) and their
       // jobs are failed, which puts them up for retry by another worker.
       await boss.stop({ graceful: true, close: true, timeout: STOP_GRACE_MS + 10_000 });
+      await watcher?.close().catch(() => {});
+      // Only now: while they listen, the process runner's own handlers leave the exit to us.
+      process.off("SIGTERM", onSignal);
+      process.off("SIGINT", onSignal);
       resolveDone(code);
     };
     const onSignal = () => {
@@ -198,14 +207,11 @@ async function runWorker(args: ParsedArgs, io: CliIO): Promise<number> {
     };
     process.on("SIGTERM", onSignal);
     process.on("SIGINT", onSignal);
-    if (boolOpt(args, "until-empty")) {
-      const sql = new Bun.SQL(loc.pg?.url ?? "", { max: 1 });
-      const poll = setInterval(async () => {
+    if (watcher !== null) {
+      poll = setInterval(async () => {
         try {
-          const open = (await domainJobs(sql)).filter((j) => isOpen(j.state));
-          if (open.length === 0 && active === 0) {
-            clearInterval(poll);
-            await sql.close();
+          const open = (await domainJobs(watcher)).filter((j) => isOpen(j.state));
+          if (open.length === 0 && active === 0 && !stopping) {
             say("the queue is empty; exiting");
             void shutdown(EXIT.ok);
           }

@@ -139,7 +139,15 @@ export function which(
 
 // ── live process groups, killed when this process goes away (by the reaper if it dies) ─────────
 const liveGroups = new Set<number>();
+/** Groups already asked to stop: a second SIGTERM would read as "stop at once" to a harness2 child. */
+const askedToStop = new Set<number>();
 let parentHooksInstalled = false;
+
+function askToStop(pgid: number): void {
+  if (askedToStop.has(pgid)) return;
+  askedToStop.add(pgid);
+  signalGroup(pgid, "SIGTERM");
+}
 
 function signalGroup(pgid: number, sig: NodeJS.Signals): void {
   try {
@@ -158,7 +166,7 @@ function installParentHooks(): void {
   const numbers: Record<string, number> = { SIGHUP: 1, SIGINT: 2, SIGTERM: 15 };
   for (const sig of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
     const onSignal = () => {
-      for (const pgid of liveGroups) signalGroup(pgid, "SIGTERM");
+      for (const pgid of liveGroups) askToStop(pgid);
       // Only we listen: do what the default action would have done (the exit hook SIGKILLs the
       // rest).
       if (process.listenerCount(sig) <= 1) process.exit(128 + (numbers[sig] ?? 0));
@@ -271,7 +279,7 @@ export async function runProcess(opts: SpawnOptions): Promise<ExitRecord> {
   const timers: ReturnType<typeof setTimeout>[] = [];
   const exited = () => child.exitCode !== null || child.signalCode !== null;
   const terminate = () => {
-    signalGroup(pid, "SIGTERM");
+    askToStop(pid);
     timers.push(setTimeout(() => signalGroup(pid, "SIGKILL"), graceMs));
   };
   const onAbort = () => {
@@ -320,6 +328,7 @@ export async function runProcess(opts: SpawnOptions): Promise<ExitRecord> {
   const durationMs = performance.now() - started;
   for (const t of timers) clearTimeout(t);
   o.signal?.removeEventListener("abort", onAbort);
+  askedToStop.delete(pid);
   if (liveGroups.delete(pid)) listForReaper(liveGroups);
   await Promise.all([out.finish(), errOut.finish()]);
   return {
