@@ -30,7 +30,8 @@ LEFT JOIN (SELECT x.sweep_id, COUNT(*) AS n FROM tasks x
 export function summaryOf(row: Row, live: Set<string>, now: number): SweepSummary {
   const id = str(row.id);
   const ks = parse<number[]>(row.ks, []);
-  const domains = parse<{ tasks: string[] }[]>(row.domains, []);
+  const domains = parse<{ domain?: string; tasks: string[] }[]>(row.domains, []);
+  const worker = parse<{ worker?: unknown }>(row.config, {}).worker;
   const declared = domains.reduce((n, d) => n + d.tasks.length, 0) * Math.max(1, ks.length);
   const raw = str(row.status);
   const status =
@@ -65,6 +66,10 @@ export function summaryOf(row: Row, live: Set<string>, now: number): SweepSummar
       skipped: num(row.n_skipped),
       withProblems: num(row.n_problems),
     },
+    worker:
+      typeof worker === "string" && worker !== ""
+        ? { name: worker, domains: domains.map((d) => d.domain ?? "") }
+        : null,
     usd: roundUsd(num(row.spend)),
     durationS: Math.max(0, Math.round(end - started) / 1000),
   };

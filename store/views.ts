@@ -45,6 +45,8 @@ export const SweepSummary = z.object({
      */
     withProblems: z.number(),
   }),
+  /** The fleet worker that ran this sweep (harness2 worker), and its domains; null when run by hand. */
+  worker: z.object({ name: z.string(), domains: z.array(z.string()) }).nullable(),
   /** Money spent by this sweep: uncached improver calls plus executor rollouts that ran. */
   usd: z.number(),
   /** Until the end, or until the last recorded event of a sweep that is not running. */

@@ -208,4 +208,20 @@ describe("runs text rendering", () => {
     // Stripping the codes gives back exactly the plain table.
     expect(coloured.replace(/\u001b\[[0-9;]*m/g, "")).toBe(plain);
   });
+
+  test("names the worker and domains of each sweep once a fleet ran in the store", async () => {
+    const { renderRuns } = await import("../../src/cli/commands/runs.ts");
+    const j = await runCli(["runs", "--json", "--runs", fx.dir]);
+    const { sweeps } = RunsListing.parse(JSON.parse(j.stdout));
+    const io = { stdout: () => {}, stderr: () => {}, isTTY: false, env: {}, cwd: fx.dir };
+    expect(sweeps.every((s) => s.worker === null)).toBe(true);
+    expect(renderRuns(sweeps, io)).not.toContain("WORKER");
+    const fleet = sweeps.map((s, i) =>
+      i === 0 ? { ...s, worker: { name: "node-7:4411", domains: ["tax", "audit"] } } : s,
+    );
+    const lines = renderRuns(fleet, io).trimEnd().split("\n");
+    expect(lines[0]).toMatch(/WORKER +DOMAINS$/);
+    expect(lines[1]).toMatch(/node-7:4411 +tax,audit$/);
+    expect(lines[2]).toMatch(/ - +-$/);
+  });
 });

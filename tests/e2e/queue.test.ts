@@ -234,6 +234,16 @@ describe("a queued sweep on two workers", () => {
     const watched = await runCli(["watch", "--once", "--runs", runs], { cwd: root, env });
     expect(watched.code).toBe(0);
     expect(watched.stdout).toContain(`plan ${plan}: 4 domain(s), 4 completed`);
+    // The shared store names who ran what: the victim's domain was begun by wa, finished by wb.
+    const listed = await runCli(["runs", "--json", "--runs", runs], { cwd: root, env });
+    const ran = (
+      JSON.parse(listed.stdout).sweeps as { worker: { name: string; domains: string[] } }[]
+    )
+      .map((s) => `${s.worker.name}:${s.worker.domains.join(",")}`)
+      .sort();
+    expect(ran).toContain(`wa:${victim}`);
+    expect(ran).toContain(`wb:${victim}`);
+    expect(new Set(ran.map((r) => r.split(":")[1])).size).toBe(4);
   }, 240_000);
 
   test("SIGTERM stops a worker cleanly and leaves its job to be retried", async () => {

@@ -73,10 +73,24 @@ const SWEEP_COLUMNS: Column<SweepSummary>[] = [
   { header: "duration", cell: (s) => formatDuration(s.durationS), align: "right" },
 ];
 
+/** In a store a fleet ran in: which worker ran each sweep, on which domains. */
+const WORKER_COLUMNS: Column<SweepSummary>[] = [
+  { header: "worker", cell: (s) => s.worker?.name ?? "-", max: 24, drop: 2 },
+  {
+    header: "domains",
+    cell: (s) => (s.worker === null ? "-" : s.worker.domains.join(",")),
+    shrink: true,
+    drop: 1,
+  },
+];
+
 /** The sweeps table: header, rule, then one line per sweep; null cursor = not selectable. */
 export function sweepsLines(sweeps: SweepSummary[], cursor: number | null, width: number): Line[] {
-  if (cursor === null) return tableLines(SWEEP_COLUMNS, sweeps, width);
-  const lines = tableLines(SWEEP_COLUMNS, sweeps, width - 2);
+  const columns = sweeps.some((s) => s.worker !== null)
+    ? [...SWEEP_COLUMNS, ...WORKER_COLUMNS]
+    : SWEEP_COLUMNS;
+  if (cursor === null) return tableLines(columns, sweeps, width);
+  const lines = tableLines(columns, sweeps, width - 2);
   return marked(lines, sweeps.length > 0 ? cursor + 2 : null);
 }
 

@@ -94,6 +94,16 @@ const COLUMNS: Column[] = [
   { header: "DURATION", align: "right" },
 ];
 
+const WORKER_COLUMNS: Column[] = [
+  { header: "WORKER", drop: 5 },
+  { header: "DOMAINS", drop: 4 },
+];
+
+function workerCells(s: SweepSummary): string[] {
+  if (s.worker === null) return ["-", "-"];
+  return [s.worker.name, s.worker.domains.join(",") || "-"];
+}
+
 function row(s: SweepSummary): string[] {
   return [
     s.id,
@@ -132,15 +142,18 @@ export function renderRuns(
 ): string {
   const paint = painter(io);
   const width = tableWidth(io);
-  const rows = sweeps.map(row);
-  let fitted: ReturnType<typeof fitColumns> = { columns: COLUMNS, rows, hidden: [], fits: true };
+  // A store a fleet ran in says which worker ran each sweep and on which domains.
+  const fleet = sweeps.some((s) => s.worker !== null);
+  const columns = fleet ? [...COLUMNS, ...WORKER_COLUMNS] : COLUMNS;
+  const rows = sweeps.map((s) => (fleet ? [...row(s), ...workerCells(s)] : row(s)));
+  let fitted: ReturnType<typeof fitColumns> = { columns, rows, hidden: [], fits: true };
   if (width !== null) {
-    fitted = fitColumns(COLUMNS, rows, width);
+    fitted = fitColumns(columns, rows, width);
     // Still too wide: ids shrink to their shortest unique prefix (a handle every command takes).
     if (!fitted.fits) {
       const short = uniquePrefixes(allIds);
       fitted = fitColumns(
-        COLUMNS,
+        columns,
         rows.map((r) => [short.get(r[0] as string) ?? (r[0] as string), ...r.slice(1)]),
         width,
       );
@@ -193,7 +206,9 @@ const runsCommand: Command = {
     "--json prints one object: {store, sweeps: [{id, startedAt, finishedAt, status, bench,",
     "substrate, ks, modes, seed, tag, tasks: {total, ok, failed, running, interrupted, skipped,",
     "withProblems},",
-    "usd, durationS}]} with ISO-8601 UTC times. Fields are only ever added, never renamed.",
+    "worker: {name, domains} | null, usd, durationS}]} with ISO-8601 UTC times. Fields are only",
+    "ever added, never renamed. A sweep a fleet worker ran (harness2 worker) names the worker and",
+    "its domains; the table then has WORKER and DOMAINS columns.",
     "",
     "An empty or missing store prints one line (or an empty list) and exits 0.",
     "",
