@@ -295,5 +295,42 @@ describe("a queued sweep on two workers", () => {
     const queueLocal = await runCli(["demo", "--queue", "--runs", join(root, "x")], { cwd: root });
     expect(queueLocal.code).toBe(2);
     expect(queueLocal.stderr).toContain("run --queue needs the shared PostgreSQL store");
+    const badPoll = await runCli(["demo", "--queue", "--runs", runs], {
+      cwd: root,
+      env: { ...env, HARNESS2_QUEUE_POLL_S: "0" },
+    });
+    expect(badPoll.code).toBe(1);
+    expect(badPoll.stderr.trim()).toBe(
+      "harness2 demo: HARNESS2_QUEUE_POLL_S=0 is not an integer ≥ 1. Fix: set HARNESS2_QUEUE_POLL_S to one",
+    );
+  }, 120_000);
+
+  test("planning again keeps a domain's open job and replaces one that failed for good", async () => {
+    const addr = await freshPgAddress();
+    const runs = join(root, "again");
+    const env = { ...QUEUE_ENV, HARNESS2_DB: addr.url };
+    const plan = () => runCli(["demo", "--k", "1", "--queue", "--runs", runs], { cwd: root, env });
+    const jobs = async () =>
+      (
+        await pgRows(
+          addr,
+          "SELECT state::text AS state FROM harness2_queue.job WHERE name = 'harness2-domains' ORDER BY created_on",
+        )
+      ).map((r) => r.state);
+    expect((await plan()).stdout).toContain("queued pln_");
+    const second = await plan();
+    expect(second.code).toBe(0);
+    expect(second.stdout).toContain("0 domain job(s)");
+    expect(second.stdout).toContain("still queued or running: left as it is");
+    expect(await jobs()).toEqual(["created"]);
+    // A job that used up its retries holds back its key: planning again puts a new one in its place.
+    await pgRows(
+      addr,
+      "UPDATE harness2_queue.job SET state = 'failed' WHERE name = 'harness2-domains'",
+    );
+    const third = await plan();
+    expect(third.stdout).toContain("1 domain job(s)");
+    expect(third.stdout).toContain("had failed: queued anew");
+    expect(await jobs()).toEqual(["created"]);
   }, 120_000);
 });

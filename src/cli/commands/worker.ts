@@ -69,13 +69,7 @@ async function runWorker(args: ParsedArgs, io: CliIO): Promise<number> {
   const name = stringOpt(args, "name") ?? `${hostname()}:${process.pid}`;
   const loc = checkedLocation(args, io, { create: false });
   if (loc.pg === null) throw needsSharedStore("harness2 worker");
-  const settings = (() => {
-    try {
-      return queueSettings(io.env);
-    } catch (err) {
-      throw new CliError((err as Error).message);
-    }
-  })();
+  const settings = queueSettings(io.env);
   let log: PgLog | null;
   try {
     log = await PgLog.open(loc.pg, { create: false });

@@ -8,6 +8,7 @@
 import { PgBoss } from "pg-boss";
 import { z } from "zod";
 import type { PgAddress } from "../../core/lib/store-url.ts";
+import { CliError } from "../errors.ts";
 
 export const QUEUE = "harness2-domains";
 /** pg-boss keeps its tables in this schema of the store's database. */
@@ -58,7 +59,7 @@ export function queueSettings(env: Record<string, string | undefined>): QueueSet
     if (raw === undefined || raw.trim() === "") return fallback;
     const n = Number(raw);
     if (!Number.isInteger(n) || n < min) {
-      throw new Error(`${name}=${raw} is not an integer ≥ ${min}. Fix: set ${name} to one`);
+      throw new CliError(`${name}=${raw} is not an integer ≥ ${min}. Fix: set ${name} to one`);
     }
     return n;
   };
@@ -109,15 +110,43 @@ export function domainKey(cellNamespace: string, domain: string): string {
   return `${cellNamespace}#${domain}`;
 }
 
-/** Queues one job per domain of a planned sweep; returns their ids in stream order. */
-export async function enqueueDomains(boss: PgBoss, jobs: readonly DomainJob[]): Promise<string[]> {
-  const ids: string[] = [];
+export type Enqueued = {
+  /** Domains given a new job. */
+  queued: string[];
+  /** Domains whose last job had failed for good: it is removed and a new one queued. */
+  requeued: string[];
+  /** Domains that still have a job waiting, in retry or running: left as they are. */
+  pending: string[];
+};
+
+/**
+ * Queues one job per domain of a planned sweep, in stream order. Planning again is safe: a domain
+ * whose job is still open keeps it, and one whose job failed for good gets a new one in its place
+ * (a failed job holds back every later job of its key in a key_strict_fifo queue).
+ */
+export async function enqueueDomains(
+  boss: PgBoss,
+  sql: InstanceType<typeof Bun.SQL>,
+  jobs: readonly DomainJob[],
+): Promise<Enqueued> {
+  const byKey = new Map<string, JobRow[]>();
+  for (const row of await domainJobs(sql)) {
+    byKey.set(row.key, [...(byKey.get(row.key) ?? []), row]);
+  }
+  const out: Enqueued = { queued: [], requeued: [], pending: [] };
   for (const job of jobs) {
+    const earlier = byKey.get(job.key) ?? [];
+    if (earlier.some((r) => isOpen(r.state))) {
+      out.pending.push(job.domain);
+      continue;
+    }
+    const failed = earlier.filter((r) => r.state === "failed").map((r) => r.id);
+    if (failed.length > 0) await boss.deleteJob(QUEUE, failed);
     const id = await boss.send(QUEUE, job, { singletonKey: job.key });
     if (id === null) throw new Error(`pg-boss refused the job of domain ${job.domain}`);
-    ids.push(id);
+    (failed.length > 0 ? out.requeued : out.queued).push(job.domain);
   }
-  return ids;
+  return out;
 }
 
 export type JobRow = {

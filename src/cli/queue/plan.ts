@@ -17,6 +17,7 @@ import { selfCommand } from "../self.ts";
 import {
   type DomainJob,
   domainKey,
+  type Enqueued,
   enqueueDomains,
   openQueue,
   queueSettings,
@@ -111,7 +112,7 @@ export async function queueSweep(req: QueueRequest): Promise<number> {
   if (where.pg === null) throw needsSharedStore("run --queue");
   const store = await openRunStore(where, { create: true });
   const pg = store.pg as NonNullable<typeof store.pg>;
-  let ids: string[];
+  let got: Enqueued;
   const plan = `pln_${Date.now().toString(36)}${crypto.randomUUID().slice(0, 6)}`;
   try {
     assertContinuesExperiment(store.db, {
@@ -121,6 +122,7 @@ export async function queueSweep(req: QueueRequest): Promise<number> {
     });
     await bindRunsDir(pg.log, where.runsDir, where.pg.where);
     const boss = await openQueue(where.pg, queueSettings(io.env));
+    const sql = new Bun.SQL(where.pg.url, { max: 1 });
     try {
       const jobs: DomainJob[] = [...req.stream.keys()].map((domain) => ({
         plan,
@@ -131,8 +133,9 @@ export async function queueSweep(req: QueueRequest): Promise<number> {
         cwd: io.cwd,
         key: domainKey(req.namespace, domain),
       }));
-      ids = await enqueueDomains(boss, jobs);
+      got = await enqueueDomains(boss, sql, jobs);
     } finally {
+      await sql.close();
       await boss.stop({ graceful: false, close: true });
     }
   } finally {
@@ -142,8 +145,17 @@ export async function queueSweep(req: QueueRequest): Promise<number> {
   const tasks = [...req.stream.values()].reduce((n, t) => n + t.length, 0);
   io.stdout(
     [
-      `queued ${plan}: ${ids.length} domain job(s), ${tasks} task(s), on PostgreSQL ${where.pg.where}`,
-      ...[...req.stream.entries()].map(([d, t]) => `  ${d}: ${t.length} task(s)`),
+      `queued ${plan}: ${got.queued.length + got.requeued.length} domain job(s), ${tasks} task(s), on PostgreSQL ${where.pg.where}`,
+      ...[...req.stream.entries()].map(
+        ([d, t]) =>
+          `  ${d}: ${t.length} task(s)${
+            got.pending.includes(d)
+              ? " (its job from before is still queued or running: left as it is)"
+              : got.requeued.includes(d)
+                ? " (its job from before had failed: queued anew)"
+                : ""
+          }`,
+      ),
       `next: ${self} worker --runs ${where.runsDir}   on every machine that mounts ${where.runsDir} (same HARNESS2_DB and model settings)`,
       `      ${self} watch   the fleet: which worker holds which domain, tasks done`,
       "",
