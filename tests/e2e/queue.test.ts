@@ -289,6 +289,16 @@ describe("a queued sweep on two workers", () => {
     expect(other.code).toBe(1);
     expect(other.stderr.trim().split("\n")).toHaveLength(1);
     expect(other.stderr).toContain("is not the runs directory of the store");
+    const checked = await runCli(["check", "--bench", "demo", "--runs", join(root, "elsewhere")], {
+      cwd: root,
+      env,
+    });
+    expect(checked.code).toBe(1);
+    expect(checked.stdout).toContain(
+      `FAIL  fleet runs directory: the store at ${addr.where} runs its sweeps in ${runs}, not ${join(root, "elsewhere")}.`,
+    );
+    const fine = await runCli(["check", "--bench", "demo", "--runs", runs], { cwd: root, env });
+    expect(fine.stdout).toContain(`ok    fleet runs directory: ${runs} (the store's)`);
     const local = await runCli(["worker", "--runs", runs], { cwd: root });
     expect(local.code).toBe(2);
     expect(local.stderr).toContain("needs the shared PostgreSQL store");

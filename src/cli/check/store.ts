@@ -15,6 +15,7 @@ import {
 import { PgLog } from "../../../store/pg/log.ts";
 import { dirExists } from "../../core/lib/safe-fs.ts";
 import type { PgAddress } from "../../core/lib/store-url.ts";
+import { boundRunsDir, runsDirProblem } from "../queue/runs-binding.ts";
 import type { Report } from "./report.ts";
 
 /** A path that does not exist yet: fine when its nearest existing ancestor is a writable folder. */
@@ -49,7 +50,7 @@ export async function checkRunsAndStore(
   } else reportCreatable(report, "runs directory", where.runsDir, where.runsDir, fixRuns);
 
   if (where.pg !== null) {
-    await checkSharedStore(report, where.pg);
+    await checkSharedStore(report, where.pg, where.runsDir);
     return;
   }
   if (existsSync(where.dbPath)) {
@@ -72,16 +73,29 @@ export async function checkRunsAndStore(
 }
 
 /** A PostgreSQL store: reachable, of this build's log, and how much it holds. */
-async function checkSharedStore(report: Report, addr: PgAddress): Promise<void> {
+async function checkSharedStore(report: Report, addr: PgAddress, runsDir: string): Promise<void> {
   try {
     const log = await PgLog.open(addr, { create: false });
     if (log === null) {
       report.line("ok", "store", `PostgreSQL ${addr.where} (empty; set up on the first run)`);
       return;
     }
-    const n = await log.count();
-    await log.close();
-    report.line("ok", "store", `PostgreSQL ${addr.where} (${n} event(s) recorded)`);
+    try {
+      const n = await log.count();
+      report.line("ok", "store", `PostgreSQL ${addr.where} (${n} event(s) recorded)`);
+      // A fleet's runs directory: the one the store's queued sweeps run in, mounted here.
+      const bound = await boundRunsDir(log);
+      if (bound !== null) {
+        const problem = await runsDirProblem(log, runsDir, addr.where);
+        if (problem === null) report.line("ok", "fleet runs directory", `${runsDir} (the store's)`);
+        else {
+          const [what, fix] = problem.split(". Fix: ");
+          report.line("FAIL", "fleet runs directory", what as string, fix);
+        }
+      }
+    } finally {
+      await log.close();
+    }
   } catch (err) {
     report.line("FAIL", "store", (err as Error).message);
   }

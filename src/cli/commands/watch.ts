@@ -19,7 +19,7 @@ import {
 import { CliError } from "../errors.ts";
 import { EXIT } from "../exit-codes.ts";
 import { domainJobs, isOpen, type JobRow } from "../queue/domain-queue.ts";
-import { needsSharedStore } from "../queue/plan.ts";
+import { needsSharedStore } from "../queue/runs-binding.ts";
 import { browseLocation, RUNS_OPTION } from "../run-handle.ts";
 
 const watch: Command = {

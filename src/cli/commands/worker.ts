@@ -29,7 +29,7 @@ import {
   QUEUE,
   queueSettings,
 } from "../queue/domain-queue.ts";
-import { bindRunsDir, needsSharedStore, readMarker, STORE_MARKER } from "../queue/plan.ts";
+import { bindRunsDir, needsSharedStore, readMarker, STORE_MARKER } from "../queue/runs-binding.ts";
 import { checkedLocation, RUNS_OPTION } from "../run-handle.ts";
 
 const MAIN = resolve(import.meta.dir, "../main.ts");

@@ -4,14 +4,10 @@
 // marker file every worker checks); then one domain job per domain goes on the queue. Nothing is
 // executed here.
 
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
 import type { StoreLocation } from "../../../store/db.ts";
 import { assertContinuesExperiment } from "../../../store/identity.ts";
 import { openRunStore } from "../../../store/open.ts";
-import type { PgLog } from "../../../store/pg/log.ts";
 import type { CliIO } from "../command.ts";
-import { CliError } from "../errors.ts";
 import { EXIT } from "../exit-codes.ts";
 import { selfCommand } from "../self.ts";
 import {
@@ -22,57 +18,7 @@ import {
   openQueue,
   queueSettings,
 } from "./domain-queue.ts";
-
-/** The file in a runs directory that names the PostgreSQL store its sweeps are recorded in. */
-export const STORE_MARKER = ".harness2-store";
-
-/** The one line for a queue command without a PostgreSQL store. */
-export function needsSharedStore(command: string): CliError {
-  return new CliError(
-    `${command} needs the shared PostgreSQL store: set HARNESS2_DB=postgres://USER@HOST:PORT/DATABASE (the same on the planner and every worker; README "Running on many machines")`,
-    EXIT.usage,
-  );
-}
-
-/**
- * Binds `runsDir` to the store: the marker holds the store's id, and the store remembers the
- * runs directory its sweeps use. A runs directory bound to another store, or a store bound to
- * another runs directory, is refused in one line.
- */
-export async function bindRunsDir(log: PgLog, runsDir: string, where: string): Promise<void> {
-  const marker = join(runsDir, STORE_MARKER);
-  const held = readMarker(runsDir);
-  if (held !== null && held !== log.storeId) {
-    throw new CliError(
-      `${runsDir} belongs to another harness2 store (${marker} names ${held}, the store at ${where} is ${log.storeId}). Fix: use another runs directory for this store, or point HARNESS2_DB at the store this one belongs to`,
-    );
-  }
-  const rows = (await log.client`SELECT value FROM harness2_meta WHERE key = 'runs_dir'`) as {
-    value: string;
-  }[];
-  const bound = rows[0]?.value;
-  if (bound !== undefined && bound !== runsDir) {
-    throw new CliError(
-      `the store at ${where} runs its sweeps in ${bound}, not ${runsDir}. Fix: pass --runs ${bound} (every worker mounts that directory at that path)`,
-    );
-  }
-  if (bound === undefined) {
-    await log.client`INSERT INTO harness2_meta VALUES ('runs_dir', ${runsDir}) ON CONFLICT DO NOTHING`;
-  }
-  if (held === null) {
-    mkdirSync(runsDir, { recursive: true });
-    writeFileSync(marker, `${log.storeId}\n`);
-  }
-}
-
-/** The store id a runs directory's marker names, or null when it has none. */
-export function readMarker(runsDir: string): string | null {
-  try {
-    return readFileSync(join(runsDir, STORE_MARKER), "utf8").trim() || null;
-  } catch {
-    return null;
-  }
-}
+import { bindRunsDir, needsSharedStore } from "./runs-binding.ts";
 
 /** Flags of `run` a domain job must not carry: the worker gives its own. */
 const JOB_FLAGS_WITH_VALUE = new Set(["--only-domains", "--runs", "--workers"]);
