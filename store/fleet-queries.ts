@@ -45,3 +45,20 @@ export function fleetDomains(db: Database, plan: string): FleetDomain[] {
       };
     });
 }
+
+/**
+ * The sweeps that stand for `plan`: per domain, the newest sweep a worker ran for it (a retried
+ * domain's earlier sweeps are folded into it, since a sweep's records take the tasks it skipped
+ * from earlier ones), oldest first. Empty when no sweep of the plan is recorded.
+ */
+export function planSweeps(db: Database, plan: string): string[] {
+  const rows = db
+    .query(
+      `SELECT id, domains FROM sweeps WHERE json_extract(config, '$.plan') = ?
+       ORDER BY started_at DESC, id DESC`,
+    )
+    .all(plan) as { id: string; domains: string }[];
+  const newest = new Map<string, string>();
+  for (const r of rows) if (!newest.has(r.domains)) newest.set(r.domains, r.id);
+  return [...newest.values()].reverse();
+}

@@ -4,6 +4,7 @@
 
 import type { Database } from "bun:sqlite";
 import type { StoreLocation } from "../../store/db.ts";
+import { planSweeps } from "../../store/fleet-queries.ts";
 import { findSweeps, type SweepFilter, sweepRow } from "../../store/report-queries.ts";
 import type { ModeToken } from "../core/events/registry.ts";
 import { MODE_NAMES, parseModes } from "../core/run/naming.ts";
@@ -11,6 +12,36 @@ import { type OptionSpec, type ParsedArgs, stringOpt, UsageError } from "./comma
 import { CliError } from "./errors.ts";
 import { EXIT } from "./exit-codes.ts";
 import { resolveRunHandle } from "./run-handle.ts";
+
+/**
+ * One RUN handle: a sweep, or a queued plan (`pln_…`, README "Running on many machines"), which
+ * stands for the newest sweep of each of its domains. A command that looks at one sweep is told
+ * which sweeps the plan holds.
+ */
+function resolveHandle(
+  db: Database,
+  handle: string,
+  loc: StoreLocation,
+  opts: { command: string; single: boolean; plans?: boolean },
+): string[] {
+  if (!/^pln_\w+$/.test(handle.trim())) return [resolveRunHandle(db, handle, loc)];
+  const plan = handle.trim();
+  const ids = planSweeps(db, plan);
+  if (ids.length === 0) {
+    throw new CliError(
+      `no sweep of plan ${plan} in ${loc.dbPath} yet (its workers record one per domain; see 'harness2 watch')`,
+      EXIT.failed,
+    );
+  }
+  if (opts.single && opts.plans !== true && ids.length > 1) {
+    const shown = ids.slice(0, 6).join(", ");
+    throw new CliError(
+      `plan ${plan} holds ${ids.length} sweeps (one per domain): ${shown}${ids.length > 6 ? ", …" : ""}; '${opts.command}' takes one of them`,
+      EXIT.failed,
+    );
+  }
+  return ids;
+}
 
 export const CELL_OPTIONS: Record<string, OptionSpec> = {
   bench: { type: "string", valueName: "NAME", description: "Newest sweep of this benchmark" },
@@ -115,7 +146,7 @@ export function selectSweeps(
   db: Database,
   loc: StoreLocation,
   args: ParsedArgs,
-  opts: { command: string; single: boolean; handles?: readonly string[] },
+  opts: { command: string; single: boolean; handles?: readonly string[]; plans?: boolean },
 ): string[] {
   const cell = cellFilter(args, opts.command);
   const given = opts.handles ?? args.positionals;
@@ -124,7 +155,7 @@ export function selectSweeps(
   }
   if (cell === null) {
     const handles = given.length > 0 ? given : ["last"];
-    return [...new Set(handles.map((h) => resolveRunHandle(db, h, loc)))];
+    return [...new Set(handles.flatMap((h) => resolveHandle(db, h, loc, opts)))];
   }
   const ks = cell.ks.length > 0 ? cell.ks : [undefined];
   if (opts.single && ks.length > 1) {

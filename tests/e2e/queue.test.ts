@@ -234,6 +234,19 @@ describe("a queued sweep on two workers", () => {
     const watched = await runCli(["watch", "--once", "--runs", runs], { cwd: root, env });
     expect(watched.code).toBe(0);
     expect(watched.stdout).toContain(`plan ${plan}: 4 domain(s), 4 completed`);
+    // The plan stands for its domains' sweeps: judged in turn, reported as one table, with the
+    // retried domain counted once.
+    const judged = await runCli(["judge", plan, "--bases", "--runs", runs], { cwd: root, env });
+    expect(judged.code).toBe(0);
+    expect(judged.stdout).toContain(`next: `);
+    expect(judged.stdout).toContain(`report ${plan}`);
+    const report = await runCli(["report", plan, "--runs", runs], { cwd: root, env });
+    expect(report.code).toBe(0);
+    expect(report.stdout).toMatch(/parallel +2 +8 +8 +1\.000 +1\.000 +0\.000 +\+1\.000/);
+    expect(report.stdout).toMatch(/sequential +2 +8 +8 +1\.000/);
+    const one = await runCli(["show", plan, "--runs", runs], { cwd: root, env });
+    expect(one.code).toBe(1);
+    expect(one.stderr).toContain(`plan ${plan} holds 4 sweeps (one per domain)`);
     // The shared store names who ran what: the victim's domain was begun by wa, finished by wb.
     const listed = await runCli(["runs", "--json", "--runs", runs], { cwd: root, env });
     const ran = (

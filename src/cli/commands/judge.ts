@@ -64,6 +64,9 @@ const judgeCommand: Command = {
     "--rejudge to score it again); a graded row is never replaced by a failed re-judge.",
     "Exit 0 when every row judged now is graded, 2 when some are ungraded, 1 on a refusal (e.g.",
     "the experiment's judge changed).",
+    "",
+    "A plan id (pln_…, from `run --queue`) judges the newest sweep of each of its domains in",
+    "turn (--json: one object per sweep).",
   ].join("\n"),
   options: {
     bases: {
@@ -95,104 +98,118 @@ const judgeCommand: Command = {
     const db = await openForBrowsing(loc, { write: true });
     if (db === null) throw new CliError(`no harness2 store at ${loc.dbPath}: nothing to judge`);
     try {
-      const [sweepId] = readStore(loc, () =>
-        selectSweeps(db, loc, args, { command: "judge", single: true }),
+      // A plan (pln_…) names one sweep per domain: each is judged in turn.
+      const sweepIds = readStore(loc, () =>
+        selectSweeps(db, loc, args, { command: "judge", single: true, plans: true }),
       );
-      const records = readStore(loc, () => sweepRecords(db, sweepId as string));
-      if (records === null) throw new CliError(`no sweep ${sweepId} in ${loc.dbPath}`);
-      const { sweep } = records;
-      const picks = pickSubjects(records);
-      const bases = boolOpt(args, "bases") ? baseSubjects(records) : [];
-      if (picks.length === 0 && bases.length === 0) {
-        throw new CliError(
-          `nothing to judge in sweep ${sweep.id}: no task has finished a mode yet (is it still running?)`,
-        );
-      }
-      const parallel =
-        intOpt(args, "parallel", { min: 1 }, "judge") ??
-        loadRunConfig(io.env, { cwd: io.cwd }).judgeParallel;
-      const bench = await loadBenchJudge(sweep.bench, {
-        config: sweep.config,
-        runsDir: loc.runsDir,
-        env: io.env,
-        ...(tasksDir === undefined ? {} : { tasksDir }),
-      });
-      const judge = judgeIdentityText(bench.identity);
-      for (const prior of readStore(loc, () => experimentJudges(db, sweep))) {
-        if (prior.judge === judge) continue;
-        throw new CliError(
-          new JudgeChangedError(
-            `${sweep.bench}/${sweep.substrate}${sweep.tag ? `/${sweep.tag}` : ""}`,
-            prior.judge,
-            judgeIdentityChanges(parseJudgeIdentity(prior.judge), bench.identity),
-            prior.sweeps,
-          ).message,
-          EXIT.failed,
-        );
-      }
-      const stored = readStore(loc, () => judgmentsFor(db, judgmentKeys(records)));
-      const previous = new Map<string, PreviousJudgment>(
-        [...stored].map(([key, j]) => [key, { ...j, sweep: j.sweepId }]),
-      );
-
-      const lost: string[] = [];
-      const writer = new StoreWriter(
-        db,
-        browsingWriterOptions(db, { onError: (err) => lost.push(err.message) }),
-      );
-      let rows: Scored[];
-      try {
-        rows = await judgeSweep({
-          picks,
-          bases,
-          scorer: bench.scorer,
-          parallel,
-          sink: writer,
-          judge,
-          previous,
-          rejudge: boolOpt(args, "rejudge"),
+      const handle = sweepIds.length > 1 ? (args.positionals[0] as string).trim() : null;
+      const judgeOne = async (sweepId: string, last: boolean): Promise<number> => {
+        const records = readStore(loc, () => sweepRecords(db, sweepId as string));
+        if (records === null) throw new CliError(`no sweep ${sweepId} in ${loc.dbPath}`);
+        const { sweep } = records;
+        const picks = pickSubjects(records);
+        const bases = boolOpt(args, "bases") ? baseSubjects(records) : [];
+        if (picks.length === 0 && bases.length === 0) {
+          throw new CliError(
+            `nothing to judge in sweep ${sweep.id}: no task has finished a mode yet (is it still running?)`,
+          );
+        }
+        const parallel =
+          intOpt(args, "parallel", { min: 1 }, "judge") ??
+          loadRunConfig(io.env, { cwd: io.cwd }).judgeParallel;
+        const bench = await loadBenchJudge(sweep.bench, {
+          config: sweep.config,
+          runsDir: loc.runsDir,
+          env: io.env,
+          ...(tasksDir === undefined ? {} : { tasksDir }),
         });
-      } finally {
-        writer.close();
-      }
-      if (lost.length > 0) {
-        throw new CliError(`could not record ${lost.length} judgment(s): ${lost[0]}`);
-      }
-      const fresh = rows.filter((r) => r.pass !== "kept");
-      const ungraded = fresh.filter((r) => !r.graded);
-      const counts = {
-        picks: rows.filter((r) => r.kind === "pick").length,
-        bases: rows.filter((r) => r.kind === "base").length,
-        graded: fresh.filter((r) => r.graded).length,
-        ungraded: ungraded.length,
-        kept: rows.length - fresh.length,
+        const judge = judgeIdentityText(bench.identity);
+        for (const prior of readStore(loc, () => experimentJudges(db, sweep))) {
+          if (prior.judge === judge) continue;
+          throw new CliError(
+            new JudgeChangedError(
+              `${sweep.bench}/${sweep.substrate}${sweep.tag ? `/${sweep.tag}` : ""}`,
+              prior.judge,
+              judgeIdentityChanges(parseJudgeIdentity(prior.judge), bench.identity),
+              prior.sweeps,
+            ).message,
+            EXIT.failed,
+          );
+        }
+        const stored = readStore(loc, () => judgmentsFor(db, judgmentKeys(records)));
+        const previous = new Map<string, PreviousJudgment>(
+          [...stored].map(([key, j]) => [key, { ...j, sweep: j.sweepId }]),
+        );
+
+        const lost: string[] = [];
+        const writer = new StoreWriter(
+          db,
+          browsingWriterOptions(db, { onError: (err) => lost.push(err.message) }),
+        );
+        let rows: Scored[];
+        try {
+          rows = await judgeSweep({
+            picks,
+            bases,
+            scorer: bench.scorer,
+            parallel,
+            sink: writer,
+            judge,
+            previous,
+            rejudge: boolOpt(args, "rejudge"),
+          });
+        } finally {
+          writer.close();
+        }
+        if (lost.length > 0) {
+          throw new CliError(`could not record ${lost.length} judgment(s): ${lost[0]}`);
+        }
+        const fresh = rows.filter((r) => r.pass !== "kept");
+        const ungraded = fresh.filter((r) => !r.graded);
+        const counts = {
+          picks: rows.filter((r) => r.kind === "pick").length,
+          bases: rows.filter((r) => r.kind === "base").length,
+          graded: fresh.filter((r) => r.graded).length,
+          ungraded: ungraded.length,
+          kept: rows.length - fresh.length,
+        };
+        if (boolOpt(args, "json")) {
+          io.stdout(`${JSON.stringify({ sweep: sweep.id, judge, ...counts, rows })}\n`);
+        } else {
+          io.stdout(
+            `judging sweep ${sweep.id} (${sweep.bench}/${sweep.substrate}) with ${judge}, ${parallel} at once\n`,
+          );
+          for (const r of fresh) io.stdout(`${rowLine(r)}\n`);
+          const what = `${counts.picks} pick(s)${counts.bases > 0 ? ` and ${counts.bases} base run(s)` : ""}`;
+          const why =
+            counts.ungraded > 0
+              ? ` (${counts.ungraded} ungraded: no pick to judge or the check failed; never counted as 0)`
+              : "";
+          io.stdout(
+            `${what}: ${counts.graded} graded, ${counts.ungraded} ungraded, ${counts.kept} already graded (kept)${why}\n`,
+          );
+          // Works as printed: a --runs given here is given there too.
+          const runsFlag = stringOpt(args, "runs") === undefined ? "" : ` --runs ${loc.runsDir}`;
+          if (last) {
+            io.stdout(
+              `next: ${selfCommand(io.env, io.cwd)} report ${handle ?? sweep.id}${runsFlag}\n`,
+            );
+          }
+        }
+        if (ungraded.length > 0) {
+          io.stderr(
+            `harness2 judge: ${ungraded.length} row(s) ungraded; they stay out of every mean\n`,
+          );
+          return EXIT_UNGRADED;
+        }
+        return EXIT.ok;
       };
-      if (boolOpt(args, "json")) {
-        io.stdout(`${JSON.stringify({ sweep: sweep.id, judge, ...counts, rows })}\n`);
-      } else {
-        io.stdout(
-          `judging sweep ${sweep.id} (${sweep.bench}/${sweep.substrate}) with ${judge}, ${parallel} at once\n`,
-        );
-        for (const r of fresh) io.stdout(`${rowLine(r)}\n`);
-        const what = `${counts.picks} pick(s)${counts.bases > 0 ? ` and ${counts.bases} base run(s)` : ""}`;
-        const why =
-          counts.ungraded > 0
-            ? ` (${counts.ungraded} ungraded: no pick to judge or the check failed; never counted as 0)`
-            : "";
-        io.stdout(
-          `${what}: ${counts.graded} graded, ${counts.ungraded} ungraded, ${counts.kept} already graded (kept)${why}\n`,
-        );
-        // Works as printed: a --runs given here is given there too.
-        const runsFlag = stringOpt(args, "runs") === undefined ? "" : ` --runs ${loc.runsDir}`;
-        io.stdout(`next: ${selfCommand(io.env, io.cwd)} report ${sweep.id}${runsFlag}\n`);
+      let code: number = EXIT.ok;
+      for (const [i, id] of sweepIds.entries()) {
+        const got = await judgeOne(id, i === sweepIds.length - 1);
+        if (code === EXIT.ok) code = got;
       }
-      if (ungraded.length > 0) {
-        io.stderr(
-          `harness2 judge: ${ungraded.length} row(s) ungraded; they stay out of every mean\n`,
-        );
-        return EXIT_UNGRADED;
-      }
-      return EXIT.ok;
+      return code;
     } finally {
       await closeBrowsing(db);
     }

@@ -61,6 +61,9 @@ const reportCommand: Command = {
     "--substrate, --seed, --tag, --k 1,2,4: the newest sweep per k). Ungraded picks are counted,",
     "never averaged as zeros; the delta pairs each pick with the base harness on the same task",
     "(judge the bases with `harness2 judge --bases`).",
+    "",
+    "A plan id (pln_…, from `run --queue`) stands for the newest sweep of each of its domains, so",
+    "`harness2 report pln_…` is one table over the whole fleet.",
   ].join("\n"),
   options: {
     json: { type: "boolean", description: "Print the report as JSON (the table's own numbers)" },
