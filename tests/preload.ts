@@ -1,6 +1,11 @@
 // Loaded before every test file (bunfig.toml [test].preload): bun ignores a default timeout set in
 // bunfig itself, so `bun test tests/<path>` would otherwise give the slow end-to-end files only
 // 5 s per test. The README's full-suite command passes the same limit with --timeout.
-import { setDefaultTimeout } from "bun:test";
+// A hook here is global: the private PostgreSQL clusters of the store and fleet tests
+// (tests/helpers/postgres.ts) are stopped once every file has run, since bun test ends its
+// process without the exit hook a script would run.
+import { afterAll, setDefaultTimeout } from "bun:test";
+import { stopAllClusters } from "./helpers/postgres.ts";
 
 setDefaultTimeout(120_000);
+afterAll(stopAllClusters);

@@ -2,9 +2,21 @@
 // port of 127.0.0.1 (no Unix socket anyone else shares), a database per call of `freshDatabase`,
 // and pg_ctl stop at the end. As root (CI) the server runs as the `postgres` system user, which
 // initdb insists on; the temp dir is handed to that user first.
+//
+// Stopping: `stopAllClusters()` (the test preload's global afterAll, a bench's finally) and the
+// process's exit hook; a cluster whose owner died without either (SIGKILL, a timeout) is stopped
+// by the next startPgCluster on this machine, which finds it by the owner pid it records.
 
 import { spawnSync } from "node:child_process";
-import { chmodSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import {
+  chmodSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -53,12 +65,60 @@ function run(argv: string[]): void {
 }
 
 let counter = 0;
+const started = new Set<PgCluster>();
+const PREFIX = "h2-pg-";
+
+/** Stops every cluster this process started (idempotent). */
+export function stopAllClusters(): void {
+  for (const c of started) {
+    try {
+      c.stop();
+    } catch (e) {
+      console.error(`could not stop a test PostgreSQL cluster: ${(e as Error).message}`);
+    }
+  }
+  started.clear();
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/** Stops and removes the clusters of owners that are gone. */
+function reapOrphans(bin: string): void {
+  for (const name of readdirSync(tmpdir())) {
+    if (!name.startsWith(PREFIX)) continue;
+    const dir = join(tmpdir(), name);
+    let owner: number;
+    try {
+      owner = Number(readFileSync(join(dir, "owner.pid"), "utf8"));
+    } catch {
+      continue;
+    }
+    if (!Number.isInteger(owner) || owner <= 0 || alive(owner)) continue;
+    try {
+      if (existsSync(join(dir, "data", "postmaster.pid"))) {
+        run([join(bin, "pg_ctl"), "-D", join(dir, "data"), "-m", "immediate", "-w", "stop"]);
+      }
+    } catch {
+      // Already stopped: only the folder is left.
+    }
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
 
 export async function startPgCluster(): Promise<PgCluster> {
   const bin = pgBinDir();
   if (bin === null) throw new Error("PostgreSQL is not installed (no initdb); .ci/run installs it");
-  const dir = mkdtempSync(join(tmpdir(), "h2-pg-"));
+  reapOrphans(bin);
+  const dir = mkdtempSync(join(tmpdir(), PREFIX));
   chmodSync(dir, 0o777);
+  writeFileSync(join(dir, "owner.pid"), String(process.pid));
   if (isRoot()) spawnSync("chown", ["postgres:postgres", dir]);
   const data = join(dir, "data");
   run([join(bin, "initdb"), "-D", data, "-U", "postgres", "--auth=trust", "-E", "UTF8", "-N"]);
@@ -77,7 +137,7 @@ export async function startPgCluster(): Promise<PgCluster> {
     }
   };
   process.once("exit", stop);
-  return {
+  const cluster: PgCluster = {
     adminUrl,
     port,
     async freshDatabase(name) {
@@ -92,4 +152,6 @@ export async function startPgCluster(): Promise<PgCluster> {
     },
     stop,
   };
+  started.add(cluster);
+  return cluster;
 }

@@ -2,7 +2,15 @@
 // ships a buggy `scripts/summarize.py` (it drops negative amounts). Executions really run that
 // script with python3. It never scores anything: scoring lives in demo-scorer.ts, for the judge.
 
-import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { join, resolve } from "node:path";
 import { clipText } from "../../core/evidence/clip.ts";
 import type { Tree } from "../../core/harness/tree.ts";
@@ -97,12 +105,22 @@ export class DemoAdapter implements BenchmarkAdapter {
 
   /**
    * The base tree, copied out of the repository on first use so nothing a run does can touch the
-   * fixtures, and so a refused start (no python3, a bad store) leaves nothing behind.
+   * fixtures, and so a refused start (no python3, a bad store) leaves nothing behind. The copy
+   * appears whole or not at all (copied aside, then renamed into place): fleet workers running
+   * other demo domains start at the same moment, and one must never run a half-copied harness.
    */
   #ensureBase(): string {
     if (!dirExists(this.#base)) {
       const base = this.#codex ? "base-harness-codex" : "base-harness";
-      cpSync(join(DEMO_FIXTURES, base), this.#base, { recursive: true });
+      const aside = `${this.#base}.${process.pid}.${crypto.randomUUID().slice(0, 8)}`;
+      cpSync(join(DEMO_FIXTURES, base), aside, { recursive: true });
+      try {
+        renameSync(aside, this.#base);
+      } catch (err) {
+        // Another process put its copy in place first: theirs is the same files.
+        rmSync(aside, { recursive: true, force: true });
+        if (!dirExists(this.#base)) throw err;
+      }
     }
     return this.#base;
   }
