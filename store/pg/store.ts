@@ -149,7 +149,16 @@ export class PgStore {
       this.kick();
       const current = this.pushing;
       if (current === null) break;
-      await Promise.race([current, Bun.sleep(Math.max(1, deadline - Date.now()))]);
+      // A timer that is cleared once the push settles: a pending sleep would hold the process
+      // open until the deadline after everything is done.
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      await Promise.race([
+        current,
+        new Promise<void>((done) => {
+          timer = setTimeout(done, Math.max(1, deadline - Date.now()));
+        }),
+      ]);
+      clearTimeout(timer);
     }
     return this.queue.length;
   }

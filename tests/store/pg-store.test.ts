@@ -130,6 +130,26 @@ describe("the projection", () => {
 });
 
 describe("locks", () => {
+  test("a process whose close waited for the last append exits as soon as it is in", async () => {
+    const addr = await freshPgAddress();
+    const child = Bun.spawn(
+      [process.execPath, join(import.meta.dir, "pg-drain-child.ts"), addr.url],
+      { stdout: "pipe", stderr: "pipe" },
+    );
+    const out = await new Response(child.stdout).text();
+    expect(out).toBe("closed with 0 left\n");
+    // Its close allowed ten minutes; a timer left behind by the wait would hold it that long.
+    const exited = await Promise.race([
+      child.exited,
+      Bun.sleep(60_000).then(() => "still running"),
+    ]);
+    if (exited === "still running") child.kill("SIGKILL");
+    expect(exited).toBe(0);
+    const log = (await PgLog.open(addr, { create: false })) as PgLog;
+    opened.push(log);
+    expect(await log.count()).toBeGreaterThan(100);
+  }, 90_000);
+
   test("a lock key held by a live process refuses a second holder, and dies with it", async () => {
     const addr = await freshPgAddress();
     const child = Bun.spawn(
