@@ -14,6 +14,8 @@ export type FleetDomain = {
   running: { task: string; worker: string } | null;
   /** How many sweeps ran this domain for the plan (more than one: it was retried or resumed). */
   attempts: number;
+  /** The worker of the newest sweep that ran this domain for the plan. */
+  lastWorker: string;
 };
 
 /** Per domain of `plan`, in name order. */
@@ -42,6 +44,7 @@ export function fleetDomains(db: Database, plan: string): FleetDomain[] {
         failed: [...last.values()].filter((s) => s === "failed").length,
         running: running === null ? null : { task: running.task, worker: running.worker },
         attempts: new Set(rs.map((r) => r.sweep)).size,
+        lastWorker: rs.at(-1)?.worker ?? "",
       };
     });
 }

@@ -234,6 +234,8 @@ describe("a queued sweep on two workers", () => {
     const watched = await runCli(["watch", "--once", "--runs", runs], { cwd: root, env });
     expect(watched.code).toBe(0);
     expect(watched.stdout).toContain(`plan ${plan}: 4 domain(s), 4 completed`);
+    // Each finished domain names the worker that ran it last: the victim's is wb.
+    expect(watched.stdout).toMatch(new RegExp(`\\n${victim} +completed +1 +wb +2 +0\\n`));
     // The plan stands for its domains' sweeps: judged in turn, reported as one table, with the
     // retried domain counted once.
     const judged = await runCli(["judge", plan, "--bases", "--runs", runs], { cwd: root, env });

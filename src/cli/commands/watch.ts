@@ -102,7 +102,10 @@ export function fleetTable(
         j.domain,
         j.state,
         String(j.retryCount),
-        j.state === "active" ? (holders.get(j.key) ?? r?.running?.worker ?? "") : "",
+        // Running: who holds it now; otherwise who ran it last.
+        j.state === "active"
+          ? (holders.get(j.key) ?? r?.running?.worker ?? "")
+          : (r?.lastWorker ?? ""),
         r?.running?.task ?? "",
         String(r?.finished ?? 0),
         String(r?.failed ?? 0),
