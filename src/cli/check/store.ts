@@ -86,12 +86,9 @@ async function checkSharedStore(report: Report, addr: PgAddress, runsDir: string
       // A fleet's runs directory: the one the store's queued sweeps run in, mounted here.
       const bound = await boundRunsDir(log);
       if (bound !== null) {
-        const problem = await runsDirProblem(log, runsDir, addr.where);
+        const problem = runsDirProblem(log.storeId, bound, runsDir, addr.where);
         if (problem === null) report.line("ok", "fleet runs directory", `${runsDir} (the store's)`);
-        else {
-          const [what, fix] = problem.split(". Fix: ");
-          report.line("FAIL", "fleet runs directory", what as string, fix);
-        }
+        else report.line("FAIL", "fleet runs directory", problem.what, problem.fix);
       }
     } finally {
       await log.close();

@@ -21,22 +21,37 @@ export function needsSharedStore(command: string): CliError {
   );
 }
 
-/** Why `runsDir` cannot be the runs directory of the store, as a one-line message; null when it can. */
-export async function runsDirProblem(
-  log: PgLog,
+/** What is wrong with a runs directory for a store, and what to do about it. */
+export type RunsDirProblem = { what: string; fix: string };
+
+/**
+ * Why `runsDir` cannot be the runs directory of the store `storeId` that runs its sweeps in
+ * `bound` (null before any queued sweep bound one); null when it can.
+ */
+export function runsDirProblem(
+  storeId: string,
+  bound: string | null,
   runsDir: string,
   where: string,
-): Promise<string | null> {
+): RunsDirProblem | null {
   const held = readMarker(runsDir);
-  if (held !== null && held !== log.storeId) {
-    return `${runsDir} belongs to another harness2 store (${join(runsDir, STORE_MARKER)} names ${held}, the store at ${where} is ${log.storeId}). Fix: use another runs directory for this store, or point HARNESS2_DB at the store this one belongs to`;
+  if (held !== null && held !== storeId) {
+    return {
+      what: `${runsDir} belongs to another harness2 store (${join(runsDir, STORE_MARKER)} names ${held}, the store at ${where} is ${storeId})`,
+      fix: "use another runs directory for this store, or point HARNESS2_DB at the store this one belongs to",
+    };
   }
-  const bound = await boundRunsDir(log);
   if (bound !== null && bound !== runsDir) {
-    return `the store at ${where} runs its sweeps in ${bound}, not ${runsDir}. Fix: pass --runs ${bound} (every worker mounts that directory at that path)`;
+    return {
+      what: `the store at ${where} runs its sweeps in ${bound}, not ${runsDir}`,
+      fix: `pass --runs ${bound} (every worker mounts that directory at that path)`,
+    };
   }
   if (bound !== null && held === null) {
-    return `${runsDir} is not the runs directory of the store at ${where} (it has no ${STORE_MARKER}). Fix: mount the sweep's runs directory at ${bound} on this machine`;
+    return {
+      what: `${runsDir} is not the runs directory of the store at ${where} (it has no ${STORE_MARKER})`,
+      fix: `mount the sweep's runs directory at ${bound} on this machine`,
+    };
   }
   return null;
 }
@@ -55,9 +70,10 @@ export async function boundRunsDir(log: PgLog): Promise<string | null> {
  * another runs directory, is refused in one line.
  */
 export async function bindRunsDir(log: PgLog, runsDir: string, where: string): Promise<void> {
-  const problem = await runsDirProblem(log, runsDir, where);
-  if (problem !== null) throw new CliError(problem);
-  if ((await boundRunsDir(log)) === null) {
+  const bound = await boundRunsDir(log);
+  const problem = runsDirProblem(log.storeId, bound, runsDir, where);
+  if (problem !== null) throw new CliError(`${problem.what}. Fix: ${problem.fix}`);
+  if (bound === null) {
     await log.client`INSERT INTO harness2_meta VALUES ('runs_dir', ${runsDir}) ON CONFLICT DO NOTHING`;
   }
   if (readMarker(runsDir) === null) {
