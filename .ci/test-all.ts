@@ -3,14 +3,29 @@
 // real results. A failed typecheck or lint counts as one failed check each.
 
 import { spawnSync } from "node:child_process";
+import { availableParallelism } from "node:os";
 
 type Step = { name: string; argv: string[] };
+
+const workers = testWorkers(process.env.HARNESS2_TEST_WORKERS);
 
 const bin = (name: string) => `${import.meta.dir}/../node_modules/.bin/${name}`;
 const steps: Step[] = [
   { name: "typecheck", argv: [bin("tsc"), "--noEmit", "-p", "."] },
   { name: "lint", argv: [bin("biome"), "check", "."] },
 ];
+
+function testWorkers(value: string | undefined): number {
+  if (value === undefined || value === "") return Math.min(4, Math.max(1, availableParallelism()));
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1 || n > 64) {
+    console.error(
+      `HARNESS2_TEST_WORKERS=${value} is not a whole number from 1 to 64: unset it to use one worker per core`,
+    );
+    process.exit(2);
+  }
+  return n;
+}
 
 let failedChecks = 0;
 for (const step of steps) {
@@ -28,8 +43,17 @@ for (const step of steps) {
   }
 }
 
+// Test files run in worker processes, one per core (at most 4; HARNESS2_TEST_WORKERS overrides,
+// 1 runs every file in one process, one after another). Most of the wall clock is real opencode and codex
+// sessions, each waiting on its own scripted model server, so two at once overlap well even on
+// two cores. tests/timings.json (each file's last measured time) makes the slowest start first;
+// `bun run test:timings` measures it again.
 const extra = process.argv.slice(2);
-const test = Bun.spawn([process.execPath, "test", "--timeout", "120000", ...extra], {
+const parallel =
+  workers > 1
+    ? [`--parallel=${workers}`, `--timings=${import.meta.dir}/../tests/timings.json`]
+    : [];
+const test = Bun.spawn([process.execPath, "test", "--timeout", "120000", ...parallel, ...extra], {
   cwd: `${import.meta.dir}/..`,
   stdout: "pipe",
   stderr: "pipe",
