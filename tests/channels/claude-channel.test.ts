@@ -1,8 +1,7 @@
 // The Claude Code channel: a fake `claude` (fixtures/fake-claude) for every outcome the channel
 // must tell apart, and the real binary against the scripted Anthropic server when it is installed.
 import { describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { startAnthropicServer } from "../../fixtures/servers/anthropic-server.ts";
 import {
@@ -16,6 +15,7 @@ import { ChannelSetupError } from "../../src/clis/session-env.ts";
 import { which } from "../../src/core/lib/process.ts";
 import type { ChannelRequest } from "../../src/core/seams/channel.ts";
 import { processesMentioning } from "../helpers/procs.ts";
+import { testTempDir } from "../helpers/temp.ts";
 
 // The pinned development dependency @anthropic-ai/claude-code provides node_modules/.bin/claude.
 const pinnedClaude = resolve(import.meta.dir, "../../node_modules/.bin/claude");
@@ -23,7 +23,7 @@ const pinnedClaude = resolve(import.meta.dir, "../../node_modules/.bin/claude");
 const FAKE = resolve(import.meta.dir, "../../fixtures/fake-claude/claude");
 
 function request(over: Partial<ChannelRequest> = {}): ChannelRequest {
-  const root = mkdtempSync(join(tmpdir(), "h2-claude-"));
+  const root = testTempDir("h2-claude-");
   const workspace = join(root, "work");
   const sessionDir = join(root, "session");
   mkdirSync(join(workspace, "context"), { recursive: true });

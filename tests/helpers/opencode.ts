@@ -2,11 +2,11 @@
 // the binary is, a session request in a fresh folder, and the environment that points OpenCode at
 // a server. Starts no process itself.
 
-import { mkdirSync, mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { opencodeProviderConfig } from "../../fixtures/servers/opencode-config.ts";
 import type { ChannelRequest } from "../../src/core/seams/channel.ts";
+import { testTempDir } from "./temp.ts";
 
 /** The pinned opencode-ai binary the channel finds first (node_modules/.bin/opencode). */
 export const OPENCODE_BIN = join(import.meta.dir, "../../node_modules/.bin/opencode");
@@ -68,7 +68,7 @@ export function scriptedOpencodeEnv(url: string, opts: ScriptedEnvOptions = {}):
   }
   return {
     PATH: process.env.PATH ?? "/usr/bin:/bin",
-    HOME: mkdtempSync(join(tmpdir(), "h2-ochome-")),
+    HOME: testTempDir("h2-ochome-"),
     OPENCODE_CONFIG_CONTENT: JSON.stringify(config),
     ANTHROPIC_API_KEY: "must-not-leak",
   };

@@ -116,12 +116,23 @@ function readOnlyView(src: string): { at: string; release: () => void } | null {
   const at = `${src}-ro`;
   mkdirSync(at, { recursive: true });
   const run = (argv: string[]) => Bun.spawnSync(argv, { stdout: "ignore", stderr: "ignore" });
-  if (run(["mount", "--bind", src, at]).exitCode !== 0) return null;
-  if (run(["mount", "-o", "remount,bind,ro", at]).exitCode !== 0) {
-    run(["umount", at]);
+  if (run(["mount", "--bind", src, at]).exitCode !== 0) {
+    run(["rmdir", at]);
     return null;
   }
-  return { at, release: () => run(["umount", at]) };
+  if (run(["mount", "-o", "remount,bind,ro", at]).exitCode !== 0) {
+    run(["umount", at]);
+    run(["rmdir", at]);
+    return null;
+  }
+  return {
+    at,
+    release: () => {
+      run(["umount", at]);
+      // rmdir, never a recursive remove: were the view still mounted, it would hold src's files
+      if (run(["rmdir", at]).exitCode !== 0) console.error(`${at} was left behind`);
+    },
+  };
 }
 
 const probe = (() => {

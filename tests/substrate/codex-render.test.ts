@@ -1,8 +1,7 @@
 // The Codex trajectory renderer (docs/method.md §2), the settings and config.toml of a session, and
 // the price table: pure functions, no binary.
 import { describe, expect, test } from "bun:test";
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import {
   CodexSetupError,
@@ -17,6 +16,7 @@ import {
   renderCodexTrajectory,
   textOf,
 } from "../../src/substrate/codex/render.ts";
+import { testTempDir } from "../helpers/temp.ts";
 
 const O = { obsTrunc: 10_000, maxChars: 0 };
 const lines = (...events: unknown[]) => events.map((e) => JSON.stringify(e)).join("\n");
@@ -252,7 +252,7 @@ describe("Codex price table", () => {
   });
 
   test("a file works; a bad file, bad JSON or a bad entry is one line naming the problem", () => {
-    const dir = mkdtempSync(join(tmpdir(), "h2-prices-"));
+    const dir = testTempDir("h2-prices-");
     const file = join(dir, "prices.json");
     writeFileSync(file, '{"m": {"input": 1, "output": 1}}');
     expect(loadPriceTable({ HARNESS2_CODEX_PRICES: file }).m?.output).toBe(1);

@@ -3,9 +3,9 @@
 // with the reason printed, where tmux is not installed.
 
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { testTempDir } from "../helpers/temp.ts";
 import { browseScenario, type StoreFixture, storeWith, writeHarnesses } from "./store-fixture.ts";
 
 const ROOT = join(import.meta.dir, "..", "..");
@@ -55,7 +55,7 @@ let fixture: StoreFixture;
 let pagerGot = "";
 beforeAll(() => {
   if (!TMUX) return;
-  const dir = mkdtempSync(join(tmpdir(), "h2-tmux-"));
+  const dir = testTempDir("h2-tmux-");
   const harnesses = join(dir, "h");
   fixture = storeWith(browseScenario(harnesses), dir);
   writeHarnesses(harnesses);

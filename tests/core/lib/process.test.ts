@@ -1,11 +1,11 @@
 // The spawn module against real processes: exit codes, stdin, env isolation, group kills at the
 // timeout (grandchildren included), SIGTERM → SIGKILL escalation, abort, file output, spawn errors.
 import { describe, expect, test } from "bun:test";
-import { chmodSync, mkdtempSync, readFileSync, statSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { chmodSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { pickEnv, runProcess, which } from "../../../src/core/lib/process.ts";
 import { SpawnError } from "../../../src/core/lib/spawn-error.ts";
+import { testTempDir } from "../../helpers/temp.ts";
 
 const ENV = { PATH: process.env.PATH ?? "/usr/bin:/bin" };
 
@@ -63,7 +63,7 @@ describe("runProcess", () => {
   });
 
   test("a relative executable path resolves against the child's cwd", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "h2-proc-"));
+    const dir = testTempDir("h2-proc-");
     await Bun.write(join(dir, "hello.sh"), "#!/bin/sh\necho hello from $0\n");
     chmodSync(join(dir, "hello.sh"), 0o755);
     const r = await runProcess({ argv: ["./hello.sh"], env: ENV, cwd: dir });
@@ -71,7 +71,7 @@ describe("runProcess", () => {
   });
 
   test("feeds stdin and runs in the given cwd", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "h2-proc-"));
+    const dir = testTempDir("h2-proc-");
     const r = await runProcess({
       argv: ["sh", "-c", "pwd; cat"],
       env: ENV,
@@ -146,7 +146,7 @@ describe("runProcess", () => {
   });
 
   test("a child that traps SIGTERM gets SIGKILL after the grace", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "h2-proc-"));
+    const dir = testTempDir("h2-proc-");
     const ac = new AbortController();
     const run = runProcess({
       argv: ["sh", "-c", `trap '' TERM; echo ready > ${dir}/ready; while :; do sleep 0.05; done`],
@@ -174,7 +174,7 @@ describe("runProcess", () => {
   });
 
   test("an abort signal kills the group and says so", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "h2-proc-"));
+    const dir = testTempDir("h2-proc-");
     const ac = new AbortController();
     const run = runProcess({
       argv: ["sh", "-c", `echo up; sleep 100 & echo $! > ${dir}/gc; wait`],
@@ -201,7 +201,7 @@ describe("runProcess", () => {
   });
 
   test("large output streams to a file and keeps only the tail in memory", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "h2-proc-"));
+    const dir = testTempDir("h2-proc-");
     const file = join(dir, "out.txt");
     const r = await runProcess({
       argv: ["sh", "-c", "head -c 5000000 /dev/zero | tr '\\0' 'a'; echo END"],
@@ -245,7 +245,7 @@ describe("runProcess", () => {
 
   /** A parent process running one child group with a grandchild; resolves with both. */
   async function parentWithGrandchild() {
-    const dir = mkdtempSync(join(tmpdir(), "h2-proc-"));
+    const dir = testTempDir("h2-proc-");
     const script = join(dir, "parent.ts");
     await Bun.write(
       script,
