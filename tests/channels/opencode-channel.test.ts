@@ -5,13 +5,11 @@ import {
   existsSync,
   linkSync,
   mkdirSync,
-  mkdtempSync,
   readFileSync,
   rmSync,
   symlinkSync,
   writeFileSync,
 } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startChatServer } from "../../fixtures/servers/chat-server.ts";
 import type { RecordedRequest, ScriptedServer } from "../../fixtures/servers/script.ts";
@@ -38,19 +36,9 @@ import {
   stepCost,
 } from "../helpers/opencode.ts";
 import { processesMentioning, zombieChildren } from "../helpers/procs.ts";
+import { testTempDir } from "../helpers/temp.ts";
 
 const request = sessionRequest;
-
-/** Every folder this file makes, removed when it ends (a session's workspace is ~1 MB). */
-const made: string[] = [];
-const tempRoot = (prefix: string) => {
-  const dir = mkdtempSync(join(tmpdir(), prefix));
-  made.push(dir);
-  return dir;
-};
-afterAll(() => {
-  for (const dir of made) rmSync(dir, { recursive: true, force: true });
-});
 
 describe("OpenCode output parsing", () => {
   const line = (o: unknown) => JSON.stringify(o);
@@ -97,7 +85,7 @@ describe("OpenCode output parsing", () => {
   });
 
   test("the permission fence denies every external directory but the workspace", () => {
-    const ws = tempRoot("h2-fence-");
+    const ws = testTempDir("h2-fence-");
     expect(JSON.parse(workspaceFence(ws))).toEqual({
       external_directory: { "*": "deny", [ws]: "allow", [`${ws}/**`]: "allow" },
     });
@@ -115,7 +103,7 @@ describe("OpenCode channel setup", () => {
   });
 
   test("a source checkout runs through bun with the browser condition", () => {
-    const dir = tempRoot("h2-occheckout-");
+    const dir = testTempDir("h2-occheckout-");
     mkdirSync(join(dir, "packages/opencode/src"), { recursive: true });
     writeFileSync(join(dir, "packages/opencode/src/index.ts"), "");
     const ch = new OpencodeChannel({ env: { HARNESS2_OPENCODE_DIR: dir, PATH: "/usr/bin" } });
@@ -129,7 +117,7 @@ describe("OpenCode channel setup", () => {
   });
 
   test("the provider file is handed over as OPENCODE_CONFIG, never copied into the workspace", () => {
-    const root = tempRoot("h2-occfg-");
+    const root = testTempDir("h2-occfg-");
     const file = join(root, "providers.json");
     writeFileSync(
       file,
@@ -149,7 +137,7 @@ describe("OpenCode channel setup", () => {
   });
 
   test("a session's env holds its provider's credentials only, plus its own XDG dirs", () => {
-    const root = tempRoot("h2-ocenv-");
+    const root = testTempDir("h2-ocenv-");
     const env = {
       PATH: "/usr/bin",
       HOME: "/home/u",
@@ -191,7 +179,7 @@ describe("OpenCode channel setup", () => {
   });
 
   test("argv: one-line prompt, json format, no title request, variant only with an effort", () => {
-    const root = tempRoot("h2-ocargv-");
+    const root = testTempDir("h2-ocargv-");
     const ch = new OpencodeChannel({ env: { PATH: "" } });
     const argv = ch.sessionArgv(request(root, { effort: "high" }));
     expect(argv.slice(1, 3)).toEqual(["run", OPENCODE_PROMPT]);
@@ -205,7 +193,7 @@ describe("OpenCode channel setup", () => {
 describe("OpenCode channel: reading output/answer.md", () => {
   const SECRET = "outside-secret-must-not-be-read";
   const setup = () => {
-    const root = tempRoot("h2-ocanswer-");
+    const root = testTempDir("h2-ocanswer-");
     const outside = join(root, "outside");
     mkdirSync(outside);
     writeFileSync(join(outside, "answer.md"), SECRET);
@@ -294,7 +282,7 @@ describe("OpenCode channel with the real opencode binary", () => {
   };
 
   beforeAll(() => {
-    outside = tempRoot("h2-outside-");
+    outside = testTempDir("h2-outside-");
   });
   afterAll(async () => {
     await server?.stop();
@@ -303,7 +291,7 @@ describe("OpenCode channel with the real opencode binary", () => {
   test(
     "a session edits the harness, is fenced, and output/answer.md wins; cost sums the steps",
     async () => {
-      const root = tempRoot("h2-oc1-");
+      const root = testTempDir("h2-oc1-");
       const req = request(root, { system: "SYSTEM TEXT", effort: "high" });
       mkdirSync(join(req.workspace, "context/harness"), { recursive: true });
       writeFileSync(join(req.workspace, "context/harness/systemprompt.md"), "You are terse.\n");
@@ -396,7 +384,7 @@ describe("OpenCode channel with the real opencode binary", () => {
   test(
     "a second session has its own database and joins its text parts when no answer.md",
     async () => {
-      const root = tempRoot("h2-oc2-");
+      const root = testTempDir("h2-oc2-");
       const req = request(root);
       await server.stop();
       server = startChatServer({
@@ -440,7 +428,7 @@ describe("OpenCode channel with the real opencode binary", () => {
   test(
     "a hanging model is killed at the timeout, leaving no process behind",
     async () => {
-      const root = tempRoot("h2-oc3-");
+      const root = testTempDir("h2-oc3-");
       // Long enough to reach the first model request (~3 s idle): twice what the first session
       // here took to get there (a loaded machine scales it), at least 8 s.
       const timeoutS = Math.max(8, Math.ceil(2 * firstRequestS));
@@ -462,7 +450,7 @@ describe("OpenCode channel with the real opencode binary", () => {
   test(
     "a provider answering 200 with an empty stream is stopped after a few empty steps, not paid to the wall clock",
     async () => {
-      const root = tempRoot("h2-oc4-");
+      const root = testTempDir("h2-oc4-");
       const req = request(root, { timeoutS: 300, steps: 10 });
       await server?.stop();
       server = startChatServer([{ malformed: "empty" }]);
@@ -484,7 +472,7 @@ describe("OpenCode channel with the real opencode binary", () => {
   test(
     "a provider failing with HTTP 500 is stopped when the session makes no progress, with the provider's error",
     async () => {
-      const root = tempRoot("h2-oc5-");
+      const root = testTempDir("h2-oc5-");
       const req = request(root, { timeoutS: 300 });
       await server?.stop();
       server = startChatServer([{ fail: { status: 500, message: "upstream is down" } }]);
