@@ -34,6 +34,7 @@ import {
 } from "../../src/core/seams/channel.ts";
 import { ChannelSpec } from "../../src/core/seams/channel-spec.ts";
 import { OPENCODE_BASELINE_TREE, OPENCODE_SURFACE } from "../../src/substrate/opencode/surface.ts";
+import { takeTestTempDirs, testTempDir } from "../helpers/temp.ts";
 
 export const SURFACE = OPENCODE_SURFACE;
 
@@ -47,24 +48,20 @@ export const LIMITS: ScheduleLimits = {
   domainWorkers: 1,
 };
 
-const created: string[] = [];
-
 /** A fresh temporary directory under the repository's ignored `.tmp/` (see removeTempDirs). */
 export function tempDir(prefix: string): string {
   const root = join(import.meta.dir, "..", "..", ".tmp");
   mkdirSync(root, { recursive: true });
-  const dir = mkdtempSync(join(root, `core-${prefix}-`));
-  created.push(dir);
-  return dir;
+  return testTempDir(`core-${prefix}-`, root);
 }
 
 /**
- * Removes every directory tempDir made so far (call it from afterAll). The trees hold thousands
- * of small files and deleting them is slow on some disks, so a detached `rm` does it while the
- * tests go on; the directories are unique, so nothing waits for it.
+ * Removes every directory tempDir (and tests/helpers/temp.ts) made so far: call it from afterAll.
+ * The trees hold thousands of small files and deleting them is slow on some disks, so a detached
+ * `rm` does it while the tests go on; the directories are unique, so nothing waits for it.
  */
 export function removeTempDirs(): void {
-  const dirs = created.splice(0);
+  const dirs = takeTestTempDirs();
   if (dirs.length === 0) return;
   Bun.spawn(["rm", "-rf", "--", ...dirs], { stdio: ["ignore", "ignore", "ignore"] }).unref();
 }

@@ -8,14 +8,22 @@ import { join } from "node:path";
 
 const made: string[] = [];
 
-/** A fresh folder under the OS temp dir named `prefix` + six random characters. */
-export function testTempDir(prefix: string): string {
-  const dir = mkdtempSync(join(tmpdir(), prefix));
+/** A fresh folder under `root` (the OS temp dir) named `prefix` + six random characters. */
+export function testTempDir(prefix: string, root = tmpdir()): string {
+  const dir = mkdtempSync(join(root, prefix));
   made.push(dir);
   return dir;
 }
 
-/** Removes every folder testTempDir made in this process (tests/preload.ts calls it). */
+/**
+ * Removes every folder testTempDir made so far in this process (tests/preload.ts calls it once
+ * every file has run; a file may call it from its afterAll too).
+ */
 export function removeTestTempDirs(): void {
-  for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
+  for (const dir of takeTestTempDirs()) rmSync(dir, { recursive: true, force: true });
+}
+
+/** The folders made so far, forgotten here: the caller removes them. */
+export function takeTestTempDirs(): string[] {
+  return made.splice(0);
 }

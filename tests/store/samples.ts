@@ -1,10 +1,9 @@
 // One valid instance of every event type (the mapped type makes a new event type a compile error
 // here until it has a sample), plus a throwaway store directory for tests.
 
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { rmSync } from "node:fs";
 import type { EventOf, EventType } from "../../src/core/events/registry.ts";
+import { testTempDir } from "../helpers/temp.ts";
 
 export const SWEEP = "swp_0000000000sample00";
 const at = (n: number) => Date.UTC(2026, 10, 30, 10, 0, n);
@@ -249,6 +248,6 @@ export const SAMPLES: { [T in EventType]: EventOf<T> } = {
 
 /** A fresh directory under the OS temp dir; remove it with the returned cleanup. */
 export function tempDir(prefix = "h2-store-"): { dir: string; cleanup: () => void } {
-  const dir = mkdtempSync(join(tmpdir(), prefix));
+  const dir = testTempDir(prefix);
   return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }
