@@ -6,18 +6,24 @@ import {
   closeSync,
   copyFileSync,
   constants as fsConstants,
+  fstatSync,
+  ftruncateSync,
   linkSync,
   lstatSync,
   mkdirSync,
   openSync,
   readdirSync,
   readFileSync,
+  readSync,
   realpathSync,
   statSync,
   unlinkSync,
-  writeFileSync,
+  writeSync,
 } from "node:fs";
 import { dirname, join, resolve, sep } from "node:path";
+import { compareCodePoints } from "./path-order.ts";
+
+export { compareCodePoints, comparePathSegments, sortPaths } from "./path-order.ts";
 
 /** A relative path that would leave its root (absolute, `..`, or through a symlinked parent). */
 export class PathEscapeError extends Error {
@@ -58,40 +64,6 @@ export function relSegments(rel: string): string[] {
     out.push(seg);
   }
   return out;
-}
-
-/** Orders two strings by Unicode code point (Python's str order), not by UTF-16 code unit. */
-export function compareCodePoints(a: string, b: string): number {
-  const n = Math.min(a.length, b.length);
-  for (let i = 0; i < n; i++) {
-    const ca = a.charCodeAt(i);
-    const cb = b.charCodeAt(i);
-    if (ca === cb) continue;
-    // Only surrogates (astral code points) sort differently by unit and by code point.
-    const sa = ca >= 0xd800 && ca <= 0xdfff;
-    const sb = cb >= 0xd800 && cb <= 0xdfff;
-    if (sa !== sb) return sa ? 1 : -1;
-    return ca - cb;
-  }
-  return a.length - b.length;
-}
-
-/** Orders `/`-separated paths segment by segment (`a/b` < `a-b/x` < `a.b`), like Python's Path
- * (docs/differences.md H22: a plain string sort would order errors and fingerprints differently).
- * */
-export function comparePathSegments(a: string, b: string): number {
-  const sa = a.split("/");
-  const sb = b.split("/");
-  const n = Math.min(sa.length, sb.length);
-  for (let i = 0; i < n; i++) {
-    const c = compareCodePoints(sa[i] as string, sb[i] as string);
-    if (c !== 0) return c;
-  }
-  return sa.length - sb.length;
-}
-
-export function sortPaths(paths: Iterable<string>): string[] {
-  return [...paths].sort(comparePathSegments);
 }
 
 /** The real path of `p`: its deepest existing ancestor resolved through symlinks, plus the rest. */
@@ -204,8 +176,10 @@ function makeDir(dir: string, made?: Set<string>): void {
 
 /**
  * Writes `data` (a string is written as UTF-8) to `root/rel`, creating parent directories.
- * A symlink already at the path is replaced by a regular file, never written through. `made`:
- * directories the caller has already created in this batch (see makeDir).
+ * A symlink already at the path is replaced by a regular file, never written through; so are a
+ * file shared by hard link (a candidate harness's file linked into evidence), a FIFO and a device
+ * node, while a file that already holds exactly `data` is left as it is. `made`: directories the caller has already created in
+ * this batch (see makeDir).
  */
 export function writeFileSafe(
   root: string,
@@ -215,27 +189,57 @@ export function writeFileSafe(
 ): string {
   const path = safeJoin(root, rel);
   makeDir(dirname(path), made);
-  let fd: number;
+  const bytes = typeof data === "string" ? Buffer.from(data) : data;
+  let fd = openNoFollow(path);
   try {
-    fd = openSync(path, WRITE_NO_FOLLOW, 0o666);
+    const st = fstatSync(fd);
+    const regular = st.isFile();
+    if (regular && st.size === bytes.byteLength && st.size > 0 && sameBytes(fd, bytes)) return path;
+    if (st.nlink > 1 || !regular) {
+      closeSync(fd);
+      fd = -1;
+      // Shared with another name, or a FIFO or device: replaced, never written through.
+      unlinkSync(path);
+      fd = openNoFollow(path);
+    } else if (st.size > 0) ftruncateSync(fd, 0);
+    for (let done = 0; done < bytes.byteLength; ) {
+      done += writeSync(fd, bytes, done, bytes.byteLength - done, done);
+    }
+  } finally {
+    if (fd >= 0) closeSync(fd);
+  }
+  return path;
+}
+
+/** Opens `path` for writing, creating it; a symlink at the path is unlinked first, never followed. */
+function openNoFollow(path: string): number {
+  try {
+    return openSync(path, WRITE_NO_FOLLOW, 0o666);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== "ELOOP") throw err;
     unlinkSync(path); // a symlink sits at the path: it is replaced, never written through
-    fd = openSync(path, WRITE_NO_FOLLOW, 0o666);
+    return openSync(path, WRITE_NO_FOLLOW, 0o666);
   }
-  try {
-    writeFileSync(fd, data);
-  } finally {
-    closeSync(fd);
+}
+
+/** Whether the open file `fd` (already known to be `bytes.byteLength` long) holds `bytes`. */
+function sameBytes(fd: number, bytes: Uint8Array): boolean {
+  const have = Buffer.allocUnsafe(bytes.byteLength);
+  let got = 0;
+  while (got < have.length) {
+    const n = readSync(fd, have, got, have.length - got, got);
+    if (n === 0) return false;
+    got += n;
   }
-  return path;
+  return have.equals(bytes);
 }
 
 /**
  * Puts `data` at `root/rel` as a hard link to `srcRoot/rel` when that is a regular file (never a
  * symlink) of the same size — an immutable file shared, not copied — and writes it otherwise
- * (another filesystem, no link permission, a differing file). The caller promises that neither
- * copy is ever written in place afterwards. Returns the path.
+ * (another filesystem, no link permission, a differing file). The caller promises that `data` was
+ * read from that file and that neither name is ever written in place afterwards (writeFileSafe
+ * replaces a shared file, never writes through it). Returns the path.
  */
 export function linkOrWriteSafe(
   srcRoot: string,
@@ -260,9 +264,11 @@ export function linkOrWriteSafe(
   }
 }
 
-/** Truncate-or-create that refuses (ELOOP) when the path itself is a symlink, dangling or not. */
-const WRITE_NO_FOLLOW =
-  fsConstants.O_WRONLY | fsConstants.O_CREAT | fsConstants.O_TRUNC | fsConstants.O_NOFOLLOW;
+/**
+ * Open-or-create for read and write that refuses (ELOOP) when the path itself is a symlink,
+ * dangling or not. Not truncating: writeFileSafe first looks at what is there.
+ */
+const WRITE_NO_FOLLOW = fsConstants.O_RDWR | fsConstants.O_CREAT | fsConstants.O_NOFOLLOW;
 
 function removeIfSymlink(path: string): void {
   try {
@@ -366,7 +372,6 @@ export function isRegularFile(path: string): boolean {
   }
 }
 
-/** True iff `path` is a directory (following a symlink at `path` itself, as for a root). */
 /** The names of the directories directly under `dir`, sorted, dot-directories left out; [] when `dir` is not one. */
 export function subdirectories(dir: string): string[] {
   if (!dirExists(dir)) return [];
@@ -376,6 +381,7 @@ export function subdirectories(dir: string): string[] {
     .sort();
 }
 
+/** True iff `path` is a directory (following a symlink at `path` itself, as for a root). */
 export function dirExists(path: string): boolean {
   try {
     return statSync(path).isDirectory();

@@ -2,7 +2,7 @@
 // the next process deletes what a killed one left), and trees removed in the background after
 // being moved out of every caller's way. Split from safe-fs.ts, which they build on.
 
-import { mkdtempSync, readdirSync, renameSync, rmSync } from "node:fs";
+import { lstatSync, mkdtempSync, readdirSync, renameSync, rmSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
@@ -41,6 +41,33 @@ export function removeTreeSoon(path: string): Promise<void> {
       pendingRemovals.delete(aside);
       if (pendingRemovals.size === 0) process.off("exit", finishRemovals);
     });
+}
+
+/**
+ * Moves the throwaway tree `src` to `dest` (which must not exist) in one rename, when a copy made
+ * by copyTreeSafe with `skipDirs` would hold exactly the same: only directories and regular files
+ * with no other name, no symlink, nothing in `skipDirs`. False, with nothing moved, when the tree
+ * is not that plain or the rename fails (another filesystem): the caller copies instead. Only for
+ * a tree no process can still be writing (an in-process session's folder).
+ */
+export function movePlainTree(src: string, dest: string, skipDirs: ReadonlySet<string>): boolean {
+  if (!isPlainTree(src, skipDirs)) return false;
+  try {
+    renameSync(src, dest);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function isPlainTree(dir: string, skipDirs: ReadonlySet<string>): boolean {
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, e.name);
+    if (e.isDirectory()) {
+      if (skipDirs.has(e.name) || !isPlainTree(path, skipDirs)) return false;
+    } else if (!e.isFile() || lstatSync(path).nlink !== 1) return false;
+  }
+  return true;
 }
 
 /** The kinds of temporary folder a harness2 process makes in the temp dir, each named by its pid. */

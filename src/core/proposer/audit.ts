@@ -7,8 +7,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describeError } from "../lib/errors.ts";
 import { copyTreeSafe, dirExists, lstatOrNull } from "../lib/safe-fs.ts";
-import { ownedTempDir } from "../lib/temp-dirs.ts";
+import { movePlainTree, ownedTempDir } from "../lib/temp-dirs.ts";
 import type { Reply } from "../seams/channel.ts";
+
+/** Never carried out of a session's workspace. */
+const HARVEST_SKIP: ReadonlySet<string> = new Set(["__pycache__"]);
 
 export class AuditFolder {
   /**
@@ -59,11 +62,14 @@ export class AuditFolder {
   /**
    * Copies `workspace/<sub>` out before the session folder is deleted; null when it did not come
    * back. The stale workspace of an earlier call is removed first, so no cache hit can serve it.
+   * `move`: the session ran in this process and is over, so nothing can write the folder any
+   * more; a plain folder is then moved out instead of copied (movePlainTree), a copy otherwise.
    */
   harvest(
     workspace: string,
     sub: string,
     stem: string,
+    move = false,
   ): { dir: string; skippedLinks: string[] } | null {
     const auditDir = this.dir;
     if (auditDir !== null) {
@@ -74,9 +80,13 @@ export class AuditFolder {
     if (src === null) return null;
     const base = auditDir ?? ownedTempDir("harvest", this.tmpRoot ?? tmpdir());
     const dest = join(base, `${stem}.workspace`);
+    if (move) {
+      mkdirSync(base, { recursive: true });
+      if (movePlainTree(src, dest, HARVEST_SKIP)) return { dir: dest, skippedLinks: [] };
+    }
     // Symlinks inside the folder are skipped, never followed out of the workspace; they are
     // named beside the copy, so a cache hit reports them as the first answer did.
-    const { skippedSymlinks } = copyTreeSafe(src, dest, { skipDirs: new Set(["__pycache__"]) });
+    const { skippedSymlinks } = copyTreeSafe(src, dest, { skipDirs: HARVEST_SKIP });
     if (skippedSymlinks.length > 0) {
       writeFileSync(join(base, `${stem}.links.json`), `${JSON.stringify(skippedSymlinks)}\n`);
     }

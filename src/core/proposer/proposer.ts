@@ -182,7 +182,9 @@ export class Proposer implements ProposerLike {
         };
         if (harvest) {
           try {
-            const got = this.#audit.harvest(workspace, harvest, stem);
+            // An in-place channel runs in this process (WorkspaceNeed): its folder can be moved.
+            const inProcess = cfg.channel.workspace === "in-place";
+            const got = this.#audit.harvest(workspace, harvest, stem, inProcess);
             answer.workspace = got?.dir ?? null;
             answer.skippedLinks = got?.skippedLinks ?? [];
           } catch (err) {

@@ -1,6 +1,8 @@
 import { afterEach, describe, expect, test } from "bun:test";
+import { execFileSync } from "node:child_process";
 import {
   existsSync,
+  linkSync,
   lstatSync,
   mkdirSync,
   mkdtempSync,
@@ -9,6 +11,7 @@ import {
   rmSync,
   statSync,
   symlinkSync,
+  utimesSync,
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
@@ -26,7 +29,7 @@ import {
   walkFiles,
   writeFileSafe,
 } from "../../../src/core/lib/safe-fs.ts";
-import { ownedTempDir, removeTreeSoon } from "../../../src/core/lib/temp-dirs.ts";
+import { movePlainTree, ownedTempDir, removeTreeSoon } from "../../../src/core/lib/temp-dirs.ts";
 
 const made: string[] = [];
 function tmp(): string {
@@ -178,6 +181,44 @@ describe("readFileBytes / writeFileSafe", () => {
     writeFileSafe(root, "dangling.txt", "mine");
     expect(existsSync(join(outside, "planted.txt"))).toBe(false);
     expect(readFileSync(join(root, "dangling.txt"), "utf8")).toBe("mine");
+  });
+
+  test("replaces a file shared by hard link instead of writing through it", () => {
+    const root = tmp();
+    const other = tmp();
+    put(other, "candidate.md", "the candidate's text\n");
+    linkSync(join(other, "candidate.md"), join(root, "evidence.md"));
+    writeFileSafe(root, "evidence.md", "an edit of the evidence\n");
+    expect(readFileSync(join(other, "candidate.md"), "utf8")).toBe("the candidate's text\n");
+    expect(readFileSync(join(root, "evidence.md"), "utf8")).toBe("an edit of the evidence\n");
+    expect(statSync(join(root, "evidence.md")).nlink).toBe(1);
+    // the same bytes again leave the shared file alone: still shared, not rewritten
+    linkSync(join(other, "candidate.md"), join(root, "same.md"));
+    writeFileSafe(root, "same.md", "the candidate's text\n");
+    expect(statSync(join(root, "same.md")).ino).toBe(statSync(join(other, "candidate.md")).ino);
+  });
+
+  test("leaves a file that already holds the bytes untouched, and rewrites one of equal size", () => {
+    const root = tmp();
+    writeFileSafe(root, "f.txt", "abc");
+    const before = statSync(join(root, "f.txt"));
+    utimesSync(join(root, "f.txt"), 1_000, 1_000);
+    writeFileSafe(root, "f.txt", "abc");
+    const after = statSync(join(root, "f.txt"));
+    expect(after.ino).toBe(before.ino);
+    expect(after.mtimeMs).toBe(1_000_000);
+    writeFileSafe(root, "f.txt", "xyz");
+    expect(readFileSync(join(root, "f.txt"), "utf8")).toBe("xyz");
+    writeFileSafe(root, "f.txt", new Uint8Array(0));
+    expect(readFileSync(join(root, "f.txt"))).toHaveLength(0);
+  });
+
+  test("replaces a FIFO at the path instead of writing into it (or blocking on it)", () => {
+    const root = tmp();
+    execFileSync("mkfifo", [join(root, "pipe")]);
+    writeFileSafe(root, "pipe", "x".repeat(100_000));
+    expect(lstatSync(join(root, "pipe")).isFile()).toBe(true);
+    expect(readFileSync(join(root, "pipe"), "utf8")).toHaveLength(100_000);
   });
 
   test("refuses to write through a symlinked directory leading outside", () => {
@@ -368,5 +409,47 @@ describe("linkOrWriteSafe", () => {
     linkOrWriteSafe(src, dst, "c.md", "same\n");
     expect(readFileSync(join(src, "b.md"), "utf8")).toBe("other size\n");
     expect(statSync(join(dst, "c.md")).ino).toBe(statSync(join(src, "c.md")).ino);
+  });
+});
+
+describe("movePlainTree", () => {
+  const SKIP = new Set(["__pycache__"]);
+
+  test("moves a tree of plain files and folders in one rename", () => {
+    const from = join(tmp(), "work");
+    put(from, "a.md", "a");
+    put(from, "scripts/x.py", "print(1)\n");
+    mkdirSync(join(from, "empty"));
+    const to = join(tmp(), "harvest");
+    const ino = statSync(join(from, "scripts", "x.py")).ino;
+    expect(movePlainTree(from, to, SKIP)).toBe(true);
+    expect(existsSync(from)).toBe(false);
+    expect(walkFiles(to)).toEqual(["a.md", "scripts/x.py"]);
+    expect(statSync(join(to, "scripts", "x.py")).ino).toBe(ino);
+    expect(existsSync(join(to, "empty"))).toBe(true);
+  });
+
+  test("moves nothing when a copy would differ: a symlink, a skipped folder, a shared file", () => {
+    const cases: [string, (dir: string) => void][] = [
+      ["symlink", (dir) => symlinkSync("/etc/hostname", join(dir, "sub", "link"))],
+      ["skipped dir", (dir) => put(dir, "sub/__pycache__/x.pyc", "b")],
+      ["hard link", (dir) => linkSync(join(dir, "a.md"), join(tmp(), "elsewhere.md"))],
+    ];
+    for (const [what, plant] of cases) {
+      const from = join(tmp(), "work");
+      put(from, "a.md", "a");
+      put(from, "sub/b.md", "b");
+      plant(from);
+      const to = join(tmp(), "harvest");
+      expect([what, movePlainTree(from, to, SKIP)]).toEqual([what, false]);
+      expect([what, existsSync(to), existsSync(join(from, "a.md"))]).toEqual([what, false, true]);
+    }
+  });
+
+  test("a rename that fails (no such parent) moves nothing", () => {
+    const from = join(tmp(), "work");
+    put(from, "a.md", "a");
+    expect(movePlainTree(from, join(tmp(), "missing", "harvest"), SKIP)).toBe(false);
+    expect(readFileSync(join(from, "a.md"), "utf8")).toBe("a");
   });
 });

@@ -7,6 +7,7 @@ import {
   readFileSync,
   renameSync,
   rmSync,
+  statSync,
   symlinkSync,
   writeFileSync,
 } from "node:fs";
@@ -80,7 +81,9 @@ describe("Proposer.call", () => {
         expect(readFileSync(join(req.context as string, "task.md"), "utf8")).toBe(
           "sum the ledger\n",
         );
-        writeFileSync(join(req.workspace, "context", "harness", "systemprompt.md"), "signed\n");
+        const edited = join(req.workspace, "context", "harness", "systemprompt.md");
+        writeFileSync(edited, "signed\n");
+        editedIno = statSync(edited).ino;
         return ok("<notes>signed</notes>");
       },
       (req) => {
@@ -90,12 +93,14 @@ describe("Proposer.call", () => {
         return ok("picked");
       },
     ]);
+    let editedIno = -1;
     Object.assign(channel, { workspace: "in-place" });
     const p = proposer(channel);
     const reply = await p.call("do it", evidence, "inv1.a1", { harvest: "context/harness" });
-    expect(readFileSync(join(reply.workspace as string, "systemprompt.md"), "utf8")).toBe(
-      "signed\n",
-    );
+    const harvested = join(reply.workspace as string, "systemprompt.md");
+    expect(readFileSync(harvested, "utf8")).toBe("signed\n");
+    // The in-process session is over, so its folder was moved into the audit, not copied.
+    expect(statSync(harvested).ino).toBe(editedIno);
     expect(readFileSync(join(evidence, "harness", "systemprompt.md"), "utf8")).toBe("be careful\n");
     expect((await p.call("choose", evidence, "selection")).text).toBe("picked");
   });
@@ -106,9 +111,11 @@ describe("Proposer.call", () => {
         const sp = join(req.workspace, "context", "harness", "systemprompt.md");
         expect(readFileSync(sp, "utf8")).toBe("be careful\n");
         writeFileSync(sp, "be careful and sign amounts\n");
+        editedIno = statSync(sp).ino;
         return ok("<notes>signed</notes>", 0.25);
       },
     ]);
+    let editedIno = -1;
     const sink = new RecordingSink();
     const p = proposer(channel, { sink, sweep: "swp_x" });
     const reply = await p.call("do it", evidence, "inv1.a1", {
@@ -116,6 +123,8 @@ describe("Proposer.call", () => {
       harvest: "context/harness",
       where: { task: "ledger-1", mode: "agg" },
     });
+    // A CLI session's folder is copied out: a process it left behind cannot write the harvest.
+    expect(statSync(join(reply.workspace as string, "systemprompt.md")).ino).not.toBe(editedIno);
     expect(reply.cached).toBe(false);
     expect(reply.attempts).toBe(1);
     expect(reply.usd).toBe(0.25);
