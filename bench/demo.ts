@@ -71,23 +71,35 @@ async function runDemo(k: number): Promise<Sample> {
   }
 }
 
-/** The pinned python's version and its bare start-up (`-c pass`), minimum of 5. */
-function pythonFacts(): { version: string; startMs: number } {
-  const v = Bun.spawnSync([PYTHON as string, "--version"]);
-  const version = `${v.stdout.toString()}${v.stderr.toString()}`.trim();
+/** Minimum of 5 wall times of `python <args>`, in ms. */
+function startMs(args: string[]): number {
   const times: number[] = [];
   for (let i = 0; i < 5; i++) {
     const t0 = performance.now();
-    Bun.spawnSync([PYTHON as string, "-c", "pass"]);
+    Bun.spawnSync([PYTHON as string, ...args]);
     times.push(performance.now() - t0);
   }
-  return { version, startMs: min(times) };
+  return min(times);
+}
+
+/**
+ * The pinned python's version, its bare start-up (`-c pass`) and the same without `site`
+ * (`-S -c pass`). Every demo execution pays the first: `.pth` files in site-packages run at each
+ * start, so the gap says how much of the demo's python time is the interpreter's own set-up.
+ */
+function pythonFacts(): { version: string; startMs: number; noSiteMs: number } {
+  const v = Bun.spawnSync([PYTHON as string, "--version"]);
+  const version = `${v.stdout.toString()}${v.stderr.toString()}`.trim();
+  return { version, startMs: startMs(["-c", "pass"]), noSiteMs: startMs(["-S", "-c", "pass"]) };
 }
 
 const inputHash = (await hashDirectory(DEMO_FIXTURES, { algorithm: "sha256" })).slice(0, 16);
 const py = pythonFacts();
 console.log(`demo bench — bun ${Bun.version}, ${RUNS} runs per k, minimum and median`);
-console.log(`python: ${PYTHON} (${py.version}), bare start-up ${fmt(py.startMs, 1)} ms`);
+console.log(
+  `python: ${PYTHON} (${py.version}), bare start-up ${fmt(py.startMs, 1)} ms ` +
+    `(${fmt(py.noSiteMs, 1)} ms without site: ${fmt(py.startMs - py.noSiteMs, 1)} ms of site set-up per execution)`,
+);
 console.log(`input: fixtures/demo (2 tasks, both modes), sha256/16 ${inputHash}`);
 console.log(`load average at start: ${load()}`);
 
