@@ -178,8 +178,8 @@ function makeDir(dir: string, made?: Set<string>): void {
  * Writes `data` (a string is written as UTF-8) to `root/rel`, creating parent directories.
  * A symlink already at the path is replaced by a regular file, never written through; so are a
  * file shared by hard link (a candidate harness's file linked into evidence), a FIFO and a device
- * node, while a file that already holds exactly `data` is left as it is. `made`: directories the caller has already created in
- * this batch (see makeDir).
+ * node, while a file that already holds exactly `data` is left as it is. `made`: directories the
+ * caller has already created in this batch (see makeDir).
  */
 export function writeFileSafe(
   root: string,
