@@ -2,6 +2,7 @@
 // rule, stale job files, the verifier's score file, and the words of its prompts.
 
 import { afterAll, describe, expect, test } from "bun:test";
+import { createHash } from "node:crypto";
 import {
   cpSync,
   existsSync,
@@ -9,14 +10,20 @@ import {
   mkdtempSync,
   readdirSync,
   readFileSync,
-  renameSync,
   rmSync,
   utimesSync,
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import * as tar from "tar";
 import { SetupError } from "../../src/benchmarks/common/install.ts";
+import {
+  adapterBlock,
+  agentsStatus,
+  installAgents,
+  WB_AGENTS_VERSION,
+} from "../../src/benchmarks/workbuddy/wb-agents.ts";
 import {
   discoverSubset,
   readWbTask,
@@ -24,6 +31,7 @@ import {
 } from "../../src/benchmarks/workbuddy/wb-data.ts";
 import {
   JOB_FILE_PREFIX,
+  jobComposition,
   jobTimeoutS,
   sweepStaleJobFiles,
   templateProblems,
@@ -36,6 +44,7 @@ import { routesOf } from "../../src/benchmarks/workbuddy/wb-settings.ts";
 import { setupWorkBuddy } from "../../src/benchmarks/workbuddy/wb-setup.ts";
 import { taskOfTrial } from "../../src/benchmarks/workbuddy/wb-trials.ts";
 import { forbiddenWordsIn, SCANNED_PROMPT_FIELDS } from "../../src/core/seams/bench-prompts.ts";
+import { normaliseScore } from "../../src/judge/judge.ts";
 import { WB_FIXTURE } from "../helpers/workbuddy.ts";
 
 const root = mkdtempSync(join(tmpdir(), "h2-wb-"));
@@ -112,41 +121,56 @@ describe("discovery", () => {
   });
 });
 
-describe("the job file", () => {
-  test("names the route, the agent, the attempts, the tasks by name and the concurrency", () => {
+describe("the job composition", () => {
+  test("is the checkout's own format: model, harness, dataset, backend, connection, selection, overrides", () => {
     const checkout = join(root, "job-checkout");
-    const path = writeJobFile({
-      root: checkout,
-      subset: "office",
-      jobsDir: join(root, "jobs"),
+    const req = {
+      subset: "office" as const,
+      jobsDir: join(root, "jobs", "j1"),
       jobName: "wb-office-q3-base-1",
-      taskIds: ["q3-expense-totals"],
+      taskId: "q3-expense-totals",
       attempts: 3,
       concurrency: 2,
-      agent: { name: "oc-harness", kwargs: { version: "1.14.18", harness_workspace: "/w" } },
-    });
-    expect(path).toBe(join(checkout, "configs/jobs", `${JOB_FILE_PREFIX}wb-office-q3-base-1.yaml`));
-    const job = Bun.YAML.parse(readFileSync(path, "utf8")) as Record<string, unknown>;
+      harness: { family: "harness2-opencode" as const, version: "1.14.18" },
+      params: { harness_workspace: "/w", prompt_template_path: "/w/_composed/prompt.j2" },
+      route: "harness2/solver" as const,
+      judge: null,
+    };
+    const slug = writeJobFile(checkout, req);
+    expect(slug).toBe(`${JOB_FILE_PREFIX}wb-office-q3-base-1`);
+    const job = Bun.YAML.parse(
+      readFileSync(join(checkout, "configs/jobs", `${slug}.yaml`), "utf8"),
+    ) as Record<string, unknown>;
     expect(job).toEqual({
-      job_name: "wb-office-q3-base-1",
-      jobs_dir: join(root, "jobs"),
+      model: "harness2/solver",
+      harness: "harness2-opencode/1.14.18",
+      dataset: "datasets/wb-bench-office-v1.0/tasks",
+      harness_backend: "local",
+      model_connection: "direct",
+      jobs_dir: join(root, "jobs", "j1"),
       n_attempts: 3,
-      n_concurrent_trials: 2,
-      timeout_multiplier: 1,
-      agents: [
-        {
-          name: "oc-harness",
-          model_name: "harness2/solver",
-          kwargs: { version: "1.14.18", harness_workspace: "/w" },
-        },
-      ],
-      datasets: [
-        {
-          path: join(checkout, "datasets/wb-bench-office-v1.0/tasks"),
-          task_names: ["q3-expense-totals"],
-        },
-      ],
+      orchestrator_override: { n_concurrent_trials: 2 },
+      task_selection: { mode: "name", names: ["q3-expense-totals"] },
+      harness_params_override: {
+        harness_workspace: "/w",
+        prompt_template_path: "/w/_composed/prompt.j2",
+      },
     });
+    // Web: the verifier's judge runs only through the checkout's proxy, on harness2's judge route.
+    const web = jobComposition({
+      ...req,
+      subset: "web",
+      params: {},
+      judge: "harness2/judge",
+      timeoutMultiplier: 0.5,
+    });
+    expect(web).toMatchObject({
+      dataset: "datasets/wb-bench-web-v1.0/tasks",
+      model_connection: "local_proxy",
+      llm_judge_override: { model: "harness2/judge" },
+      timeout_multiplier: 0.5,
+    });
+    expect(web).not.toHaveProperty("harness_params_override");
   });
 
   test("the time budget: ⌈trials / concurrency⌉ trials plus the slack", () => {
@@ -183,9 +207,10 @@ describe("the job file", () => {
     expect(seen).toEqual(["start a", "end a", "start b", "end b", "start c", "end c"]);
   });
 
-  test("a trial name maps back to its task by the first 32 characters", () => {
+  test("a trial name maps back to its task, whole or by its first 32 characters", () => {
     const long = "a-task-whose-name-runs-past-thirty-two-characters";
     expect(taskOfTrial(`${long.slice(0, 32)}__Ab3dE9x`, [long, "other"])).toBe(long);
+    expect(taskOfTrial(`${long}__Ab3dE9x`, [long, "other"])).toBe(long);
     expect(taskOfTrial("other__x1y2z3w", [long, "other"])).toBe("other");
     expect(taskOfTrial("unknown__x1y2z3w", [long, "other"])).toBeNull();
     expect(taskOfTrial("nosuffix", ["nosuffix"])).toBeNull();
@@ -213,11 +238,17 @@ describe("the verifier's score file", () => {
     expect(s({ reward: 0.5, overall: 1, test_pass_rate: 0 })).toMatchObject({
       score: 0.5,
       source: "reward",
-      n_passed: 50,
-      n_total: 100,
+      passed: 0,
+      total: 1,
       all_pass: false,
     });
-    expect(s({ overall: 1, test_pass_rate: 0 })).toMatchObject({ score: 1, all_pass: true });
+    // A full score is all-pass: 1 of 1, the one criterion the report's all-pass rate reads.
+    expect(s({ overall: 1, test_pass_rate: 0 })).toMatchObject({
+      score: 1,
+      passed: 1,
+      total: 1,
+      all_pass: true,
+    });
     expect(s({ test_pass_rate: 0.25, tests_passed: 4, tests_total: 4 })).toMatchObject({
       score: 0.25,
       source: "test_pass_rate",
@@ -225,7 +256,9 @@ describe("the verifier's score file", () => {
     expect(s({ tests_passed: 3, tests_total: 4 })).toMatchObject({
       score: 0.75,
       source: "tests_passed/tests_total",
-      n_passed: 75,
+      passed: 0,
+      tests_passed: 3,
+      tests_total: 4,
     });
   });
 
@@ -266,96 +299,250 @@ describe("setup", () => {
     return g(dir, "rev-parse", "HEAD");
   }
 
-  test("fetches the checkout and the dataset with git, lays the subsets into datasets/, records both", async () => {
-    const upstream = join(root, "up-checkout");
-    cpSync(WB_FIXTURE, upstream, { recursive: true });
-    const dataset = join(root, "up-dataset");
-    renameSync(join(upstream, "datasets"), dataset);
-    const commit = repo(upstream);
-    const revision = repo(dataset);
-    const said: string[] = [];
-    const env = {
-      ...gitEnv,
-      HARNESS2_WB_REPO_URL: `file://${upstream}`,
-      HARNESS2_WB_DATASET_URL: `file://${dataset}`,
-    };
-    const r = await setupWorkBuddy({ deps: join(root, "fetched"), env, say: (l) => said.push(l) });
-    expect(r.manifest).toMatchObject({
-      source: "download",
-      root: join(root, "fetched", "workbuddy-bench"),
-      repo: { commit },
-      dataset: { revision },
-      tasks: { office: 1, web: 1, code: 1 },
+  /** The dataset as it is published: one archive per subset and SHA256SUMS, served on loopback. */
+  async function publish(dir: string, tamper = false) {
+    mkdirSync(dir, { recursive: true });
+    const lines: string[] = [];
+    for (const s of ["office", "web", "code"]) {
+      const name = `wb-bench-${s}-v1.0`;
+      const file = join(dir, `${name}.tar.gz`);
+      await tar.c({ gzip: true, file, cwd: join(WB_FIXTURE, "datasets") }, [name]);
+      lines.push(
+        `${createHash("sha256").update(readFileSync(file)).digest("hex")}  ${name}.tar.gz`,
+      );
+    }
+    writeFileSync(join(dir, "SHA256SUMS"), `${lines.join("\n")}\n`);
+    if (tamper)
+      writeFileSync(join(dir, "wb-bench-office-v1.0.tar.gz"), "not the published archive");
+    const seen: string[] = [];
+    const server = Bun.serve({
+      hostname: "127.0.0.1",
+      port: 0,
+      fetch(req) {
+        const path = new URL(req.url).pathname;
+        seen.push(path);
+        const m = /^\/datasets\/tencent\/workbuddy-bench\/resolve\/main\/([^/]+)$/.exec(path);
+        const file = m ? join(dir, m[1] as string) : "";
+        return m && existsSync(file)
+          ? new Response(Bun.file(file))
+          : new Response("no", { status: 404 });
+      },
     });
-    expect(
-      existsSync(join(r.manifest.root, "datasets/wb-bench-code-v1.0/tasks/fix-median/task.toml")),
-    ).toBe(true);
-    expect(existsSync(join(r.manifest.root, ".hf-dataset"))).toBe(false);
-    expect(r.notes[0]).toContain("Tencent's own licence");
-    expect(
-      r.notes.some((n) => n.startsWith("model routes not written yet (HARNESS2_SOLVER_MODEL")),
-    ).toBe(true);
-    expect(said[0]).toContain("at its default branch");
-    // A pinned dataset revision is fetched at that revision, not at the head.
-    writeFileSync(join(dataset, "NEWER.md"), "a later revision\n");
-    g(dataset, "add", ".");
-    g(dataset, "commit", "-q", "-m", "later");
-    const pinned = await setupWorkBuddy({
-      deps: join(root, "fetched-pinned"),
-      env: { ...env, HARNESS2_WB_DATASET_REVISION: revision },
-      say: () => {},
-    });
-    expect(pinned.manifest.dataset.revision).toBe(revision);
-    const head = await setupWorkBuddy({ deps: join(root, "fetched-head"), env, say: () => {} });
-    expect(head.manifest.dataset.revision).not.toBe(revision);
-    // Again: the download is verified, not fetched twice.
-    const again = await setupWorkBuddy({
-      deps: join(root, "fetched"),
-      env,
-      say: (l) => said.push(l),
-    });
-    expect(again.manifest.repo.commit).toBe(commit);
-    expect(said.at(-1)).toContain("already fetched");
-  });
+    return { server, seen, endpoint: `http://127.0.0.1:${server.port}` };
+  }
 
-  test("a dataset without the subset folders, or an unreachable one, leaves nothing behind", async () => {
-    const upstream = join(root, "up-checkout-2");
+  function upstreamCheckout(name: string): { url: string; commit: string } {
+    const upstream = join(root, name);
     cpSync(WB_FIXTURE, upstream, { recursive: true });
     rmSync(join(upstream, "datasets"), { recursive: true });
-    repo(upstream);
-    const empty = join(root, "up-empty");
-    mkdirSync(empty, { recursive: true });
-    writeFileSync(join(empty, "README.md"), "nothing here\n");
-    repo(empty);
-    const deps = join(root, "bad-fetch");
-    const err = await setupWorkBuddy({
-      deps,
-      env: {
+    return { url: `file://${upstream}`, commit: repo(upstream) };
+  }
+
+  test("fetches the pinned checkout and each published subset archive, verified before it is unpacked", async () => {
+    const up = upstreamCheckout("up-checkout");
+    const pub = await publish(join(root, "published"));
+    try {
+      const said: string[] = [];
+      const env = {
         ...gitEnv,
-        HARNESS2_WB_REPO_URL: `file://${upstream}`,
-        HARNESS2_WB_DATASET_URL: `file://${empty}`,
-      },
-      say: () => {},
-    }).catch((e) => e);
-    expect(err).toBeInstanceOf(SetupError);
-    expect(err.message).toContain("the dataset has no wb-bench-<subset>-v1.0/ folder (found: ");
-    expect(readdirSync(deps)).toEqual([]);
+        HARNESS2_WB_REPO_URL: up.url,
+        HARNESS2_WB_REPO_COMMIT: up.commit,
+        HARNESS2_WB_DATASET_ENDPOINT: pub.endpoint,
+      };
+      const r = await setupWorkBuddy({
+        deps: join(root, "fetched"),
+        env,
+        say: (l) => said.push(l),
+      });
+      expect(r.manifest).toMatchObject({
+        source: "download",
+        root: join(root, "fetched", "workbuddy-bench"),
+        repo: { commit: up.commit },
+        dataset: { url: `${pub.endpoint}/datasets/tencent/workbuddy-bench`, revision: "main" },
+        tasks: { office: 1, web: 1, code: 1 },
+      });
+      const ds = join(r.manifest.root, "datasets");
+      expect(existsSync(join(ds, "wb-bench-code-v1.0/tasks/fix-median/task.toml"))).toBe(true);
+      expect(existsSync(join(ds, "wb-bench-code-v1.0/dataset.toml"))).toBe(true);
+      // No archive, staging folder or git copy of the dataset is left in the checkout.
+      expect(readdirSync(ds).sort()).toEqual([
+        "wb-bench-code-v1.0",
+        "wb-bench-office-v1.0",
+        "wb-bench-web-v1.0",
+      ]);
+      const rec = JSON.parse(
+        readFileSync(join(r.manifest.root, ".harness2-datasets.json"), "utf8"),
+      );
+      const sums = readFileSync(join(root, "published", "SHA256SUMS"), "utf8");
+      expect(sums).toContain(`${rec["wb-bench-office-v1.0"].sha256}  wb-bench-office-v1.0.tar.gz`);
+      expect(pub.seen).toContain("/datasets/tencent/workbuddy-bench/resolve/main/SHA256SUMS");
+      expect(r.notes[0]).toContain("Tencent's own licence");
+      expect(r.notes.some((n) => n.startsWith("harness2's agents installed (version"))).toBe(true);
+      expect(said[0]).toContain(`at ${up.commit.slice(0, 12)}`);
+      // Again: the download is verified, not fetched twice; the agents are found current.
+      const before = pub.seen.length;
+      const again = await setupWorkBuddy({
+        deps: join(root, "fetched"),
+        env,
+        say: (l) => said.push(l),
+      });
+      expect(again.manifest.repo.commit).toBe(up.commit);
+      expect(said).toContain(`already fetched: ${r.manifest.root}; verifying it again`);
+      expect(again.notes.some((n) => n.startsWith("harness2's agents already current"))).toBe(true);
+      expect(pub.seen.length).toBe(before);
+      // One subset only, when asked.
+      const one = await setupWorkBuddy({
+        deps: join(root, "fetched-one"),
+        subset: "web",
+        env,
+        say: () => {},
+      });
+      expect(
+        readdirSync(join(one.manifest.root, "datasets")).filter((n) => n.startsWith("wb-")),
+      ).toEqual(["wb-bench-web-v1.0"]);
+    } finally {
+      pub.server.stop(true);
+    }
+  });
+
+  test("a tampered archive, one SHA256SUMS does not name, or an unreachable source leaves nothing behind", async () => {
+    const up = upstreamCheckout("up-checkout-2");
+    const pub = await publish(join(root, "published-bad"), true);
+    try {
+      const env = {
+        ...gitEnv,
+        HARNESS2_WB_REPO_URL: up.url,
+        HARNESS2_WB_REPO_COMMIT: up.commit,
+        HARNESS2_WB_DATASET_ENDPOINT: pub.endpoint,
+      };
+      const deps = join(root, "bad-fetch");
+      const err = await setupWorkBuddy({ deps, env, say: () => {} }).catch((e) => e);
+      expect(err).toBeInstanceOf(SetupError);
+      expect(err.message).toMatch(
+        /^wb-bench-office-v1\.0\.tar\.gz does not match SHA256SUMS .*refused, nothing unpacked/,
+      );
+      expect(readdirSync(deps)).toEqual([]);
+      writeFileSync(join(root, "published-bad", "SHA256SUMS"), "0".repeat(64) + "  other.tar.gz\n");
+      const unnamed = await setupWorkBuddy({ deps, env, subset: "code", say: () => {} }).catch(
+        (e) => e,
+      );
+      expect(unnamed.message).toBe(
+        "SHA256SUMS has no line for wb-bench-code-v1.0.tar.gz: an archive that cannot be verified is refused",
+      );
+      expect(readdirSync(deps)).toEqual([]);
+      const gone = await setupWorkBuddy({
+        deps,
+        env: { ...env, HARNESS2_WB_DATASET_ENDPOINT: "http://127.0.0.1:9" },
+        say: () => {},
+      }).catch((e) => e);
+      expect(gone.message).toMatch(/^cannot reach http:\/\/127\.0\.0\.1:9\/.*SHA256SUMS/);
+      expect(readdirSync(deps)).toEqual([]);
+    } finally {
+      pub.server.stop(true);
+    }
     const offline = await setupWorkBuddy({
-      deps,
+      deps: join(root, "bad-fetch"),
       env: { ...gitEnv, HARNESS2_WB_REPO_URL: "http://127.0.0.1:9/wb.git" },
       say: () => {},
     }).catch((e) => e);
     expect(offline.message).toMatch(
       /could not fetch http:\/\/127\.0\.0\.1:9\/wb\.git .*--bench wb --from DIR/,
     );
-    expect(readdirSync(deps)).toEqual([]);
     const foreign = await setupWorkBuddy({
-      deps,
+      deps: join(root, "bad-fetch"),
       from: join(root, "nope"),
       env: gitEnv,
       say: () => {},
     }).catch((e) => e);
     expect(foreign.message).toContain("is not a folder");
+    // --from a checkout whose fetch script never ran: no task, and the command that fixes it.
+    const empty = join(root, "empty-checkout");
+    cpSync(WB_FIXTURE, empty, { recursive: true });
+    rmSync(join(empty, "datasets"), { recursive: true });
+    const bare = await setupWorkBuddy({
+      deps: join(root, "bad-fetch"),
+      from: empty,
+      env: gitEnv,
+      say: () => {},
+    }).catch((e) => e);
+    expect(bare.message).toContain("./scripts/dataset/fetch-dataset.sh office there first");
+  });
+});
+
+describe("harness2's agents in the checkout", () => {
+  const versions = { opencode: "1.14.18", codex: "0.144.6" };
+  const table = "src/workbuddy_bench/runner/harness_adapters.py";
+
+  test("installed with their registrations and a manifest; a newer build replaces them cleanly", () => {
+    const co = join(root, "agents-co");
+    cpSync(WB_FIXTURE, co, { recursive: true });
+    const pristine = readFileSync(join(co, table), "utf8");
+    expect(agentsStatus(co, versions)).toMatchObject({ state: "missing" });
+    expect(installAgents(co, versions)).toStartWith("harness2's agents installed (version");
+    expect(agentsStatus(co, versions)).toEqual({ state: "current", version: WB_AGENTS_VERSION });
+    const registered = readFileSync(join(co, table), "utf8");
+    expect(registered).toContain('    "harness2-opencode": HarnessRuntimeAdapter(');
+    expect(registered.replace(adapterBlock() + "\n", "")).toBe(pristine);
+    // The checkout's own runner table resolves our names (the fake runs the same module).
+    const py = Bun.spawnSync(
+      ["python3", "-m", "workbuddy_bench.runner.harness_adapters", "harness2-codex"],
+      {
+        cwd: co,
+        env: { PATH: process.env.PATH ?? "", PYTHONPATH: join(co, "src") },
+      },
+    );
+    expect(py.stdout.toString()).toContain("HARNESS_BACKEND_BASE_ENV='HARNESS2_CX_BASE_URL'");
+    expect(existsSync(join(co, "configs/harnesses/harness2-opencode/versions/1.14.18.yaml"))).toBe(
+      true,
+    );
+    // Another OpenCode version: the old version file goes, the new one comes, the entries stay once.
+    const newer = { ...versions, opencode: "1.15.0" };
+    expect(agentsStatus(co, newer)).toMatchObject({ state: "outdated" });
+    expect(installAgents(co, newer)).toContain("replaced (was version");
+    expect(existsSync(join(co, "configs/harnesses/harness2-opencode/versions/1.14.18.yaml"))).toBe(
+      false,
+    );
+    expect(existsSync(join(co, "configs/harnesses/harness2-opencode/versions/1.15.0.yaml"))).toBe(
+      true,
+    );
+    expect(readFileSync(join(co, table), "utf8").split('"harness2-opencode": ').length).toBe(2);
+    expect(agentsStatus(co, newer)).toEqual({ state: "current", version: WB_AGENTS_VERSION });
+  });
+
+  test("refuses, changing nothing, to overwrite a foreign file or one changed since it was written", () => {
+    const co = join(root, "agents-foreign");
+    cpSync(WB_FIXTURE, co, { recursive: true });
+    const theirs = join(co, "configs/harnesses/harness2-codex/_defaults.yaml");
+    mkdirSync(join(co, "configs/harnesses/harness2-codex"), { recursive: true });
+    writeFileSync(theirs, "harness: {name: someone-elses}\n");
+    const before = readFileSync(join(co, table), "utf8");
+    expect(() => installAgents(co, versions)).toThrow(
+      /exists and harness2 did not write it: setup never overwrites/,
+    );
+    expect(readFileSync(join(co, table), "utf8")).toBe(before);
+    expect(existsSync(join(co, "src/harness2_wb"))).toBe(false);
+    expect(existsSync(join(co, ".harness2-agents.json"))).toBe(false);
+    rmSync(theirs);
+    installAgents(co, versions);
+    const ours = join(co, "src/harness2_wb/common.py");
+    writeFileSync(ours, `${readFileSync(ours, "utf8")}# a local edit\n`);
+    expect(agentsStatus(co, versions)).toMatchObject({
+      state: "changed",
+      detail: "src/harness2_wb/common.py changed since setup wrote it",
+    });
+    expect(() => installAgents(co, { ...versions, codex: "0.150.0" })).toThrow(
+      /common\.py changed since harness2 installed it/,
+    );
+    expect(existsSync(join(co, "configs/harnesses/harness2-codex/versions/0.150.0.yaml"))).toBe(
+      false,
+    );
+    // A table that is not the runner's (no adapter table line) is never edited.
+    const other = join(root, "agents-notable");
+    cpSync(WB_FIXTURE, other, { recursive: true });
+    writeFileSync(join(other, table), "ADAPTERS = {}\n");
+    expect(() => installAgents(other, versions)).toThrow(
+      /does not hold the adapter table harness2 knows/,
+    );
   });
 });
 
@@ -371,9 +558,18 @@ describe("the judge of WorkBuddy rollouts", () => {
     expect(await scorer.score(run("ok", '{"reward": 0.667}'), "t")).toEqual({
       score: 0.667,
       source: "reward",
-      n_passed: 67,
-      n_total: 100,
+      passed: 0,
+      total: 1,
       all_pass: false,
+      tests_passed: null,
+      tests_total: null,
+    });
+    // The judge reads it as graded with its all-pass criterion (the report's all-pass column).
+    expect(normaliseScore(await scorer.score(run("full", '{"reward": 1}'), "t"))).toMatchObject({
+      graded: true,
+      score: 1,
+      passed: 1,
+      total: 1,
     });
     const missing = run("missing", null);
     expect(await scorer.score(missing, "t")).toBeNull();
@@ -402,29 +598,54 @@ describe("prompts and routes", () => {
 
   test("the routes refuse a missing model, endpoint or key in one line each", () => {
     const env = { HARNESS2_WB_BASE_URL: "http://h:1/v1", HARNESS2_WB_API_KEY: "k" };
-    expect(routesOf(env, "")).toMatchObject({
+    expect(routesOf(env, "oc", "")).toMatchObject({
       problem: expect.stringContaining("HARNESS2_SOLVER_MODEL"),
     });
-    expect(routesOf({ HARNESS2_WB_API_KEY: "k" }, "p/m")).toMatchObject({
+    expect(routesOf({ HARNESS2_WB_API_KEY: "k" }, "oc", "p/m")).toMatchObject({
       problem: expect.stringContaining("HARNESS2_WB_BASE_URL is not set"),
     });
-    expect(routesOf({ ...env, HARNESS2_WB_BASE_URL: "ftp://x" }, "p/m")).toMatchObject({
+    expect(routesOf({ ...env, HARNESS2_WB_BASE_URL: "ftp://x" }, "oc", "p/m")).toMatchObject({
       problem: expect.stringContaining("not an http(s) URL"),
     });
-    expect(routesOf({ HARNESS2_WB_BASE_URL: "http://h:1/v1" }, "p/m")).toMatchObject({
+    expect(routesOf({ HARNESS2_WB_BASE_URL: "http://h:1/v1" }, "oc", "p/m")).toMatchObject({
       problem: expect.stringContaining("HARNESS2_WB_API_KEY"),
     });
-    const ok = routesOf(env, "p/m");
+    expect(routesOf(env, "cx", "m")).toMatchObject({
+      problem: expect.stringContaining("HARNESS2_CODEX_CONTAINER_URL is not set"),
+    });
+    const ok = routesOf(env, "oc", "p/m");
+    // The checkout's model schema: a model block naming the variables, never holding the key.
     expect(ok).toMatchObject({
-      solver: { model: "p/m", api_key_env: "HARNESS2_WB_API_KEY" },
+      agent: {
+        slug: "harness2/solver",
+        model: {
+          name: "p/m",
+          protocols: ["openai"],
+          backend_url_env: "HARNESS2_WB_BASE_URL",
+          backend_key_env: "HARNESS2_WB_API_KEY",
+        },
+      },
       judge: null,
     });
     expect(JSON.stringify(ok)).not.toContain('"k"');
+    const cx = routesOf(
+      { HARNESS2_CODEX_CONTAINER_URL: "http://c/v1", HARNESS2_CODEX_API_KEY: "ck" },
+      "cx",
+      "m",
+    );
+    expect(cx).toMatchObject({
+      agent: { slug: "harness2/codex", model: { backend_url_env: "HARNESS2_CODEX_CONTAINER_URL" } },
+    });
     // The web verifier's judge route needs its model, an http(s) endpoint and a key.
     const judge = { HARNESS2_JUDGE_MODEL: "j", HARNESS2_JUDGE_BASE_URL: "http://j/v1" };
-    expect(routesOf({ ...env, ...judge }, "p/m")).toMatchObject({ judge: null });
-    expect(routesOf({ ...env, ...judge, HARNESS2_JUDGE_API_KEY: "jk" }, "p/m")).toMatchObject({
-      judge: { model: "j", api_key_env: "HARNESS2_JUDGE_API_KEY", reasoning_effort: "low" },
-    });
+    expect(routesOf({ ...env, ...judge }, "oc", "p/m")).toMatchObject({ judge: null });
+    expect(routesOf({ ...env, ...judge, HARNESS2_JUDGE_API_KEY: "jk" }, "oc", "p/m")).toMatchObject(
+      {
+        judge: {
+          slug: "harness2/judge",
+          model: { name: "j", backend_key_env: "HARNESS2_JUDGE_API_KEY" },
+        },
+      },
+    );
   });
 });

@@ -1,9 +1,11 @@
 // The WorkBuddy cell (`--bench wb --subset office|web|code`, docs/benchmarks.md "WorkBuddy"): a
-// task is a Harbor task folder; a rollout is one trial of a job the checkout's own runner runs in
-// containers, one job per label (the k base rollouts of a task share one job), the harness handed
-// to the container's agent as files plus, on OpenCode, one prompt template (`home_dir_jinja`), or
-// as workspace-root files on Codex (`codex_root`). Each trial folder is moved into the cell's
-// rollout store and marked; what the improver sees of it comes only through wb-render.ts.
+// task is a Harbor task folder; a rollout is one trial of a job the checkout's own runner
+// (scripts/run.sh) runs in containers, one job per label (the k base rollouts of a task share one
+// job), through harness2's own agents (wb-agents.ts): the harness handed to the container's agent
+// as files plus, on OpenCode, one prompt template (`home_dir_jinja`), or as workspace-root files on
+// Codex (`codex_root`). A trial that ran is moved into the cell's rollout store and marked; one
+// whose environment or agent never ran is a failed rollout, moved aside and run again on resume.
+// What the improver sees of a trial comes only through wb-render.ts.
 
 import { createHash } from "node:crypto";
 import { mkdirSync, readFileSync, renameSync, rmSync } from "node:fs";
@@ -19,6 +21,7 @@ import type { Executor } from "../../core/seams/executor.ts";
 import { BenchDataError, type Manifest } from "../common/install.ts";
 import { TableCell, TaskTable } from "../common/task-table.ts";
 import { agentOf, containerAgent } from "./wb-agent.ts";
+import { WB_AGENTS_VERSION } from "./wb-agents.ts";
 import {
   discoverSubset,
   INSTRUCTION_FILE,
@@ -32,20 +35,30 @@ import {
   runJob,
   sweepStaleJobFiles,
   templateProblems,
-  type WbAgent,
+  type WbAgentParams,
+  type WbHarness,
   withJobSlot,
   writeJobFile,
 } from "./wb-job.ts";
 import { promptsForDomain, WB_CODEX_AGENTS, WB_PROMPTS } from "./wb-prompts.ts";
 import { wbReady } from "./wb-ready.ts";
 import { DELIVERED_MIN_CHARS, FILE_TEXT_MAX, type Rendered, renderTrial } from "./wb-render.ts";
-import { routesOf, routesText, type WbSettings, wbSettings, writeRoutes } from "./wb-settings.ts";
-import { AGENT_STREAM, trialsOf, verified } from "./wb-trials.ts";
+import {
+  type Routes,
+  routeEnv,
+  routesOf,
+  routesText,
+  routeVariables,
+  type WbSettings,
+  wbSettings,
+  writeRoutes,
+} from "./wb-settings.ts";
+import { AGENT_STREAM, trialFailure, trialsOf, verified } from "./wb-trials.ts";
 
 /** The original's whole-trajectory cap for WorkBuddy. */
 export const WB_TRAJECTORY_MAX = 2_000_000;
 /** The version of how a harness becomes a job; bump it when that changes (no reuse across it). */
-export const WB_INSTALL_VERSION = 1;
+export const WB_INSTALL_VERSION = 2;
 
 export type WbAdapterOptions = {
   deps: string;
@@ -163,12 +176,12 @@ export class WorkBuddyAdapter extends TableCell<WbTask> implements BenchmarkAdap
     const task = this.#task(taskId);
     const harness = harnessDir ?? (await this.baseHarness());
     const fingerprint = `wb${WB_INSTALL_VERSION}-${await this.substrate.rolloutFingerprint(harness)}`;
-    const routes = routesOf(this.env, this.substrate.modelOf(this.config));
+    const routes = this.routes();
     if ("problem" in routes) throw new BenchDataError(routes.problem);
-    const agent = agentOf(this.substrate, this.#settings, harnessDir === null);
+    const agent = agentOf(this.substrate, this.#settings);
     const identity: Identity = {
       executor: this.substrate.name,
-      agent: `${agent.name}@${agent.version}`,
+      agent: `${agent.family}@${agent.version}+${WB_AGENTS_VERSION}`,
       model: this.substrate.modelOf(this.config),
       route: createHash("sha256").update(routesText(routes)).digest("hex").slice(0, 16),
     };
@@ -185,12 +198,17 @@ export class WorkBuddyAdapter extends TableCell<WbTask> implements BenchmarkAdap
       const job = containerAgent({
         executor: this.substrate,
         settings: this.#settings,
-        config: this.config,
         harness: harnessDir === null ? null : harness,
         baseHarness: harness,
         stagedDir: join(this.spec.runsRoot, "staged", fingerprint),
       });
-      const made = await this.#job(task, missing, job, { fingerprint, identity }, opts);
+      const made = await this.#job(
+        task,
+        missing,
+        { ...job, routes },
+        { fingerprint, identity },
+        opts,
+      );
       for (const [id, got] of made) results.set(id, got);
     }
     return runIds.map((id) => results.get(id) as string | Error);
@@ -203,11 +221,29 @@ export class WorkBuddyAdapter extends TableCell<WbTask> implements BenchmarkAdap
     return JSON.stringify(mark.extras.identity) === JSON.stringify(identity);
   }
 
-  /** One job for `runIds` of one task; each trial moved to its run folder and marked. */
+  /** The routes this cell's jobs name (Codex's endpoint as the run configuration resolves it). */
+  routes(): Routes | { problem: string } {
+    return routesOf(
+      this.#routeEnv(),
+      this.substrate.name === "oc" ? "oc" : "cx",
+      this.substrate.modelOf(this.config),
+    );
+  }
+
+  #routeEnv(): Record<string, string | undefined> {
+    return routeEnv(this.env, this.config);
+  }
+
+  /**
+   * One job for `runIds` of one task. A trial that ran is moved to its run folder and marked; one
+   * that did not (its environment or agent failed, docs/benchmarks.md "WorkBuddy: failed trials")
+   * is moved under `failed/` and its rollout is an error, so it is never evidence and a resume runs
+   * it again.
+   */
   async #job(
     task: WbTask,
     runIds: readonly string[],
-    agent: WbAgent,
+    agent: { harness: WbHarness; params: WbAgentParams; routes: Routes },
     mark: { fingerprint: string; identity: Identity },
     opts: ExecuteOptions,
   ): Promise<Map<string, string | Error>> {
@@ -222,34 +258,40 @@ export class WorkBuddyAdapter extends TableCell<WbTask> implements BenchmarkAdap
       `${namespace}-${task.id}-${label}-${Date.now().toString(36)}-${process.pid}-${jobSerial}`
         .replaceAll(/[^A-Za-z0-9._-]+/g, "-")
         .slice(0, 160);
-    const jobsDir = join(this.spec.runsRoot, "jobs");
-    // A rollout timeout the run gives is also each trial's agent limit inside the container.
+    // Each job has its own Harbor jobs folder; the runner's own output goes beside it.
+    const jobDir = join(this.spec.runsRoot, "jobs", jobName);
+    const logDir = join(this.spec.runsRoot, "jobs", "logs", jobName);
+    // A rollout timeout the run gives scales the task's own timeouts to it.
     const given = opts.timeoutS ?? this.config.rolloutTimeoutS ?? null;
     const trialS = given ?? s.trialTimeoutS;
     const timeoutS = jobTimeoutS(runIds.length, s.concurrency, trialS, s.jobSlackS);
-    const jobDir = join(jobsDir, jobName);
-    // The runner's own output, beside the job folder (which the runner creates itself).
-    const logDir = join(jobsDir, "logs", jobName);
+    const routeEnv = this.#routeEnv();
+    const pass: Record<string, string> = {};
+    for (const name of routeVariables(agent.routes)) {
+      const value = routeEnv[name];
+      if (value !== undefined && value !== "") pass[name] = value;
+    }
     const exit = await withJobSlot(() => {
       // Written only once the job's turn came, and removed when its runner exits.
-      const file = writeJobFile({
-        root,
+      const slug = writeJobFile(root, {
         subset: this.subset,
-        jobsDir,
+        jobsDir: jobDir,
         jobName,
-        taskIds: [task.id],
+        taskId: task.id,
         attempts: runIds.length,
         concurrency: s.concurrency,
-        agent,
-        agentTimeoutMultiplier:
+        harness: agent.harness,
+        params: agent.params,
+        route: agent.routes.agent.slug,
+        judge: agent.routes.judge?.slug ?? null,
+        timeoutMultiplier:
           given !== null && task.agentTimeoutS !== null ? given / task.agentTimeoutS : undefined,
       });
       return runJob({
-        harbor: this.harbor(),
-        file,
         root,
+        slug,
         env: this.env,
-        pass: ["HARNESS2_WB_API_KEY", "HARNESS2_JUDGE_API_KEY", "HARNESS2_CODEX_API_KEY"],
+        pass,
         timeoutS,
         graceS: s.killGraceS,
         logDir,
@@ -257,21 +299,35 @@ export class WorkBuddyAdapter extends TableCell<WbTask> implements BenchmarkAdap
       });
     });
     const trials = trialsOf(jobDir, [task.id]);
+    const lastLine = (exit.stdoutTail + exit.stderrTail)
+      .trim()
+      .split("\n")
+      .filter((l) => /ERROR|error:|refused/i.test(l))
+      .pop();
     const why = exit.timedOut
       ? `the job ran out of its ${timeoutS} s and was stopped`
       : exit.aborted
         ? "the job was interrupted"
         : exit.code !== 0
-          ? `the runner exited ${exit.code ?? exit.signal}: ${exit.stderrTail.trim().split("\n").pop() ?? ""}`
+          ? `the runner exited ${exit.code ?? exit.signal}${lastLine ? `: ${lastLine.trim()}` : ""}`
           : "the runner wrote no trial for it";
+    const see = `job ${jobName}; see ${join(logDir, "runner.out")} and runner.err`;
     const out = new Map<string, string | Error>();
     for (const [i, runId] of runIds.entries()) {
       const trial = trials[i];
       if (trial === undefined) {
+        out.set(runId, new Error(`rollout ${runId}: ${why} (${see}); a resume runs it again`));
+        continue;
+      }
+      const failed = trialFailure(trial.dir, this.substrate.name);
+      if (failed !== null) {
+        const aside = join(this.spec.runsRoot, "failed", jobName, trial.name);
+        mkdirSync(dirname(aside), { recursive: true });
+        renameSync(trial.dir, aside);
         out.set(
           runId,
           new Error(
-            `rollout ${runId}: ${why} (job ${jobName}; see ${join(logDir, "runner.err")}); a resume runs it again`,
+            `rollout ${runId}: ${failed} (${see}; the trial is kept in ${aside}); a resume runs it again`,
           ),
         );
         continue;
@@ -281,7 +337,7 @@ export class WorkBuddyAdapter extends TableCell<WbTask> implements BenchmarkAdap
       rmSync(runDir, { recursive: true, force: true });
       mkdirSync(dirname(runDir), { recursive: true });
       renameSync(trial.dir, runDir);
-      // Only a trial whose verifier finished is marked: one without is re-run on resume.
+      // Only a trial whose verifier finished in a job that ended is marked: else it runs again.
       if (verified(runDir) && !exit.timedOut && !exit.aborted) {
         await writeRunMark(runDir, {
           runId,
@@ -293,11 +349,6 @@ export class WorkBuddyAdapter extends TableCell<WbTask> implements BenchmarkAdap
       out.set(runId, runDir);
     }
     return out;
-  }
-
-  /** The checkout's runner: HARNESS2_WB_HARBOR, else its `.venv/bin/harbor`. */
-  harbor(): string {
-    return this.#settings.harbor ?? join(this.manifest.root, ".venv", "bin", "harbor");
   }
 
   async artifactsIntact(runDir: string): Promise<boolean> {
@@ -373,7 +424,6 @@ export class WorkBuddyAdapter extends TableCell<WbTask> implements BenchmarkAdap
     const problems = (
       await wbReady({
         root: this.manifest.root,
-        harbor: this.harbor(),
         env: this.env,
         executor: this.substrate,
         config: this.config,

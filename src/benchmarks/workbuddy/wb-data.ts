@@ -14,10 +14,9 @@ export const WB_BENCH = "wb";
 export const WB_SUBSETS = ["office", "web", "code"] as const;
 export type WbSubset = (typeof WB_SUBSETS)[number];
 
-/** The public repository. Not pinned in this build: setup records the commit it fetched. */
+/** The public repository, and the commit harness2's runner contract was read from. */
 export const WB_REPO_URL = "https://github.com/Tencent/workbuddy-bench.git";
-/** The Hugging Face dataset holding the task folders (`wb-bench-<subset>-v1.0/`). */
-export const WB_DATASET_URL = "https://huggingface.co/datasets/tencent/workbuddy-bench";
+export const WB_REPO_COMMIT = "b516950be5b56eb3be406c2f76ee1c5111dcb57f";
 export const WB_CHECKOUT = "workbuddy-bench";
 export const WB_MANIFEST = "workbuddy-bench.harness2.json";
 
@@ -50,9 +49,14 @@ export type WbTask = {
 
 export type WbProblem = { path: string; problem: string };
 
+/** A subset's folder (and archive) name: `wb-bench-<subset>-v1.0`. */
+export function subsetDir(subset: WbSubset): string {
+  return `wb-bench-${subset}-v1.0`;
+}
+
 /** `<root>/datasets/wb-bench-<subset>-v1.0/tasks`. */
 export function tasksDirOf(root: string, subset: WbSubset): string {
-  return join(root, "datasets", `wb-bench-${subset}-v1.0`, "tasks");
+  return join(root, "datasets", subsetDir(subset), "tasks");
 }
 
 /** One task folder as a task, or the reason it cannot be one. */

@@ -1,71 +1,88 @@
-// One WorkBuddy job (docs/benchmarks.md "WorkBuddy: jobs"): a Harbor job file written into the
-// checkout's `configs/jobs/` for the length of one run of the checkout's own runner, which builds
-// each task's container, runs the agent there `attempts` times and lets the task's verifier score
-// every trial. One job runs at a time in a process (the containers are the machine's scarce
-// resource); a job out of time has its whole process group stopped (SIGTERM, then SIGKILL after a
-// grace); job files a killed process left behind are swept once they are old.
+// One WorkBuddy job (docs/benchmarks.md "WorkBuddy: jobs"): a job composition in the checkout's
+// own format (configs/jobs/_template.job.yaml and _reference.yaml: model, harness, dataset, harness
+// backend, model connection, task selection and overrides), written into its `configs/jobs/` for
+// the length of one run of its own `scripts/run.sh`, which resolves the composition into a
+// manifest, renders the Harbor configuration from it and runs the trials in containers. One job
+// runs at a time in a process (the containers are the machine's scarce resource); a job out of
+// time has its whole process group stopped (SIGTERM, then SIGKILL after a grace); job files a
+// killed process left behind are swept once they are old.
 
 import { mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { type ExitRecord, NETWORK_ENV, pickEnv, runProcess } from "../../core/lib/process.ts";
-import { dirExists } from "../../core/lib/safe-fs.ts";
+import { dirExists, isRegularFile } from "../../core/lib/safe-fs.ts";
 import { SpawnError } from "../../core/lib/spawn-error.ts";
 import { INSTRUCTION_SLOT } from "../../core/seams/executor.ts";
-import { tasksDirOf, type WbSubset } from "./wb-data.ts";
+import { subsetDir, type WbSubset } from "./wb-data.ts";
+import type { Route } from "./wb-settings.ts";
 
-/** The agents the checkout's runtime registers: stock OpenCode, OpenCode with a harness, Codex with a harness. */
-export type WbAgentName = "opencode" | "oc-harness" | "codex-harness";
+/** The harness families harness2 installs (wb-agents.ts); a job names one at a version. */
+export type WbHarness = { family: "harness2-opencode" | "harness2-codex"; version: string };
 
-export type WbAgent = { name: WbAgentName; kwargs: Record<string, unknown> };
-
-/** The model route every job's agent is given (setup and run write it, wb-settings.ts). */
-export const SOLVER_ROUTE = "harness2/solver";
+/** What the job hands our agent, per rollout (its `harness_params_override`). */
+export type WbAgentParams = { harness_workspace?: string; prompt_template_path?: string };
 
 /** Where job files live in the checkout, and the prefix that marks ours. */
 export const JOBS_CONFIG_DIR = join("configs", "jobs");
 export const JOB_FILE_PREFIX = "_h2-";
 
 export type JobRequest = {
-  /** The checkout. */
-  root: string;
   subset: WbSubset;
-  /** The folder the runner writes `<jobName>/` into. */
+  /** The folder Harbor writes this job's run into (one per job). */
   jobsDir: string;
   jobName: string;
-  taskIds: readonly string[];
+  taskId: string;
   attempts: number;
   concurrency: number;
-  agent: WbAgent;
-  /** Scales the task's own agent timeout (set when the run gives a rollout timeout). */
-  agentTimeoutMultiplier?: number;
+  harness: WbHarness;
+  params: WbAgentParams;
+  route: Route["slug"];
+  /** The web verifier's judge route, when the subset's verifier asks a model. */
+  judge: Route["slug"] | null;
+  /** Scales every timeout of the task (set when the run gives a rollout timeout). */
+  timeoutMultiplier?: number;
 };
 
-/** The job as the runner reads it (Harbor's job configuration). */
-export function jobConfig(req: JobRequest): Record<string, unknown> {
+/**
+ * The job composition. The web subset's in-container judge needs the checkout's job-private proxy
+ * (runner/judge_routing.py refuses any other connection), so web jobs use `local_proxy`; office and
+ * code jobs talk to the model directly.
+ */
+export function jobComposition(req: JobRequest): Record<string, unknown> {
+  const web = req.subset === "web";
   return {
-    job_name: req.jobName,
+    model: req.route,
+    harness: `${req.harness.family}/${req.harness.version}`,
+    dataset: `datasets/${subsetDir(req.subset)}/tasks`,
+    harness_backend: "local",
+    model_connection: web ? "local_proxy" : "direct",
     jobs_dir: req.jobsDir,
     n_attempts: req.attempts,
-    n_concurrent_trials: req.concurrency,
-    timeout_multiplier: 1.0,
-    ...(req.agentTimeoutMultiplier === undefined
-      ? {}
-      : { agent_timeout_multiplier: req.agentTimeoutMultiplier }),
-    agents: [{ name: req.agent.name, model_name: SOLVER_ROUTE, kwargs: req.agent.kwargs }],
-    datasets: [{ path: tasksDirOf(req.root, req.subset), task_names: [...req.taskIds] }],
+    ...(req.timeoutMultiplier === undefined ? {} : { timeout_multiplier: req.timeoutMultiplier }),
+    orchestrator_override: { n_concurrent_trials: req.concurrency },
+    task_selection: { mode: "name", names: [req.taskId] },
+    ...(Object.keys(req.params).length === 0 ? {} : { harness_params_override: req.params }),
+    ...(web && req.judge !== null ? { llm_judge_override: { model: req.judge } } : {}),
   };
 }
 
-/** Writes the job file (whole, or not at all) and returns its path. */
-export function writeJobFile(req: JobRequest): string {
-  const dir = join(req.root, JOBS_CONFIG_DIR);
+/** Writes the job file (whole, or not at all) and returns its slug (the runner's `--job`). */
+export function writeJobFile(root: string, req: JobRequest): string {
+  const dir = join(root, JOBS_CONFIG_DIR);
   mkdirSync(dir, { recursive: true });
-  const path = join(dir, `${JOB_FILE_PREFIX}${req.jobName}.yaml`);
+  const slug = `${JOB_FILE_PREFIX}${req.jobName}`;
+  const path = join(dir, `${slug}.yaml`);
   const tmp = `${path}.tmp-${process.pid}`;
   const head = "# written by harness2 for one job; removed when the job ends\n";
-  writeFileSync(tmp, `${head}${Bun.YAML.stringify(jobConfig(req), null, 2)}\n`);
+  writeFileSync(tmp, `${head}${Bun.YAML.stringify(jobComposition(req), null, 2)}\n`);
   renameSync(tmp, path);
-  return path;
+  return slug;
+}
+
+/** `<checkout>/.venv/bin/<name>` when `uv sync` put it there, else null. */
+export function venvTool(root: string, name: string): string | null {
+  const path = join(root, ".venv", "bin", name);
+  return isRegularFile(path) ? path : null;
 }
 
 /** Removes our job files older than `maxAgeMs` (a process killed mid-job leaves its file); returns them. */
@@ -126,13 +143,12 @@ export class JobRunError extends Error {
 }
 
 export type RunJobOptions = {
-  /** The runner's executable. */
-  harbor: string;
-  file: string;
   root: string;
+  /** The job's slug (its file under configs/jobs/ without `.yaml`). */
+  slug: string;
   env: Record<string, string | undefined>;
-  /** Variables the runner needs besides the basics (keys named by the routes). */
-  pass: readonly string[];
+  /** Variables the runner needs besides the basics (those the routes name), with their values. */
+  pass: Record<string, string>;
   timeoutS: number;
   graceS: number;
   /** stdout and stderr of the runner go to `<logDir>/runner.{out,err}`. */
@@ -141,21 +157,27 @@ export type RunJobOptions = {
 };
 
 /**
- * Runs the checkout's runner on one job file (`harbor jobs start --config FILE`, in the checkout,
- * with NO_FORCE_BUILD=1 so images are built once) and removes the file afterwards, whatever
- * happened. Resolves with the exit record; a runner that cannot start is a JobRunError.
+ * Runs the checkout's own runner on one job (`scripts/run.sh --job SLUG` in the checkout, as `uv
+ * run` would: the checkout's .venv first on PATH), with NO_FORCE_BUILD=1 so task images are built
+ * once, AUTO_BUILD_HARNESS_MOUNT=1 so our agents' split-mount image is built on first use, and
+ * INSTANCE_ID set to the job's slug; removes the job file afterwards, whatever happened.
  */
 export async function runJob(opts: RunJobOptions): Promise<ExitRecord> {
   mkdirSync(opts.logDir, { recursive: true });
+  const file = join(opts.root, JOBS_CONFIG_DIR, `${opts.slug}.yaml`);
+  const venv = join(opts.root, ".venv");
   try {
     return await runProcess({
-      argv: [opts.harbor, "jobs", "start", "--config", opts.file],
+      argv: ["bash", join(opts.root, "scripts", "run.sh"), "--job", opts.slug],
       cwd: opts.root,
-      env: pickEnv(
-        opts.env,
-        ["PATH", "HOME", "LANG", "LC_*", "TMPDIR", "DOCKER_*", ...NETWORK_ENV, ...opts.pass],
-        { NO_FORCE_BUILD: "1" },
-      ),
+      env: pickEnv(opts.env, ["HOME", "LANG", "LC_*", "TMPDIR", "DOCKER_*", ...NETWORK_ENV], {
+        ...opts.pass,
+        PATH: `${join(venv, "bin")}:${opts.env.PATH ?? "/usr/bin:/bin"}`,
+        VIRTUAL_ENV: venv,
+        NO_FORCE_BUILD: "1",
+        AUTO_BUILD_HARNESS_MOUNT: "1",
+        INSTANCE_ID: opts.slug,
+      }),
       timeoutMs: opts.timeoutS * 1000,
       graceMs: opts.graceS * 1000,
       stdoutFile: join(opts.logDir, "runner.out"),
@@ -165,12 +187,12 @@ export async function runJob(opts: RunJobOptions): Promise<ExitRecord> {
   } catch (err) {
     if (err instanceof SpawnError) {
       throw new JobRunError(
-        `the WorkBuddy runner ${opts.harbor} cannot start (${err.message}): run harness2 setup --bench wb, or set HARNESS2_WB_HARBOR to the checkout's harbor`,
+        `the WorkBuddy runner cannot start (${err.message}): is bash installed, and is ${opts.root} the checkout harness2 set up?`,
       );
     }
     throw err;
   } finally {
-    rmSync(opts.file, { force: true });
+    rmSync(file, { force: true });
   }
 }
 

@@ -13,9 +13,16 @@ export type WbScore = {
   score: number;
   /** Which field decided. */
   source: "reward" | "overall" | "test_pass_rate" | "tests_passed/tests_total";
-  n_passed: number;
-  n_total: number;
+  /**
+   * All-pass as the checkout's metrics count it (scorer/metrics.py: a full verifier score, ≥ 1.0),
+   * as the one criterion the report's all-pass rate reads: 1 of 1 when full, else 0 of 1.
+   */
+  passed: 0 | 1;
+  total: 1;
   all_pass: boolean;
+  /** The verifier's own test counts, when it gave them (diagnostics only, as in metrics.py). */
+  tests_passed: number | null;
+  tests_total: number | null;
 };
 
 /** The score in a verifier's score.json text, or why there is none. */
@@ -48,12 +55,16 @@ export function readScore(text: string): WbScore | { problem: string } {
   if (typeof score !== "number" || !Number.isFinite(score) || score < 0 || score > 1) {
     return { problem: `has ${source} ${JSON.stringify(score)}, not a number in [0, 1]` };
   }
+  const count = (x: unknown) => (typeof x === "number" && Number.isInteger(x) && x >= 0 ? x : null);
+  const full = score >= 1;
   return {
     score,
     source,
-    n_passed: Math.round(score * 100),
-    n_total: 100,
-    all_pass: score >= 1,
+    passed: full ? 1 : 0,
+    total: 1,
+    all_pass: full,
+    tests_passed: count(o.tests_passed),
+    tests_total: count(o.tests_total),
   };
 }
 

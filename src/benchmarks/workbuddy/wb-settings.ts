@@ -1,8 +1,9 @@
 // WorkBuddy's own settings (docs/benchmarks.md "Settings"), each with the original's default, and
-// the model routes its jobs name: `harness2/solver` (the executor model as the containers reach
-// it) and `harness2/judge` (the model the web verifier asks), written into the checkout's
-// `configs/models/harness2/` from the settings. A key never goes into a route file: the file names
-// the variable that holds it, and the job's runner gets that variable.
+// the model routes its jobs name, in the checkout's model schema (configs/models/
+// _template.model.yaml: a `model:` block with the backend's model id, its wire protocols and the
+// NAMES of the variables holding its URL and key): `harness2/solver` (OpenCode's model as the
+// containers reach it), `harness2/codex` (Codex's) and `harness2/judge` (the model the web
+// verifier asks), written into `configs/models/harness2/`. A key never goes into a route file.
 
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -46,14 +47,12 @@ export const WB_SETTINGS: readonly IntSetting<WbInt>[] = [
 ];
 
 export type WbSettings = Record<WbInt, number> & {
-  /** The checkout's job runner (Harbor), else `<checkout>/.venv/bin/harbor`. */
-  harbor: string | null;
   /** The docker client `check` asks whether the engine runs. */
   docker: string;
   /** The solver's OpenAI-compatible endpoint as the containers reach it, and its key. */
   solverBaseUrl: string;
   solverApiKey: string;
-  /** The framework versions the containers install (the agents' `version`). */
+  /** The CLI versions our agents' split-mount images carry (their harness configurations). */
   opencodeVersion: string;
   codexVersion: string;
 };
@@ -61,7 +60,6 @@ export type WbSettings = Record<WbInt, number> & {
 export function wbSettings(env: Record<string, string | undefined>): WbSettings {
   return {
     ...readIntSettings(env, WB_SETTINGS),
-    harbor: env.HARNESS2_WB_HARBOR || null,
     docker: env.HARNESS2_WB_DOCKER || "docker",
     solverBaseUrl: env.HARNESS2_WB_BASE_URL || "",
     solverApiKey: env.HARNESS2_WB_API_KEY || "",
@@ -70,85 +68,145 @@ export function wbSettings(env: Record<string, string | undefined>): WbSettings 
   };
 }
 
-/** One model route as the jobs read it. */
+/** One model route: its slug under configs/models/ and its `model:` block. */
 export type Route = {
-  model: string;
-  base_url: string;
-  /** The variable holding the key, passed to the runner. */
-  api_key_env: string;
-  max_output_tokens: number;
-  reasoning_effort: "high" | "low";
+  slug: "harness2/solver" | "harness2/codex" | "harness2/judge";
+  model: {
+    name: string;
+    protocols: ["openai"];
+    backend_url_env: string;
+    backend_key_env: string;
+    params: { max_output_tokens: number };
+  };
 };
+
+export type Routes = { agent: Route; judge: Route | null };
 
 export const ROUTES_DIR = join("configs", "models", "harness2");
 
-/** The routes the settings give, or the one-line reason they cannot be written. */
+function route(
+  slug: Route["slug"],
+  name: string,
+  urlEnv: string,
+  keyEnv: string,
+  max: number,
+): Route {
+  return {
+    slug,
+    model: {
+      name,
+      protocols: ["openai"],
+      backend_url_env: urlEnv,
+      backend_key_env: keyEnv,
+      params: { max_output_tokens: max },
+    },
+  };
+}
+
+/** The settings the routes read: `env` with Codex's container endpoint and key as the run resolved them. */
+export function routeEnv(
+  env: Record<string, string | undefined>,
+  config: { codexContainerUrl: string; codexApiKey: string },
+): Record<string, string | undefined> {
+  return {
+    ...env,
+    HARNESS2_CODEX_CONTAINER_URL: config.codexContainerUrl,
+    HARNESS2_CODEX_API_KEY: config.codexApiKey,
+  };
+}
+
+/** What is wrong with an endpoint setting (unset or not http(s)), or null. */
+function endpointProblem(
+  env: Record<string, string | undefined>,
+  urlVar: string,
+  keyVar: string,
+  example: string,
+): string | null {
+  const url = env[urlVar] || "";
+  if (url === "") return `${urlVar} is not set: set it to ${example}`;
+  const bad = badEndpoint(url);
+  if (bad !== null) return `${urlVar} ${bad}: set it to an http(s) URL`;
+  if (!env[keyVar]) return `${keyVar} is not set: set it to the key of ${urlVar}`;
+  return null;
+}
+
+/**
+ * The routes a job of `executor` names, or the one-line reason they cannot be written. Codex's
+ * endpoint is HARNESS2_CODEX_CONTAINER_URL (given here already defaulted to its base URL).
+ */
 export function routesOf(
   env: Record<string, string | undefined>,
-  solverModel: string,
-): { solver: Route; judge: Route | null } | { problem: string } {
-  const s = wbSettings(env);
-  if (solverModel === "") {
-    return { problem: "HARNESS2_SOLVER_MODEL is not set: set it to the model the jobs run" };
-  }
-  if (s.solverBaseUrl === "") {
-    return {
-      problem:
-        "HARNESS2_WB_BASE_URL is not set: set it to the solver's OpenAI-compatible endpoint as the containers reach it (e.g. http://host.docker.internal:4000/v1)",
-    };
-  }
-  const bad = badEndpoint(s.solverBaseUrl);
-  if (bad !== null) return { problem: `HARNESS2_WB_BASE_URL ${bad}: set it to an http(s) URL` };
-  if (s.solverApiKey === "") {
-    return { problem: "HARNESS2_WB_API_KEY is not set: set it to the key of HARNESS2_WB_BASE_URL" };
-  }
-  const solver: Route = {
-    model: solverModel,
-    base_url: s.solverBaseUrl,
-    api_key_env: "HARNESS2_WB_API_KEY",
-    max_output_tokens: 64_000,
-    reasoning_effort: "high",
-  };
+  executor: "oc" | "cx",
+  model: string,
+): Routes | { problem: string } {
+  const envVar = executor === "oc" ? "HARNESS2_SOLVER_MODEL" : "HARNESS2_CODEX_MODEL";
+  if (model === "") return { problem: `${envVar} is not set: set it to the model the jobs run` };
+  const problem =
+    executor === "oc"
+      ? endpointProblem(
+          env,
+          "HARNESS2_WB_BASE_URL",
+          "HARNESS2_WB_API_KEY",
+          "the solver's OpenAI-compatible endpoint as the containers reach it (e.g. http://host.docker.internal:4000/v1)",
+        )
+      : endpointProblem(
+          env,
+          "HARNESS2_CODEX_CONTAINER_URL",
+          "HARNESS2_CODEX_API_KEY",
+          "the Responses endpoint as the containers reach it (e.g. http://host.docker.internal:4000/v1)",
+        );
+  if (problem !== null) return { problem };
+  const agent =
+    executor === "oc"
+      ? route("harness2/solver", model, "HARNESS2_WB_BASE_URL", "HARNESS2_WB_API_KEY", 64_000)
+      : route(
+          "harness2/codex",
+          model,
+          "HARNESS2_CODEX_CONTAINER_URL",
+          "HARNESS2_CODEX_API_KEY",
+          64_000,
+        );
   const judgeModel = env.HARNESS2_JUDGE_MODEL || "";
-  const judgeUrl = env.HARNESS2_JUDGE_BASE_URL || "";
-  const judgeKey = env.HARNESS2_JUDGE_API_KEY || "";
-  const judge: Route | null =
-    judgeModel !== "" && judgeUrl !== "" && judgeKey !== "" && badEndpoint(judgeUrl) === null
-      ? {
-          model: judgeModel,
-          base_url: judgeUrl,
-          api_key_env: "HARNESS2_JUDGE_API_KEY",
-          max_output_tokens: 16_384,
-          reasoning_effort: "low",
-        }
-      : null;
-  return { solver, judge };
+  const judgeOk =
+    judgeModel !== "" &&
+    endpointProblem(env, "HARNESS2_JUDGE_BASE_URL", "HARNESS2_JUDGE_API_KEY", "") === null;
+  const judge = judgeOk
+    ? route(
+        "harness2/judge",
+        judgeModel,
+        "HARNESS2_JUDGE_BASE_URL",
+        "HARNESS2_JUDGE_API_KEY",
+        16_384,
+      )
+    : null;
+  return { agent, judge };
 }
 
-function routeText(name: string, route: Route): string {
-  return `# harness2/${name}: written by harness2 from its settings; rewritten whenever they change.\n${Bun.YAML.stringify(route, null, 2)}\n`;
+function routeText(r: Route): string {
+  return `# ${r.slug}: written by harness2 from its settings; rewritten whenever they change.\n${Bun.YAML.stringify({ model: r.model }, null, 2)}\n`;
 }
 
-/** Each route file's name and text. */
-function routeFiles(routes: { solver: Route; judge: Route | null }): [string, string][] {
-  const files: [string, string][] = [["solver", routeText("solver", routes.solver)]];
-  if (routes.judge !== null) files.push(["judge", routeText("judge", routes.judge)]);
-  return files;
+function routeList(routes: Routes): Route[] {
+  return routes.judge === null ? [routes.agent] : [routes.agent, routes.judge];
 }
 
 /** The routes' text, part of the executor identity (reads and writes nothing). */
-export function routesText(routes: { solver: Route; judge: Route | null }): string {
-  return routeFiles(routes)
-    .map(([, text]) => text)
-    .join("");
+export function routesText(routes: Routes): string {
+  return routeList(routes).map(routeText).join("");
+}
+
+/** The variables a job's runner needs for these routes (their URLs and keys), from `env`. */
+export function routeVariables(routes: Routes): string[] {
+  return routeList(routes).flatMap((r) => [r.model.backend_url_env, r.model.backend_key_env]);
 }
 
 /** Writes the route files into the checkout where their text differs from what is there (each replaced whole). */
-export function writeRoutes(root: string, routes: { solver: Route; judge: Route | null }): void {
+export function writeRoutes(root: string, routes: Routes): void {
   const dir = join(root, ROUTES_DIR);
   mkdirSync(dir, { recursive: true });
-  for (const [name, text] of routeFiles(routes)) {
-    const path = join(dir, `${name}.yaml`);
+  for (const r of routeList(routes)) {
+    const path = join(root, "configs", "models", `${r.slug}.yaml`);
+    const text = routeText(r);
     let now = "";
     try {
       now = readFileSync(path, "utf8");

@@ -1,17 +1,16 @@
-// `harness2 setup --bench wb` (docs/benchmarks.md "Setup"): the workbuddy-bench checkout (its
-// default branch's head unless HARNESS2_WB_REPO_COMMIT pins one) and the Hugging Face dataset's
-// `wb-bench-<subset>-v1.0/` folders laid into its `datasets/`, fetched with git into a staging
-// folder, verified, renamed into place and recorded in a manifest; or `--from DIR`, adopted in
-// place. Then the runner's packages (`uv sync`), the model route files, and the licence notice.
+// `harness2 setup --bench wb` (docs/benchmarks.md "WorkBuddy: setup"): the workbuddy-bench
+// checkout at the commit harness2 is built against (HARNESS2_WB_REPO_COMMIT overrides it), each
+// subset's published archive downloaded, checked against SHA256SUMS and unpacked into its
+// `datasets/` (wb-dataset.ts), the whole renamed into place and recorded in a manifest; or
+// `--from DIR`, a checkout where the checkout's own scripts/dataset/fetch-dataset.sh already ran,
+// adopted in place. Then the runner's packages (`uv sync`), harness2's own agents (wb-agents.ts),
+// the model routes, and the licence notice.
 
-import { mkdirSync, readdirSync, renameSync, rmSync } from "node:fs";
-import { join, resolve } from "node:path";
-import { dirExists, isRegularFile } from "../../core/lib/safe-fs.ts";
+import { mkdirSync } from "node:fs";
+import { resolve } from "node:path";
 import {
   adoptInPlace,
-  cloneDataset,
   commitOf,
-  FROM_HINT,
   fetchPinned,
   installJudgeDeps,
   type Manifest,
@@ -20,22 +19,32 @@ import {
   SetupError,
   stagedCheckout,
 } from "../common/install.ts";
+import { installAgents } from "./wb-agents.ts";
 import {
   discoverSubset,
   licenceNotice,
-  WB_DATASET_URL,
+  subsetDir,
   WB_INSTALL,
+  WB_REPO_COMMIT,
   WB_REPO_URL,
   WB_SUBSETS,
   type WbProblem,
   type WbSubset,
 } from "./wb-data.ts";
-import { routesOf, writeRoutes } from "./wb-settings.ts";
+import {
+  datasetSource,
+  fetchSubset,
+  fetchSums,
+  resolveBase,
+  writeDatasetsRecord,
+} from "./wb-dataset.ts";
+import { venvTool } from "./wb-job.ts";
+import { routeEnv, routesOf, wbSettings, writeRoutes } from "./wb-settings.ts";
 
 export type WbSetupOptions = {
   deps: string;
   from?: string;
-  /** Only this subset must hold tasks (all three are installed either way). */
+  /** Only this subset is downloaded and must hold tasks (else all three). */
   subset?: WbSubset;
   env: Record<string, string | undefined>;
   say: (line: string) => void;
@@ -53,45 +62,58 @@ function verify(root: string, subset: WbSubset | undefined): WbProblem[] {
   }
   if (tasks === 0) {
     const first = problems[0];
-    const where = `datasets/wb-bench-${subset ?? "<subset>"}-v1.0/tasks/<task>/ with task.toml and instruction.md`;
+    const which = subset ?? "office";
     throw new SetupError(
-      `${root} holds no WorkBuddy task (${where})${first ? `; e.g. ${first.path} ${first.problem}` : ""}`,
+      `${root} holds no WorkBuddy task (datasets/wb-bench-${subset ?? "<subset>"}-v1.0/tasks/<task>/ with task.toml and instruction.md): run the checkout's ./scripts/dataset/fetch-dataset.sh ${which} there first${first ? ` (e.g. ${first.path} ${first.problem})` : ""}`,
     );
   }
   return problems;
 }
 
-/** The notes after an install: licence first, then the runner, then the model routes. */
-function notes(root: string, env: Record<string, string | undefined>, first: string[]): string[] {
-  const out = [licenceNotice(root), ...first];
-  if (first.length === 0 && !isRegularFile(join(root, ".venv", "bin", "harbor"))) {
+/** After the checkout is in place: its runner, our agents, the routes; licence first. */
+async function finish(
+  root: string,
+  env: Record<string, string | undefined>,
+  say: (line: string) => void,
+  fromUser: boolean,
+): Promise<string[]> {
+  const out = [licenceNotice(root)];
+  if (!fromUser && venvTool(root, "harbor") === null) {
+    say("installing the runner's python packages (uv sync)");
     out.push(
-      `the runner (Harbor) is not installed in ${root}/.venv: run \`uv sync\` there, or set HARNESS2_WB_HARBOR to its harbor`,
+      ...(await installJudgeDeps(env, root, "HARNESS2_WB_HARBOR", {
+        packages: "the runner's python packages (Harbor)",
+        setting: "the checkout's harbor",
+      })),
     );
   }
-  const routes = routesOf(env, env.HARNESS2_SOLVER_MODEL || "");
-  if ("problem" in routes) {
-    out.push(`model routes not written yet (${routes.problem}); run writes them before each job`);
-  } else {
+  if (venvTool(root, "harbor") === null) {
+    out.push(`the runner (Harbor) is not installed in ${root}/.venv: run \`uv sync\` there`);
+  }
+  const s = wbSettings(env);
+  out.push(installAgents(root, { opencode: s.opencodeVersion, codex: s.codexVersion }));
+  const codexEnv = routeEnv(env, {
+    codexContainerUrl: env.HARNESS2_CODEX_CONTAINER_URL || env.HARNESS2_CODEX_BASE_URL || "",
+    codexApiKey: env.HARNESS2_CODEX_API_KEY || "",
+  });
+  const written: string[] = [];
+  const pending: string[] = [];
+  for (const [ex, model] of [
+    ["oc", env.HARNESS2_SOLVER_MODEL || ""],
+    ["cx", env.HARNESS2_CODEX_MODEL || ""],
+  ] as const) {
+    const routes = routesOf(codexEnv, ex, model);
+    if ("problem" in routes) {
+      pending.push(`${ex === "oc" ? "OpenCode" : "Codex"}: ${routes.problem}`);
+      continue;
+    }
     writeRoutes(root, routes);
-    out.push(`model routes written to ${join(root, "configs", "models", "harness2")}/`);
+    written.push(routes.agent.slug, ...(routes.judge ? [routes.judge.slug] : []));
   }
+  if (written.length > 0) out.push(`model routes written: ${[...new Set(written)].join(", ")}`);
+  for (const p of pending)
+    out.push(`model route not written yet (${p}); run writes it before each job`);
   return out;
-}
-
-/** The dataset repository's `wb-bench-*-v1.0/` folders become `<staging>/datasets/<same>`. */
-function layOutDatasets(hf: string, datasets: string): void {
-  mkdirSync(datasets, { recursive: true });
-  const found = readdirSync(hf).filter((n) => /^wb-bench-[a-z]+-v[0-9.]+$/.test(n));
-  if (found.length === 0) {
-    throw new SetupError(
-      `the dataset has no wb-bench-<subset>-v1.0/ folder (found: ${readdirSync(hf).join(", ") || "nothing"}); ${FROM_HINT("wb")}`,
-    );
-  }
-  for (const name of found) {
-    rmSync(join(datasets, name), { recursive: true, force: true });
-    renameSync(join(hf, name), join(datasets, name));
-  }
 }
 
 export async function setupWorkBuddy(opts: WbSetupOptions): Promise<WbSetupResult> {
@@ -101,53 +123,42 @@ export async function setupWorkBuddy(opts: WbSetupOptions): Promise<WbSetupResul
     const adopted = await adoptInPlace(WB_INSTALL, deps, opts.from, opts.env, (root) =>
       verify(root, opts.subset),
     );
-    return {
-      manifest: adopted.manifest,
-      problems: adopted.found,
-      notes: notes(adopted.root, opts.env, []),
-    };
+    const notes = await finish(adopted.root, opts.env, opts.say, true);
+    return { manifest: adopted.manifest, problems: adopted.found, notes };
   }
   const previous = previousDownload(WB_INSTALL, deps);
   if (previous !== null) {
     opts.say(`already fetched: ${previous.root}; verifying it again`);
     const problems = verify(previous.root, opts.subset);
-    return {
-      manifest: recordInstall(WB_INSTALL, deps, previous),
-      problems,
-      notes: notes(previous.root, opts.env, []),
-    };
+    const notes = await finish(previous.root, opts.env, opts.say, false);
+    return { manifest: recordInstall(WB_INSTALL, deps, previous), problems, notes };
   }
   const url = opts.env.HARNESS2_WB_REPO_URL || WB_REPO_URL;
-  const wanted = opts.env.HARNESS2_WB_REPO_COMMIT || "HEAD";
-  const datasetUrl = opts.env.HARNESS2_WB_DATASET_URL || WB_DATASET_URL;
+  const commit = opts.env.HARNESS2_WB_REPO_COMMIT || WB_REPO_COMMIT;
+  const source = datasetSource(opts.env);
+  const subsets = opts.subset === undefined ? [...WB_SUBSETS] : [opts.subset];
   const { root, built } = await stagedCheckout(WB_INSTALL, deps, async (staging) => {
     opts.say(
-      `fetching ${url} at ${wanted === "HEAD" ? "its default branch" : wanted.slice(0, 12)}`,
+      `fetching ${url} at ${commit === "HEAD" ? "its default branch" : commit.slice(0, 12)}`,
     );
-    await fetchPinned(opts.env, staging, url, wanted, "wb");
-    opts.say(`fetching the dataset ${datasetUrl}`);
-    const hf = join(staging, ".hf-dataset");
-    const pin = opts.env.HARNESS2_WB_DATASET_REVISION || undefined;
-    const revision = await cloneDataset(opts.env, staging, datasetUrl, hf, "wb", pin);
-    layOutDatasets(hf, join(staging, "datasets"));
-    rmSync(hf, { recursive: true, force: true });
-    if (!dirExists(join(staging, "datasets"))) throw new SetupError("no datasets/ after the fetch");
-    return {
-      revision,
-      commit: await commitOf(opts.env, staging),
-      problems: verify(staging, opts.subset),
-    };
+    await fetchPinned(opts.env, staging, url, commit, "wb");
+    opts.say(`fetching SHA256SUMS from ${resolveBase(source)}`);
+    const sums = await fetchSums(source);
+    const record: Record<string, { sha256: string; bytes: number; url: string }> = {};
+    for (const s of subsets) {
+      const name = subsetDir(s);
+      opts.say(`fetching ${name}.tar.gz (checked against SHA256SUMS before it is unpacked)`);
+      record[name] = await fetchSubset(source, `${staging}/datasets`, name, sums);
+    }
+    writeDatasetsRecord(staging, record);
+    return { commit: await commitOf(opts.env, staging), problems: verify(staging, opts.subset) };
   });
   const manifest = recordInstall(WB_INSTALL, deps, {
     source: "download",
     root,
     repo: { url, commit: built.commit },
-    dataset: { url: datasetUrl, revision: built.revision },
+    dataset: { url: `${source.endpoint}/datasets/${source.repo}`, revision: source.revision },
   });
-  opts.say("installing the runner's python packages (Harbor)");
-  const installed = await installJudgeDeps(opts.env, root, "HARNESS2_WB_HARBOR", {
-    packages: "the runner's python packages (Harbor)",
-    setting: "the checkout's harbor",
-  });
-  return { manifest, problems: built.problems, notes: notes(root, opts.env, installed) };
+  const notes = await finish(root, opts.env, opts.say, false);
+  return { manifest, problems: built.problems, notes };
 }

@@ -70,10 +70,8 @@ export async function checkWorkBuddy(
     );
   }
   if (opts.config === null) return found.tasks.length;
-  const harbor = wbSettings(opts.env).harbor ?? join(m.root, ".venv", "bin", "harbor");
   for (const line of await wbReady({
     root: m.root,
-    harbor,
     env: opts.env,
     executor: opts.executor,
     config: opts.config,

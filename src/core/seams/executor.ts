@@ -82,13 +82,11 @@ export type RolloutResult = {
 /**
  * A harness as a container agent installs it (install modes `home_dir_jinja` and `codex_root`,
  * docs/benchmarks.md "WorkBuddy"): the files to hand the container, the prompt template the
- * agent's instruction is placed into (null when the framework reads its instructions from files),
- * and host folders the container must see read-only (host path → path inside the container).
+ * agent's instruction is placed into (null when the framework reads its instructions from files).
  */
 export type ContainerInstall = {
   files: Tree;
   promptTemplate: string | null;
-  mounts: Readonly<Record<string, string>>;
 };
 
 /** The one slot of a container prompt template: the task's instruction, placed at its end. */

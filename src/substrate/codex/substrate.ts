@@ -3,7 +3,7 @@
 // reads as a trajectory. Knows nothing of any benchmark's tasks or scoring.
 
 import { connect } from "node:net";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import {
   CODEX_SETTINGS,
   type CodexCommand,
@@ -151,8 +151,8 @@ export class CodexSubstrate implements Executor {
 
   /**
    * Install mode codex_root in a container: the tree's AGENTS.md, .agents/, scripts/ and .codex/
-   * (the container's agent copies them to its workspace root), and the folder of this machine's
-   * codex binary, which the container runs from /opt/codex (read-only).
+   * (the container's agent copies them to its workspace root; Codex itself comes from the agent's
+   * split-mount image, docs/benchmarks.md "WorkBuddy: our agents").
    */
   containerInstall(tree: Tree): ContainerInstall {
     const files = Object.fromEntries(
@@ -160,7 +160,7 @@ export class CodexSubstrate implements Executor {
         CODEX_ROOT_ENTRIES.some((e) => rel === e || rel.startsWith(`${e}/`)),
       ),
     );
-    return { files, promptTemplate: null, mounts: { [dirname(this.command.bin)]: "/opt/codex" } };
+    return { files, promptTemplate: null };
   }
 
   /** `codex --version` ("codex-cli 0.171.0" → "0.171.0"). Throws CodexSetupError when it fails. */

@@ -102,5 +102,5 @@ export function containerInstall(tree: Tree, template: RolloutTemplate): Contain
       ),
     ),
   );
-  return { files, promptTemplate: composeContainerPrompt(tree, ctx), mounts: {} };
+  return { files, promptTemplate: composeContainerPrompt(tree, ctx) };
 }
