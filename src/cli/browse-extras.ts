@@ -54,10 +54,11 @@ async function workBuddyTrial(dir: string, io: CliIO): Promise<RolloutText | nul
   const subset = /\/wb-(office|web|code)\/tasks\//.exec(dir)?.[1] as "office" | "web" | "code";
   if (subset === undefined || !dirExists(join(dir, "verifier"))) return null;
   const { renderTrial } = await import("../benchmarks/workbuddy/wb-render.ts");
+  const { AGENT_STREAM } = await import("../benchmarks/workbuddy/wb-trials.ts");
   const { files } = await renderTrial(dir, subset);
   const trajectory = await streamText(
-    join(dir, "agent/oc-output.txt"),
-    join(dir, "agent/codex-output.jsonl"),
+    join(dir, AGENT_STREAM.oc as string),
+    join(dir, AGENT_STREAM.cx as string),
     io,
   );
   return { files, trajectory };

@@ -1,7 +1,8 @@
-// The WorkBuddy cell's rollouts against the contract fake of the checkout's runner
-// (fixtures/benchmarks/workbuddy/README.md): jobs per label, trials moved into run folders and
-// marked, partial resume, the reuse rules, the timeout kill, the runner's refusals, and what the
-// strict renderer shows of real trial folders (and what it never shows).
+// The WorkBuddy cell's rollouts against the contract fake of the checkout's runner and Harbor
+// (fixtures/benchmarks/workbuddy/README.md), with harness2's own agents installed by setup and run
+// for real in the fake's containers: jobs per label, trials moved into run folders and marked,
+// partial resume, the reuse rules, failed trials kept out of the evidence, the timeout kill, the
+// refusals, and what the strict renderer shows of real trial folders (and what it never shows).
 
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import {
@@ -20,6 +21,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as tar from "tar";
 import { WorkBuddyAdapter } from "../../src/benchmarks/workbuddy/wb-adapter.ts";
+import { WB_AGENTS_VERSION } from "../../src/benchmarks/workbuddy/wb-agents.ts";
 import type { WbSubset } from "../../src/benchmarks/workbuddy/wb-data.ts";
 import { WB_CODEX_AGENTS } from "../../src/benchmarks/workbuddy/wb-prompts.ts";
 import { setupWorkBuddy } from "../../src/benchmarks/workbuddy/wb-setup.ts";
@@ -59,30 +61,59 @@ function adapter(
   extra: Record<string, string> = {},
   executor: "oc" | "cx" = "oc",
   runs = "runs",
+  at = deps,
 ): WorkBuddyAdapter {
   const e = { ...env, ...extra };
   const ex = executor === "oc" ? new OpencodeSubstrate({ env: e }) : new CodexSubstrate({ env: e });
-  return new WorkBuddyAdapter({ deps, subset, runsDir: join(root, runs), executor: ex, env: e });
+  return new WorkBuddyAdapter({
+    deps: at,
+    subset,
+    runsDir: join(root, runs),
+    executor: ex,
+    env: e,
+  });
 }
 
 const rid = (subset: WbSubset, task: string, label: string, ex = "oc") =>
   `wb-${subset}-${ex}-agg1/${task}/${label}`;
 
+/** The Harbor runtime configuration each job of `a` reached Harbor with (the runner renders it). */
 function jobs(a: WorkBuddyAdapter): { name: string; config: Record<string, unknown> }[] {
   const dir = join(a.spec.runsRoot, "jobs");
   if (!existsSync(dir)) return [];
   return readdirSync(dir)
     .sort()
-    .filter((n) => existsSync(join(dir, n, "config.json")))
-    .map((name) => ({
-      name,
-      config: JSON.parse(readFileSync(join(dir, name, "config.json"), "utf8")),
-    }));
+    .flatMap((name) =>
+      existsSync(join(dir, name)) && name !== "logs"
+        ? readdirSync(join(dir, name))
+            .filter((run) => existsSync(join(dir, name, run, "config.json")))
+            .map((run) => ({
+              name,
+              config: JSON.parse(readFileSync(join(dir, name, run, "config.json"), "utf8")),
+            }))
+        : [],
+    );
 }
 
-type Agent = { name: string; kwargs: Record<string, unknown> };
+type Agent = { import_path: string; model_name: string; kwargs: Record<string, unknown> };
 const agentOf = (job: { config: Record<string, unknown> }) =>
   (job.config.agents as Agent[])[0] as Agent;
+
+/** A second installation (its own copy of the checkout), for tests that break the checkout. */
+async function other(name: string, change: (checkout: string) => void): Promise<string> {
+  const dir = join(root, name);
+  mkdirSync(dir, { recursive: true });
+  const checkout = wbCheckout(dir);
+  change(checkout);
+  const d = join(dir, "deps");
+  await setupWorkBuddy({
+    deps: d,
+    from: checkout,
+    env: { ...env, HARNESS2_DEPENDENCIES: d },
+    say: () => {},
+  });
+  return d;
+}
 
 /** A harness dir: the executor's baseline with `files` written over it. */
 function harness(a: WorkBuddyAdapter, name: string, files: Record<string, string>): string {
@@ -116,7 +147,7 @@ function score(runDir: string): Record<string, unknown> {
 
 describe("jobs and trials (OpenCode, office)", () => {
   test(
-    "the k base rollouts are one job of stock OpenCode; each trial is moved into its run folder and marked",
+    "the k base rollouts are one job of harness2's OpenCode agent, bare; each trial is moved into its run folder and marked",
     async () => {
       const a = adapter("office");
       const ids = [rid("office", OFFICE, "base1"), rid("office", OFFICE, "base2")];
@@ -124,26 +155,49 @@ describe("jobs and trials (OpenCode, office)", () => {
       expect(dirs).toEqual(ids.map((id) => a.rolloutDir(id)));
       for (const d of dirs as string[]) {
         expect((await readRunMark(d))?.extras).toMatchObject({
-          identity: { executor: "oc", agent: "opencode@1.14.18", model: "solver/solver-model" },
+          identity: {
+            executor: "oc",
+            agent: `harness2-opencode@1.14.18+${WB_AGENTS_VERSION}`,
+            model: "solver/solver-model",
+          },
         });
-        expect(existsSync(join(d, "agent/oc-output.txt"))).toBe(true);
+        expect(existsSync(join(d, "agent/opencode-output.jsonl"))).toBe(true);
         expect(score(d).reward).toBeLessThan(1);
       }
       const [job] = jobs(a);
       expect(jobs(a)).toHaveLength(1);
-      expect(job?.config.n_attempts).toBe(2);
-      expect(agentOf(job as never)).toEqual({
-        name: "opencode",
-        model_name: "harness2/solver",
-        kwargs: { version: "1.14.18" },
-      } as never);
-      // The job file lived only as long as the job; the route files stay, without the key.
-      expect(readdirSync(join(a.manifest.root, "configs/jobs"))).toEqual([]);
+      // What reached Harbor is what the runner rendered from our composition.
+      expect(job?.config).toMatchObject({
+        n_attempts: 2,
+        n_concurrent_trials: 2,
+        environment: {
+          import_path: "workbuddy_bench.runner.docker_environment:WorkBuddyDockerEnvironment",
+          mounts: [
+            {
+              type: "image",
+              source: "workbuddy-bench/harness/harness2-opencode:1.14.18",
+              target: "/opt/harness2-opencode",
+              read_only: true,
+            },
+          ],
+        },
+        verifier: { import_path: "workbuddy_bench.judge:CompositeVerifier" },
+      });
+      expect(agentOf(job as never)).toMatchObject({
+        import_path: "harness2_wb.opencode_agent:Harness2OpenCodeAgent",
+        model_name: "solver/solver-model",
+        kwargs: { connection: { mode: "direct" }, mount_path: "/opt/harness2-opencode" },
+      });
+      expect(agentOf(job as never).kwargs).not.toHaveProperty("harness_workspace");
+      // The job file lived only as long as the job; the route file stays, naming the key's variable.
+      expect(
+        readdirSync(join(a.manifest.root, "configs/jobs")).filter((n) => n.startsWith("_h2-")),
+      ).toEqual([]);
       const route = readFileSync(
         join(a.manifest.root, "configs/models/harness2/solver.yaml"),
         "utf8",
       );
-      expect(route).toContain("api_key_env: HARNESS2_WB_API_KEY");
+      expect(route).toContain("backend_key_env: HARNESS2_WB_API_KEY");
       expect(route).not.toContain("container-key");
 
       // Asked again: both are reused, no job runs.
@@ -179,10 +233,10 @@ describe("jobs and trials (OpenCode, office)", () => {
       expect(jobs(a)).toHaveLength(3);
       expect(existsSync(join(a.rolloutDir(id), "verifier/score.json"))).toBe(true);
       // Another solver model is another executor: the trial is made again.
-      const other = adapter("office", { HARNESS2_SOLVER_MODEL: "solver/another-model" });
-      await other.executeMany(OFFICE, null, [id]);
-      expect(jobs(other)).toHaveLength(4);
-      expect((await readRunMark(other.rolloutDir(id)))?.extras).toMatchObject({
+      const o = adapter("office", { HARNESS2_SOLVER_MODEL: "solver/another-model" });
+      await o.executeMany(OFFICE, null, [id]);
+      expect(jobs(o)).toHaveLength(4);
+      expect((await readRunMark(o.rolloutDir(id)))?.extras).toMatchObject({
         identity: { model: "solver/another-model" },
       });
     },
@@ -190,18 +244,24 @@ describe("jobs and trials (OpenCode, office)", () => {
   );
 
   test(
-    "an adapted harness runs as oc-harness with one composed template; a careful one changes the result",
+    "an adapted harness reaches the container: its template before the instruction, a careful one changes the result",
     async () => {
       const a = adapter("office", {}, "oc", "runs-adapted");
       const id = rid("office", OFFICE, "inv1");
-      const dir = await a.execute(OFFICE, harness(a, "careful-oc", CAREFUL), id);
+      const skill = "---\nname: reconcile\ndescription: reconcile totals\n---\nReconcile.\n";
+      const dir = await a.execute(
+        OFFICE,
+        harness(a, "careful-oc", { ...CAREFUL, "skills/reconcile/SKILL.md": skill }),
+        id,
+      );
       expect(score(dir).reward).toBe(1);
-      const job = jobs(a)[0];
-      const agent = agentOf(job as never);
-      expect(agent.name).toBe("oc-harness");
+      const agent = agentOf(jobs(a)[0] as never);
+      const staged = String(agent.kwargs.harness_workspace);
+      expect(agent.kwargs.prompt_template_path).toBe(join(staged, "_composed/prompt.j2"));
       const template = readFileSync(String(agent.kwargs.prompt_template_path), "utf8");
       expect(template.startsWith("Reopen every output file")).toBe(true);
       expect(template.trimEnd().endsWith("{{ instruction }}")).toBe(true);
+      expect(readFileSync(join(staged, "skills/reconcile/SKILL.md"), "utf8")).toBe(skill);
       const base = await a.execute(OFFICE, null, rid("office", OFFICE, "base1"));
       expect(score(base).reward).toBeLessThan(1);
     },
@@ -209,7 +269,7 @@ describe("jobs and trials (OpenCode, office)", () => {
   );
 
   test(
-    "the runner refuses a template the validator would have rejected, and says why in the error",
+    "a template the validator rejects is refused by our agent in the container: a failed rollout, never evidence",
     async () => {
       const a = adapter("office", {}, "oc", "runs-refused");
       const bad = harness(a, "jinja", { "guardrails.md": "- Never print {% raw %} blocks.\n" });
@@ -217,10 +277,37 @@ describe("jobs and trials (OpenCode, office)", () => {
         await a.validateTree({ "guardrails.md": "- Never print {% raw %} blocks.\n" }),
       ).toEqual([expect.stringContaining("'{%'")]);
       expect(await a.validateTree(CAREFUL)).toEqual([]);
-      const err = await a.execute(OFFICE, bad, rid("office", OFFICE, "inv1")).catch((e) => e);
+      const id = rid("office", OFFICE, "inv1");
+      const err = await a.execute(OFFICE, bad, id).catch((e) => e);
       expect(err).toBeInstanceOf(Error);
-      expect(String(err.message)).toContain("the runner exited 2: harbor: job refused");
+      expect(String(err.message)).toContain(
+        "environment or agent failed before its verifier ran (HarnessRefused: the prompt template holds '{%'",
+      );
       expect(String(err.message)).toContain("a resume runs it again");
+      expect(existsSync(a.rolloutDir(id))).toBe(false);
+      expect(readdirSync(join(a.spec.runsRoot, "failed"))).toHaveLength(1);
+    },
+    T,
+  );
+
+  test(
+    "a Harbor whose containers never start writes only errored trials: failed rollouts, unmarked, resumable",
+    async () => {
+      const gone = join(root, "no-docker.sock");
+      const a = adapter("office", { DOCKER_HOST: `unix://${gone}` }, "oc", "runs-down");
+      const ids = [rid("office", OFFICE, "base1"), rid("office", OFFICE, "base2")];
+      const got = await a.executeMany(OFFICE, null, ids);
+      for (const g of got) {
+        expect(g).toBeInstanceOf(Error);
+        expect(String((g as Error).message)).toContain(
+          `(EnvironmentStartError: Cannot connect to the Docker daemon at unix://${gone}`,
+        );
+      }
+      for (const id of ids) expect(await readRunMark(a.rolloutDir(id))).toBeNull();
+      // The engine back: the same call runs both, now as rollouts that ran.
+      const again = await adapter("office", {}, "oc", "runs-down").executeMany(OFFICE, null, ids);
+      expect(again).toEqual(ids.map((id) => a.rolloutDir(id)));
+      for (const id of ids) expect(await readRunMark(a.rolloutDir(id))).not.toBeNull();
     },
     T,
   );
@@ -228,23 +315,20 @@ describe("jobs and trials (OpenCode, office)", () => {
   test(
     "a job out of time has its whole process group stopped: TERM, then KILL after the grace",
     async () => {
-      const bin = join(root, "hang");
-      mkdirSync(bin, { recursive: true });
-      const pidFile = join(bin, "child.pid");
-      const hang = join(bin, "harbor");
-      // Ignores TERM (so does its child, which inherits that): only the KILL ends them.
-      writeFileSync(hang, `#!/bin/sh\ntrap '' TERM\nsleep 300 &\necho $! > '${pidFile}'\nwait\n`);
-      chmodSync(hang, 0o755);
+      const pidFile = join(root, "hang-child.pid");
+      // Its Harbor ignores TERM (so does its child, which inherits that): only the KILL ends them.
+      const hangDeps = await other("hang", (co) =>
+        writeFileSync(
+          join(co, ".venv/bin/harbor"),
+          `#!/bin/sh\ntrap '' TERM\nsleep 300 &\necho $! > '${pidFile}'\nwait\n`,
+        ),
+      );
       const a = adapter(
         "office",
-        {
-          HARNESS2_WB_HARBOR: hang,
-          HARNESS2_WB_TRIAL_TIMEOUT: "1",
-          HARNESS2_WB_JOB_SLACK: "0",
-          HARNESS2_WB_KILL_GRACE: "1",
-        },
+        { HARNESS2_WB_TRIAL_TIMEOUT: "1", HARNESS2_WB_JOB_SLACK: "0", HARNESS2_WB_KILL_GRACE: "1" },
         "oc",
         "runs-hang",
+        hangDeps,
       );
       const started = Date.now();
       const err = await a.execute(OFFICE, null, rid("office", OFFICE, "base1")).catch((e) => e);
@@ -260,27 +344,33 @@ describe("jobs and trials (OpenCode, office)", () => {
   );
 
   test(
-    "a rollout timeout the run gives scales the task's own agent limit in the job",
+    "a rollout timeout the run gives scales the task's own timeouts in the job",
     async () => {
       const a = adapter("office", { HARNESS2_ROLLOUT_TIMEOUT: "900" }, "oc", "runs-limit");
       await a.execute(OFFICE, null, rid("office", OFFICE, "base1"));
-      expect(jobs(a)[0]?.config.agent_timeout_multiplier).toBe(0.5);
+      expect(jobs(a)[0]?.config.timeout_multiplier).toBe(0.5);
       const b = adapter("code", { HARNESS2_ROLLOUT_TIMEOUT: "900" }, "oc", "runs-limit");
       await b.execute("fix-median", null, rid("code", "fix-median", "base1"));
-      // fix-median declares no agent limit of its own: nothing to scale.
-      expect(jobs(b)[0]?.config).not.toHaveProperty("agent_timeout_multiplier");
-      expect(jobs(adapter("office"))[0]?.config).not.toHaveProperty("agent_timeout_multiplier");
+      // fix-median declares no agent limit of its own: the bench's multiplier stands.
+      expect(jobs(b)[0]?.config.timeout_multiplier).toBe(2);
+      expect(jobs(adapter("office"))[0]?.config.timeout_multiplier).toBe(2);
     },
     T,
   );
 
-  test("preflight: no Docker engine, no runner, no route each refuse in one line", async () => {
+  test("preflight: no Docker engine, no runner environment, no route, no agents each refuse in one line", async () => {
     const down = adapter("office", { HARNESS2_WB_DOCKER: fakeDocker(join(root, "down"), true) });
     await expect(down.preflight()).rejects.toThrow(/^Docker: docker info failed: Cannot connect/);
-    const noRunner = adapter("office", { HARNESS2_WB_HARBOR: join(root, "nope", "harbor") });
-    await expect(noRunner.preflight()).rejects.toThrow(/^WorkBuddy runner: no runner at .*uv sync/);
+    const noVenv = await other("no-venv", (co) => rmSync(join(co, ".venv"), { recursive: true }));
+    await expect(adapter("office", {}, "oc", "runs", noVenv).preflight()).rejects.toThrow(
+      /^WorkBuddy runner: the checkout's environment lacks \.venv\/bin\/python3 and \.venv\/bin\/harbor; run `uv sync`/,
+    );
     const noRoute = adapter("office", { HARNESS2_WB_BASE_URL: "" });
     await expect(noRoute.preflight()).rejects.toThrow(/HARNESS2_WB_BASE_URL is not set/);
+    const newer = adapter("office", { HARNESS2_WB_OPENCODE_VERSION: "1.20.0" });
+    await expect(newer.preflight()).rejects.toThrow(
+      /^harness2's agents: outdated: .*; run harness2 setup --bench wb --from /,
+    );
     await expect(adapter("office").preflight()).resolves.toBeUndefined();
     const web = adapter("web");
     await expect(web.preflight()).rejects.toThrow(/judge route/);
@@ -435,7 +525,7 @@ describe("what the renderer shows of a trial, and what it never shows", () => {
       expect(score(wdir).overall).toBe(1);
       expect(
         readFileSync(join(web.manifest.root, "configs/models/harness2/judge.yaml"), "utf8"),
-      ).toContain("model: judge-m");
+      ).toContain("name: judge-m");
 
       const code = adapter("code");
       expect(code.spec.proposerDeliverables).toBe("names");
@@ -453,7 +543,7 @@ describe("what the renderer shows of a trial, and what it never shows", () => {
 
 describe("the Codex executor (codex_root in the container)", () => {
   test(
-    "codex-harness gets the root files, the codex folder read-only at /opt/codex and the container endpoint",
+    "harness2's Codex agent gets the root files in /workspace, Codex from its image, the route's endpoint",
     async () => {
       const a = adapter(
         "code",
@@ -475,24 +565,37 @@ describe("the Codex executor (codex_root in the container)", () => {
       await a.preflight();
       const dir = await a.execute("fix-median", careful, rid("code", "fix-median", "inv1", "cx"));
       expect(score(dir)).toMatchObject({ tests_passed: 4, tests_total: 4 });
-      const agent = agentOf(jobs(a)[0] as never);
-      expect(agent.name).toBe("codex-harness");
-      expect(agent.kwargs).toMatchObject({
-        version: "0.144.6",
-        model: "mock-model",
-        base_url: "http://host.docker.internal:4010/v1",
-        api_key_env: "HARNESS2_CODEX_API_KEY",
-        allow_host_docker_internal: true,
-        mounts: [{ target: "/opt/codex", read_only: true }],
+      const job = jobs(a)[0] as never;
+      const agent = agentOf(job);
+      expect(agent).toMatchObject({
+        import_path: "harness2_wb.codex_agent:Harness2CodexAgent",
+        model_name: "mock-model",
+        kwargs: {
+          reasoning_effort: "high",
+          mount_path: "/opt/harness2-codex",
+          connection: { mode: "direct" },
+        },
       });
       const staged = String(agent.kwargs.harness_workspace);
       expect(existsSync(join(staged, "AGENTS.md"))).toBe(true);
       expect(existsSync(join(staged, "sub_agents"))).toBe(false);
+      // The harness files it put at the workspace root are gone before the verifier looks.
+      expect(readFileSync(join(dir, "verifier/agent.patch"), "utf8")).not.toContain("AGENTS.md");
+      const route = readFileSync(
+        join(a.manifest.root, "configs/models/harness2/codex.yaml"),
+        "utf8",
+      );
+      expect(route).toContain("backend_url_env: HARNESS2_CODEX_CONTAINER_URL");
+      expect(route).not.toContain("cx-key");
       const trajectory = await a.trajectory(dir, { obsTrunc: 50_000 });
       expect(trajectory).toContain("[ACTION]");
       expect(trajectory).toContain("reopened the outputs and checked them");
       expect((await readRunMark(dir))?.extras).toMatchObject({
-        identity: { executor: "cx", agent: "codex-harness@0.144.6", model: "mock-model" },
+        identity: {
+          executor: "cx",
+          agent: `harness2-codex@0.144.6+${WB_AGENTS_VERSION}`,
+          model: "mock-model",
+        },
       });
     },
     T,
