@@ -7,7 +7,13 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { runCli } from "../helpers/cli.ts";
-import { fakeDocker, wbCheckout, wbEnv } from "../helpers/workbuddy.ts";
+import {
+  fakeDocker,
+  reopeningImprover,
+  wbCheckout,
+  wbEnv,
+  wbSweepEnv,
+} from "../helpers/workbuddy.ts";
 
 const root = mkdtempSync(join(tmpdir(), "h2-wb-cli-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -61,20 +67,65 @@ describe("WorkBuddy on the command line", () => {
     const ready = await runCli(["check", "--bench", "wb", "--subset", "code"], { cwd: root, env });
     expect(ready.code).toBe(0);
     expect(ready.stdout).toContain("WorkBuddy tasks: 1 code task in 1 domain: developer 1");
+    expect(ready.stdout).toMatch(/ok +WorkBuddy runner: .*scripts\/run\.sh with .*\.venv/);
+    expect(ready.stdout).toMatch(
+      /ok +harness2's agents: version \d+: harness2-opencode\/1\.14\.18/,
+    );
+    expect(ready.stdout).toMatch(
+      /ok +code data: 1 task\(s\), fetched by the checkout's own script/,
+    );
     expect(ready.stdout).toContain("Ready: wb/oc, 1 task.");
 
+    // A Docker engine that is down: every trial fails to start, the sweep fails before any
+    // improver is asked anything, and says so.
+    const improver = reopeningImprover("systemprompt.md");
+    try {
+      const sweep = wbSweepEnv(join(root, "down-sweep"), improver, {
+        DOCKER_HOST: `unix://${join(root, "no-docker.sock")}`,
+        HARNESS2_DEPENDENCIES: deps,
+      });
+      const failed = await runCli(
+        [
+          "run",
+          "--bench",
+          "wb",
+          "--subset",
+          "code",
+          "--k",
+          "1",
+          "--no-tui",
+          "--runs",
+          join(root, "runs-down"),
+        ],
+        { cwd: root, env: sweep },
+      );
+      expect(failed.code).toBe(1);
+      expect(failed.stdout).toContain("EnvironmentStartError: Cannot connect to the Docker daemon");
+      expect(failed.stdout).toContain("no base rollout produced anything");
+      expect(failed.stdout).toMatch(/sweep swp_\w+ failed: 0 ok, 1 failed/);
+      expect(improver.requests).toHaveLength(0);
+    } finally {
+      await improver.stop();
+    }
+
+    // The checkout's environment gone and the engine down: each named, with its fix.
+    rmSync(join(checkout, ".venv"), { recursive: true });
     const down = await runCli(["check", "--bench", "wb", "--subset", "office"], {
       cwd: root,
-      env: {
-        ...env,
-        HARNESS2_WB_DOCKER: fakeDocker(join(root, "down"), true),
-        HARNESS2_WB_HARBOR: join(root, "no-harbor"),
-      },
+      env: { ...env, HARNESS2_WB_DOCKER: fakeDocker(join(root, "down"), true) },
     });
     expect(down.code).toBe(1);
     expect(down.stdout).toMatch(/FAIL +Docker: docker info failed: Cannot connect/);
-    expect(down.stdout).toMatch(/FAIL +WorkBuddy runner: no runner at .*no-harbor/);
+    expect(down.stdout).toMatch(/FAIL +WorkBuddy runner: the checkout's environment lacks/);
+    expect(down.stdout).toContain("uv sync");
     expect(down.stdout).toContain("Setup incomplete: 2 problems.");
+    // Agents of another version than this build installs: named, with the command that replaces them.
+    const old = await runCli(["check", "--bench", "wb", "--subset", "code"], {
+      cwd: root,
+      env: { ...env, HARNESS2_WB_CODEX_VERSION: "0.200.0" },
+    });
+    expect(old.stdout).toMatch(/FAIL +harness2's agents: outdated: /);
+    expect(old.stdout).toContain(`setup --bench wb --from ${checkout}`);
 
     const web = await runCli(["check", "--bench", "wb", "--subset", "web"], { cwd: root, env });
     expect(web.code).toBe(1);

@@ -1,7 +1,7 @@
 // One real WorkBuddy sweep on the Codex executor (code subset, `--substrate cx`), k=1: the
 // improvers are the REAL opencode binary against the scripted chat server; the rollouts are trials
-// of `codex-harness` jobs run by the contract fake of the checkout's runner. The code subset shows
-// the improver the names of what a rollout changed, never the change itself.
+// of jobs of harness2's own Codex agent, run by the contract fake of the checkout's runner. The code
+// subset shows the improver the names of what a rollout changed, never the change itself.
 
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -43,7 +43,7 @@ afterAll(async () => {
 
 describe("harness2 on WorkBuddy (code) on the Codex executor", () => {
   test(
-    "check, a k=1 sweep of codex-harness jobs, judge --bases and the report; the improver sees names only",
+    "check, a k=1 sweep of Codex-agent jobs, judge --bases and the report; the improver sees names only",
     async () => {
       const runs = join(root, "runs");
       const env = wbSweepEnv(root, improver, {

@@ -1,9 +1,10 @@
 // One real WorkBuddy sweep (office, `--substrate oc`), k=1: the improvers are the REAL opencode
-// binary against the scripted chat server; the rollouts are trials of Harbor jobs run by the
-// contract fake of the checkout's runner (fixtures/benchmarks/workbuddy/README.md), whose scripted
-// agent only reopens its outputs when its harness says so. Then judge (the verifiers' score files)
-// and the paired report. Markers planted in the verifier's output, tests/ and environment/ never
-// reach anything an improver was given.
+// binary against the scripted chat server; the rollouts are trials of jobs the contract fake of
+// the checkout's runner resolves and hands to its Harbor stand-in (fixtures/benchmarks/workbuddy/
+// README.md), where harness2's own OpenCode agent, installed by setup, runs in a container whose
+// scripted agent only reopens its outputs when its harness says so. Then judge (the verifiers'
+// score files) and the paired report. Markers planted in the verifier's output, tests/ and
+// environment/ never reach anything an improver was given.
 
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -56,6 +57,7 @@ describe("harness2 on WorkBuddy (office) through Harbor jobs", () => {
       expect(setup.code).toBe(0);
       expect(setup.stdout).toContain("1 office, 1 web and 1 code tasks");
       expect(setup.stdout).toContain("Tencent's own licence");
+      expect(setup.stdout).toContain("harness2's agents installed");
 
       const check = await runCli(["check", "--bench", "wb", "--subset", "office"], { env });
       if (check.code !== 0) console.error(check.stdout, check.stderr);
@@ -71,17 +73,25 @@ describe("harness2 on WorkBuddy (office) through Harbor jobs", () => {
       expect(r.stdout).toMatch(/q3-expense-totals k=1: ok/);
       expect(r.stdout).toContain("R=4/4 P=3/3");
 
-      // Four rollouts, four jobs: the base (its k attempts in one job), inv1, dom1, agg1.
+      // Four rollouts, four jobs: the base (its k attempts in one job), inv1, dom1, agg1; each
+      // reached Harbor as the runner rendered it, with harness2's OpenCode agent.
       const jobsDir = join(runs, "wb-office/jobs");
-      const configs = allFiles(jobsDir).filter(
-        (p) => /\/[^/]+\/config\.json$/.test(p) && !p.includes("__"),
-      );
+      const runConfigs = () =>
+        allFiles(jobsDir).filter((p) => /\/jobs\/[^/]+\/[^/]+\/config\.json$/.test(p));
+      const configs = runConfigs();
       expect(configs).toHaveLength(4);
       const agents = configs.map(
         (p) =>
-          (JSON.parse(readFileSync(p, "utf8")) as { agents: { name: string }[] }).agents[0]?.name,
+          (
+            JSON.parse(readFileSync(p, "utf8")) as {
+              agents: { import_path: string; kwargs: Record<string, unknown> }[];
+            }
+          ).agents[0],
       );
-      expect(agents.sort()).toEqual(["oc-harness", "oc-harness", "oc-harness", "opencode"]);
+      expect(new Set(agents.map((a) => a?.import_path))).toEqual(
+        new Set(["harness2_wb.opencode_agent:Harness2OpenCodeAgent"]),
+      );
+      expect(agents.filter((a) => a?.kwargs.harness_workspace !== undefined)).toHaveLength(3);
       const store = join(runs, "wb-office/tasks", TASK, "rollouts/wb-office-oc-agg1");
       const agg = JSON.parse(readFileSync(join(store, "agg1/verifier/score.json"), "utf8"));
       const base = JSON.parse(readFileSync(join(store, "base1/verifier/score.json"), "utf8"));
@@ -134,9 +144,7 @@ describe("harness2 on WorkBuddy (office) through Harbor jobs", () => {
       );
       expect(again.code).toBe(0);
       expect(again.stdout).toContain("1 skipped");
-      expect(
-        allFiles(jobsDir).filter((p) => /\/[^/]+\/config\.json$/.test(p) && !p.includes("__")),
-      ).toHaveLength(4);
+      expect(runConfigs()).toHaveLength(4);
     },
     SWEEP_MS,
   );

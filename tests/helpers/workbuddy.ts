@@ -2,8 +2,10 @@
 // of Docker and the runner, for the tests.
 import { chmodSync, cpSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { startChatServer } from "../../fixtures/servers/chat-server.ts";
 import type { ScriptedServer } from "../../fixtures/servers/script.ts";
-import { providersConfig } from "./scripted.ts";
+import { runCli } from "./cli.ts";
+import { improverTurns, providersConfig } from "./scripted.ts";
 
 export const WB_FIXTURE = join(import.meta.dir, "../../fixtures/benchmarks/workbuddy");
 
@@ -71,4 +73,78 @@ export function wbSweepEnv(
       ...extra,
     },
   });
+}
+
+/** The Codex settings of a WorkBuddy sweep on `--substrate cx` (the endpoint as containers reach it). */
+export const WB_CODEX_ENV = {
+  HARNESS2_CODEX_CONTAINER_URL: "http://host.docker.internal:4010/v1",
+  HARNESS2_CODEX_API_KEY: "cx-key",
+  HARNESS2_CODEX_MODEL: "mock-model",
+};
+
+/** The web verifier's judge route (its model is only named: the fake asks no model). */
+export const WB_JUDGE_ENV = {
+  HARNESS2_JUDGE_MODEL: "judge-model",
+  HARNESS2_JUDGE_BASE_URL: "http://host.docker.internal:4020/v1",
+  HARNESS2_JUDGE_API_KEY: "judge-key",
+};
+
+/** A scripted improver that tells the executor to reopen its outputs, in the file its harness reads. */
+export function reopeningImprover(file: "systemprompt.md" | "AGENTS.md"): ScriptedServer {
+  return startChatServer({
+    model: "improver-model",
+    turns: improverTurns({
+      file,
+      content:
+        "Before you finish, reopen every output and changed file and check it against the request.\n",
+      notes: `rewrote ${file}: the outputs were never reopened.`,
+      cue: "work whose outputs were written once and never checked",
+      lesson: "reopen every output before finishing",
+      evidence: "the rollout wrote its outputs once and stopped",
+    }),
+  });
+}
+
+/**
+ * One k=1 sweep of a WorkBuddy cell end to end (setup --from, check, run, judge --bases, report)
+ * under `root`; returns the base's and the pick's scores and the report's paired delta.
+ */
+export async function wbCellSweep(
+  root: string,
+  subset: "office" | "web" | "code",
+  substrate: "oc" | "cx",
+): Promise<{ base: number; pick: number; delta: number | null; stdout: string }> {
+  const improver = reopeningImprover(substrate === "oc" ? "systemprompt.md" : "AGENTS.md");
+  try {
+    const dir = join(root, `${subset}-${substrate}`);
+    mkdirSync(dir, { recursive: true });
+    const runs = join(dir, "runs");
+    const env = wbSweepEnv(dir, improver, {
+      ...(substrate === "cx" ? WB_CODEX_ENV : {}),
+      ...(subset === "web" ? WB_JUDGE_ENV : {}),
+    });
+    const setup = await runCli(["setup", "--bench", "wb", "--from", wbCheckout(dir)], { env });
+    if (setup.code !== 0) throw new Error(`setup: ${setup.stderr}`);
+    const cell = ["--bench", "wb", "--subset", subset, "--substrate", substrate];
+    const check = await runCli(["check", ...cell], { env });
+    if (check.code !== 0) throw new Error(`check: ${check.stdout}${check.stderr}`);
+    const r = await runCli(["run", ...cell, "--k", "1", "--no-tui", "--runs", runs], { env });
+    if (r.code !== 0) throw new Error(`run: ${r.stdout}${r.stderr}`);
+    const judged = await runCli(["judge", "last", "--bases", "--json", "--runs", runs], { env });
+    if (judged.code !== 0) throw new Error(`judge: ${judged.stderr}`);
+    const rows = (JSON.parse(judged.stdout) as { rows: { kind: string; score: number }[] }).rows;
+    const report = await runCli(["report", "last", "--runs", runs, "--json"], { env });
+    if (report.code !== 0) throw new Error(`report: ${report.stderr}`);
+    const summary = (
+      JSON.parse(report.stdout) as { summaries: { delta: { mean: number | null } }[] }
+    ).summaries[0];
+    return {
+      base: rows.find((x) => x.kind === "base")?.score ?? Number.NaN,
+      pick: rows.find((x) => x.kind === "pick")?.score ?? Number.NaN,
+      delta: summary?.delta.mean ?? null,
+      stdout: r.stdout,
+    };
+  } finally {
+    await improver.stop();
+  }
 }
