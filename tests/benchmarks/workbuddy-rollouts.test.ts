@@ -6,7 +6,6 @@
 
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import {
-  chmodSync,
   cpSync,
   existsSync,
   mkdirSync,

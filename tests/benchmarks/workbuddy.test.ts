@@ -422,7 +422,7 @@ describe("setup", () => {
         /^wb-bench-office-v1\.0\.tar\.gz does not match SHA256SUMS .*refused, nothing unpacked/,
       );
       expect(readdirSync(deps)).toEqual([]);
-      writeFileSync(join(root, "published-bad", "SHA256SUMS"), "0".repeat(64) + "  other.tar.gz\n");
+      writeFileSync(join(root, "published-bad", "SHA256SUMS"), `${"0".repeat(64)}  other.tar.gz\n`);
       const unnamed = await setupWorkBuddy({ deps, env, subset: "code", say: () => {} }).catch(
         (e) => e,
       );
@@ -482,7 +482,7 @@ describe("harness2's agents in the checkout", () => {
     expect(agentsStatus(co, versions)).toEqual({ state: "current", version: WB_AGENTS_VERSION });
     const registered = readFileSync(join(co, table), "utf8");
     expect(registered).toContain('    "harness2-opencode": HarnessRuntimeAdapter(');
-    expect(registered.replace(adapterBlock() + "\n", "")).toBe(pristine);
+    expect(registered.replace(`${adapterBlock()}\n`, "")).toBe(pristine);
     // The checkout's own runner table resolves our names (the fake runs the same module).
     const py = Bun.spawnSync(
       ["python3", "-m", "workbuddy_bench.runner.harness_adapters", "harness2-codex"],

@@ -2,7 +2,6 @@
 // codex_root): the OpenCode prompt template and its parts, and the Codex workspace-root files.
 
 import { describe, expect, test } from "bun:test";
-import { dirname } from "node:path";
 import { INSTRUCTION_SLOT } from "../../src/core/seams/executor.ts";
 import { CodexSubstrate } from "../../src/substrate/codex/substrate.ts";
 import { composeContainerPrompt } from "../../src/substrate/opencode/container.ts";

@@ -288,14 +288,15 @@ export function judgePythonOf(
 export async function installJudgeDeps(
   env: Record<string, string | undefined>,
   root: string,
-  envVar: string,
+  /** The setting that names another interpreter, or null when there is none. */
+  envVar: string | null,
   what: { packages: string; setting: string } = {
     packages: "the judge's python packages",
     setting: "a python that has them",
   },
 ): Promise<string[]> {
   if (!isRegularFile(join(root, "pyproject.toml"))) return [];
-  const manual = `run \`uv sync\` in ${root}, or set ${envVar} to ${what.setting}`;
+  const manual = `run \`uv sync\` in ${root}${envVar === null ? "" : `, or set ${envVar} to ${what.setting}`}`;
   const uv = which("uv", env);
   if (uv === null) return [`${what.packages} are not installed (no uv on PATH): ${manual}`];
   const locked = isRegularFile(join(root, "uv.lock")) ? ["--locked"] : [];

@@ -8,12 +8,11 @@
 // What the improver sees of a trial comes only through wb-render.ts.
 
 import { createHash } from "node:crypto";
-import { mkdirSync, readFileSync, renameSync, rmSync } from "node:fs";
-import { basename, dirname, join } from "node:path";
+import { readFileSync, renameSync, rmSync } from "node:fs";
+import { basename, join } from "node:path";
 import type { Tree } from "../../core/harness/tree.ts";
 import { copyTreeSafe, isRegularFile } from "../../core/lib/safe-fs.ts";
-import { isOutputIntact, readRunMark, writeRunMark } from "../../core/rollout/runmark.ts";
-import { parseRunId } from "../../core/run/naming.ts";
+import { isOutputIntact, readRunMark } from "../../core/rollout/runmark.ts";
 import { leakFilter } from "../../core/safety/leak-globs.ts";
 import type { BenchPrompts } from "../../core/seams/bench-prompts.ts";
 import type { BenchmarkAdapter, BenchSpec, ExecuteOptions } from "../../core/seams/benchmark.ts";
@@ -30,30 +29,21 @@ import {
   type WbSubset,
   type WbTask,
 } from "./wb-data.ts";
-import {
-  jobTimeoutS,
-  runJob,
-  sweepStaleJobFiles,
-  templateProblems,
-  type WbAgentParams,
-  type WbHarness,
-  withJobSlot,
-  writeJobFile,
-} from "./wb-job.ts";
+import { templateProblems } from "./wb-job.ts";
 import { promptsForDomain, WB_CODEX_AGENTS, WB_PROMPTS } from "./wb-prompts.ts";
 import { wbReady } from "./wb-ready.ts";
 import { DELIVERED_MIN_CHARS, FILE_TEXT_MAX, type Rendered, renderTrial } from "./wb-render.ts";
+import { type Identity, runRolloutJob } from "./wb-rollout-job.ts";
 import {
   type Routes,
   routeEnv,
   routesOf,
   routesText,
-  routeVariables,
   type WbSettings,
   wbSettings,
   writeRoutes,
 } from "./wb-settings.ts";
-import { AGENT_STREAM, trialFailure, trialsOf, verified } from "./wb-trials.ts";
+import { AGENT_STREAM, verified } from "./wb-trials.ts";
 
 /** The original's whole-trajectory cap for WorkBuddy. */
 export const WB_TRAJECTORY_MAX = 2_000_000;
@@ -67,12 +57,6 @@ export type WbAdapterOptions = {
   executor: Executor;
   env?: Record<string, string | undefined>;
 };
-
-/** Jobs started by this process: part of each job's name, so two never share a folder. */
-let jobSerial = 0;
-
-/** What a job of this sweep runs with; a trial made with anything else is never reused. */
-type Identity = { executor: string; agent: string; model: string; route: string };
 
 export class WorkBuddyAdapter extends TableCell<WbTask> implements BenchmarkAdapter {
   readonly spec: BenchSpec;
@@ -202,13 +186,26 @@ export class WorkBuddyAdapter extends TableCell<WbTask> implements BenchmarkAdap
         baseHarness: harness,
         stagedDir: join(this.spec.runsRoot, "staged", fingerprint),
       });
-      const made = await this.#job(
+      const made = await runRolloutJob({
+        cell: {
+          root: this.manifest.root,
+          runsRoot: this.spec.runsRoot,
+          namespace: this.spec.name,
+          subset: this.subset,
+          executor: this.substrate.name,
+          settings: this.#settings,
+          rolloutTimeoutS: this.config.rolloutTimeoutS ?? null,
+          routeEnv: this.#routeEnv(),
+          env: this.env,
+          rolloutDir: (id) => this.rolloutDir(id),
+          forget: (dir) => this.#rendered.delete(dir),
+        },
         task,
-        missing,
-        { ...job, routes },
-        { fingerprint, identity },
+        runIds: missing,
+        agent: { ...job, routes },
+        mark: { fingerprint, identity },
         opts,
-      );
+      });
       for (const [id, got] of made) results.set(id, got);
     }
     return runIds.map((id) => results.get(id) as string | Error);
@@ -232,123 +229,6 @@ export class WorkBuddyAdapter extends TableCell<WbTask> implements BenchmarkAdap
 
   #routeEnv(): Record<string, string | undefined> {
     return routeEnv(this.env, this.config);
-  }
-
-  /**
-   * One job for `runIds` of one task. A trial that ran is moved to its run folder and marked; one
-   * that did not (its environment or agent failed, docs/benchmarks.md "WorkBuddy: failed trials")
-   * is moved under `failed/` and its rollout is an error, so it is never evidence and a resume runs
-   * it again.
-   */
-  async #job(
-    task: WbTask,
-    runIds: readonly string[],
-    agent: { harness: WbHarness; params: WbAgentParams; routes: Routes },
-    mark: { fingerprint: string; identity: Identity },
-    opts: ExecuteOptions,
-  ): Promise<Map<string, string | Error>> {
-    const s = this.#settings;
-    const root = this.manifest.root;
-    sweepStaleJobFiles(root, s.staleJobHours * 3_600_000);
-    const first = parseRunId(runIds[0] as string);
-    const namespace = (runIds[0] as string).split("/")[0] ?? this.spec.name;
-    const label = runIds.length > 1 ? "base" : (first?.label ?? "run");
-    jobSerial++;
-    const jobName =
-      `${namespace}-${task.id}-${label}-${Date.now().toString(36)}-${process.pid}-${jobSerial}`
-        .replaceAll(/[^A-Za-z0-9._-]+/g, "-")
-        .slice(0, 160);
-    // Each job has its own Harbor jobs folder; the runner's own output goes beside it.
-    const jobDir = join(this.spec.runsRoot, "jobs", jobName);
-    const logDir = join(this.spec.runsRoot, "jobs", "logs", jobName);
-    // A rollout timeout the run gives scales the task's own timeouts to it.
-    const given = opts.timeoutS ?? this.config.rolloutTimeoutS ?? null;
-    const trialS = given ?? s.trialTimeoutS;
-    const timeoutS = jobTimeoutS(runIds.length, s.concurrency, trialS, s.jobSlackS);
-    const routeEnv = this.#routeEnv();
-    const pass: Record<string, string> = {};
-    for (const name of routeVariables(agent.routes)) {
-      const value = routeEnv[name];
-      if (value !== undefined && value !== "") pass[name] = value;
-    }
-    const exit = await withJobSlot(() => {
-      // Written only once the job's turn came, and removed when its runner exits.
-      const slug = writeJobFile(root, {
-        subset: this.subset,
-        jobsDir: jobDir,
-        jobName,
-        taskId: task.id,
-        attempts: runIds.length,
-        concurrency: s.concurrency,
-        harness: agent.harness,
-        params: agent.params,
-        route: agent.routes.agent.slug,
-        judge: agent.routes.judge?.slug ?? null,
-        timeoutMultiplier:
-          given !== null && task.agentTimeoutS !== null ? given / task.agentTimeoutS : undefined,
-      });
-      return runJob({
-        root,
-        slug,
-        env: this.env,
-        pass,
-        timeoutS,
-        graceS: s.killGraceS,
-        logDir,
-        signal: opts.signal,
-      });
-    });
-    const trials = trialsOf(jobDir, [task.id]);
-    const lastLine = (exit.stdoutTail + exit.stderrTail)
-      .trim()
-      .split("\n")
-      .filter((l) => /ERROR|error:|refused/i.test(l))
-      .pop();
-    const why = exit.timedOut
-      ? `the job ran out of its ${timeoutS} s and was stopped`
-      : exit.aborted
-        ? "the job was interrupted"
-        : exit.code !== 0
-          ? `the runner exited ${exit.code ?? exit.signal}${lastLine ? `: ${lastLine.trim()}` : ""}`
-          : "the runner wrote no trial for it";
-    const see = `job ${jobName}; see ${join(logDir, "runner.out")} and runner.err`;
-    const out = new Map<string, string | Error>();
-    for (const [i, runId] of runIds.entries()) {
-      const trial = trials[i];
-      if (trial === undefined) {
-        out.set(runId, new Error(`rollout ${runId}: ${why} (${see}); a resume runs it again`));
-        continue;
-      }
-      const failed = trialFailure(trial.dir, this.substrate.name);
-      if (failed !== null) {
-        const aside = join(this.spec.runsRoot, "failed", jobName, trial.name);
-        mkdirSync(dirname(aside), { recursive: true });
-        renameSync(trial.dir, aside);
-        out.set(
-          runId,
-          new Error(
-            `rollout ${runId}: ${failed} (${see}; the trial is kept in ${aside}); a resume runs it again`,
-          ),
-        );
-        continue;
-      }
-      const runDir = this.rolloutDir(runId);
-      this.#rendered.delete(runDir);
-      rmSync(runDir, { recursive: true, force: true });
-      mkdirSync(dirname(runDir), { recursive: true });
-      renameSync(trial.dir, runDir);
-      // Only a trial whose verifier finished in a job that ended is marked: else it runs again.
-      if (verified(runDir) && !exit.timedOut && !exit.aborted) {
-        await writeRunMark(runDir, {
-          runId,
-          harnessFingerprint: mark.fingerprint,
-          outputDir: join(runDir, "verifier"),
-          extras: { identity: mark.identity, job: jobName, trial: trial.name },
-        });
-      }
-      out.set(runId, runDir);
-    }
-    return out;
   }
 
   async artifactsIntact(runDir: string): Promise<boolean> {

@@ -81,9 +81,9 @@ async function finish(
   if (!fromUser && venvTool(root, "harbor") === null) {
     say("installing the runner's python packages (uv sync)");
     out.push(
-      ...(await installJudgeDeps(env, root, "HARNESS2_WB_HARBOR", {
+      ...(await installJudgeDeps(env, root, null, {
         packages: "the runner's python packages (Harbor)",
-        setting: "the checkout's harbor",
+        setting: "",
       })),
     );
   }

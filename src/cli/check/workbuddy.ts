@@ -3,7 +3,6 @@
 // anything is spent — the checkout's runner, Docker, the model routes and, on Codex, the endpoint
 // the containers reach (wb-ready.ts, the same checks `run` makes before its first job).
 
-import { join } from "node:path";
 import { BenchDataError, dependenciesDir, type Manifest } from "../../benchmarks/common/install.ts";
 import {
   discoverSubset,
@@ -12,7 +11,6 @@ import {
   type WbSubset,
 } from "../../benchmarks/workbuddy/wb-data.ts";
 import { wbReady } from "../../benchmarks/workbuddy/wb-ready.ts";
-import { wbSettings } from "../../benchmarks/workbuddy/wb-settings.ts";
 import type { RunConfig } from "../../core/run/run-config.ts";
 import type { Executor } from "../../core/seams/executor.ts";
 import type { Report } from "./report.ts";
