@@ -15,6 +15,7 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
+import JSZip from "jszip";
 import { JobBenchScorer, safeJudgeName } from "../../src/benchmarks/jobbench/jb-scorer.ts";
 import { outputDirOf } from "../../src/core/rollout/layout.ts";
 import { JB_FIXTURE } from "../helpers/jobbench.ts";
@@ -112,7 +113,7 @@ describe("the JobBench judge contract", () => {
       .score(dir, TASK)
       .catch((e) => e);
     expect(err.message).toMatch(
-      /failed on 3 of 3 rubrics; its report is kept as .*_judge\.json\.judge-failed-\d+/,
+      /failed on 3 of 3 rubrics; ungraded, not a zero; its report is kept as .*_judge\.json\.judge-failed-\d+/,
     );
     const details = join(
       root,
@@ -149,6 +150,58 @@ describe("the JobBench judge contract", () => {
       max_score: 6,
       no_output: true,
     });
+  });
+
+  test("a judge whose python lacks a package writes an ordinary-looking report: ungraded, never a zero", async () => {
+    const dir = run("inv1", { "notes.md": "Northwind issued credit note NW-1052.\n" });
+    const err = await scorer({ JOBBENCH_FAKE_JUDGE_NO_OPENAI: "1" })
+      .score(dir, TASK)
+      .catch((e) => e);
+    expect(err).toBeInstanceOf(Error);
+    expect(err.message).toMatch(
+      /^the JobBench judge failed on 3 of 3 rubrics \(No module named 'openai'\); ungraded, not a zero; the judge's python lacks a package: see check --bench jb; its report is kept as .*judge-failed-\d+$/,
+    );
+    // Served again later, the failed report is never read as scores: the rollout is judged afresh.
+    const again = (await scorer().score(dir, TASK)) as Record<string, unknown>;
+    expect(again).toMatchObject({ cached: false, total: 3 });
+  });
+
+  test("a formula workbook without the judge's spreadsheet runtime is refused by it: ungraded, with the fix", async () => {
+    const zip = new JSZip();
+    zip.file("[Content_Types].xml", "<Types/>");
+    zip.file(
+      "xl/worksheets/sheet1.xml",
+      '<worksheet><sheetData><row r="1"><c r="A1"><f>SUM(B1:B2)</f><v>3</v></c></row></sheetData></worksheet>',
+    );
+    const book = await zip.generateAsync({ type: "nodebuffer" });
+    const dir = run("dom1", { "notes.md": "Northwind issued credit note NW-1052.\n" });
+    writeFileSync(join(outputDirOf(dir), "totals.xlsx"), book);
+    // A Docker engine without the image: the client answers, the image is not there.
+    const empty = join(root, "docker-empty");
+    mkdirSync(empty, { recursive: true });
+    writeFileSync(join(empty, "docker"), "#!/bin/sh\necho 'Error: No such image' >&2\nexit 1\n", {
+      mode: 0o755,
+    });
+    const noDocker = { PATH: `${empty}:/usr/bin:/bin` };
+    const err = await scorer(noDocker)
+      .score(dir, TASK)
+      .catch((e) => e);
+    expect(err.message).toMatch(
+      /^the JobBench judge refused the deliverable \(totals\.xlsx: Excel recalculation failed: Unable to find image 'jobbench-calc:[0-9a-f]{20}' locally\..*\); ungraded, not a zero: build its spreadsheet runtime with \(cd .* && \.\/eval\/setup_judge\.sh\)/,
+    );
+    // With the runtime in the engine (a stand-in client that knows the image), it is graded.
+    const bin = join(root, "docker-bin");
+    mkdirSync(bin, { recursive: true });
+    writeFileSync(
+      join(bin, "docker"),
+      '#!/bin/sh\n[ "$1 $2" = "image inspect" ] && case "$3" in jobbench-calc:*) exit 0;; esac\nexit 1\n',
+      { mode: 0o755 },
+    );
+    const graded = (await scorer({ PATH: `${bin}:/usr/bin:/bin` }).score(dir, TASK)) as Record<
+      string,
+      unknown
+    >;
+    expect(graded).toMatchObject({ total: 3, cached: false });
   });
 
   test("an unknown task is an error, not a zero", async () => {

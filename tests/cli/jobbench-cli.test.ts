@@ -2,7 +2,7 @@
 // refusal is one line with its fix and its exit code (2 for a bad command line, 1 for a refusal).
 
 import { afterAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { runCli } from "../helpers/cli.ts";
@@ -106,7 +106,95 @@ describe("JobBench on the command line", () => {
       "FAIL  judge endpoint: HARNESS2_JUDGE_BASE_URL and HARNESS2_JUDGE_API_KEY are not set",
     );
   }, 120_000);
+
+  test("check tries the judge's environment: each missing package named with the command, the spreadsheet runtime", async () => {
+    const deps = join(root, "env-deps");
+    const setup = await runCli(
+      ["setup", "--bench", "jb", "--from", JB_FIXTURE, "--dependencies", deps],
+      {
+        cwd: root,
+      },
+    );
+    expect(setup.code).toBe(0);
+    const endpoint = {
+      HARNESS2_JUDGE_BASE_URL: "http://judge.invalid/v1",
+      HARNESS2_JUDGE_API_KEY: "k",
+    };
+    const check = (extra: Record<string, string>) =>
+      runCli(["check", "--bench", "jb", "--dependencies", deps], {
+        cwd: root,
+        env: { ...process.env, ...models, ...endpoint, ...extra },
+      });
+    // A judge python with every package but openai, and no Docker engine holding the runtime.
+    const partial = stubPython(join(root, "py-partial"), [
+      "openpyxl",
+      "xlrd",
+      "pptx",
+      "mammoth",
+      "pdfplumber",
+    ]);
+    const missing = await check({
+      HARNESS2_JB_JUDGE_PYTHON: partial,
+      HARNESS2_JB_DOCKER: dockerStub(join(root, "d0"), false),
+    });
+    expect(missing.code).toBe(1);
+    expect(missing.stdout).toContain(
+      `FAIL  judge packages: ${partial} cannot import openai (ModuleNotFoundError: No module named 'openai'); the judge would fail every rubric for it`,
+    );
+    expect(missing.stdout).toContain(`uv sync --locked\` in ${JB_FIXTURE}`);
+    expect(missing.stdout).toMatch(
+      /FAIL {2}spreadsheet runtime: jobbench-calc:[0-9a-f]{20} is not available \(Error: No such image.*\): the judge would refuse every \.xlsx deliverable/,
+    );
+    expect(missing.stdout).toContain("./eval/setup_judge.sh) with Docker running");
+    // Everything there: both ok, and the check passes.
+    const full = stubPython(join(root, "py-full"), [
+      "openai",
+      "openpyxl",
+      "xlrd",
+      "pptx",
+      "mammoth",
+      "pdfplumber",
+    ]);
+    const ready = await check({
+      HARNESS2_JB_JUDGE_PYTHON: full,
+      HARNESS2_JB_DOCKER: dockerStub(join(root, "d1"), true),
+    });
+    if (ready.code !== 0) console.error(ready.stdout);
+    expect(ready.code).toBe(0);
+    expect(ready.stdout).toContain(
+      `ok    judge packages: ${full} imports openai, openpyxl, xlrd, pptx, mammoth, pdfplumber`,
+    );
+    expect(ready.stdout).toMatch(
+      /ok {4}spreadsheet runtime: jobbench-calc:[0-9a-f]{20} is in the Docker engine/,
+    );
+  }, 120_000);
 });
+
+/** A python whose only third-party packages are empty stand-ins named `modules`. */
+function stubPython(dir: string, modules: string[]): string {
+  for (const m of modules) {
+    mkdirSync(join(dir, "site", m), { recursive: true });
+    writeFileSync(join(dir, "site", m, "__init__.py"), "");
+  }
+  const path = join(dir, "python");
+  writeFileSync(
+    path,
+    `#!/bin/sh\nPYTHONPATH='${join(dir, "site")}' exec /usr/bin/python3 -S "$@"\n`,
+    { mode: 0o755 },
+  );
+  return path;
+}
+
+/** A docker client whose engine holds JobBench's runtime image, or holds nothing. */
+function dockerStub(dir: string, holds: boolean): string {
+  mkdirSync(dir, { recursive: true });
+  const path = join(dir, "docker");
+  const body = holds
+    ? '[ "$1 $2" = "image inspect" ] && { echo sha256:abc; exit 0; }; exit 1'
+    : 'echo "Error: No such image: $5" >&2; exit 1';
+  writeFileSync(path, `#!/bin/sh\n${body}\n`, { mode: 0o755 });
+  return path;
+}
 
 describe("the JobBench judge as harness2 judge builds it", () => {
   test("refuses in one line without an endpoint or a key; names the judge by script and model", async () => {

@@ -65,12 +65,28 @@ export function readRubrics(taskDir: string): { count: number; maxScore: number 
   return { count: parsed.data.length, maxScore };
 }
 
-/** Rubrics of a report whose result is not a pass/fail verdict: the judge failed on them. */
-function failedRubrics(report: Report): number {
-  return report.rubrics.filter((r) => {
-    const result = r.result as Record<string, unknown> | undefined;
-    return typeof result !== "object" || result === null || typeof result.passed !== "boolean";
-  }).length;
+/**
+ * Why the judge itself failed on a rubric ("" when it gave no verdict at all), or null when the
+ * rubric holds a verdict. Besides a
+ * result without a pass/fail verdict, the real judge (eval/judge.py `judge_rubric`) writes an
+ * ordinary-looking failed rubric when it never got an answer — `Failed after N attempts: …` (a
+ * missing `openai` package, an unreachable endpoint) or `Judge raised an exception: …` — which is
+ * the judge's failure, not the deliverable's.
+ */
+export function judgeFailure(rubric: { result?: unknown }): string | null {
+  const result = rubric.result as Record<string, unknown> | undefined;
+  if (typeof result !== "object" || result === null || typeof result.passed !== "boolean") {
+    return "";
+  }
+  const why = typeof result.overall_reasoning === "string" ? result.overall_reasoning : "";
+  const m = /^(?:Failed after \d+ attempts: |Judge raised an exception: )([\s\S]*)$/.exec(why);
+  return m ? (m[1] as string).split("\n")[0]?.trim() || "no answer" : null;
+}
+
+/** Rubrics of a report the judge failed on (see judgeFailure), and the first reason. */
+function failedRubrics(report: Report): { count: number; reason: string } {
+  const reasons = report.rubrics.map(judgeFailure).filter((r): r is string => r !== null);
+  return { count: reasons.length, reason: reasons.find((r) => r !== "") ?? "" };
 }
 
 export type JbJudgeConfig = {
@@ -160,7 +176,7 @@ export class JobBenchScorer implements Scorer {
     }
     // A partial report (fewer rubrics than the task has) is judged again, as upstream does.
     if (parsed.data.rubrics.length < count) return null;
-    if (failedRubrics(parsed.data) > 0) {
+    if (failedRubrics(parsed.data).count > 0) {
       quarantine(details);
       return null;
     }
@@ -202,6 +218,17 @@ export class JobBenchScorer implements Scorer {
       stderrFile: `${log}.stderr`,
     });
     if (exit.timedOut) throw new Error(`the JobBench judge timed out after ${limitS}s; see ${log}`);
+    const refused = extractionError(details);
+    if (refused !== null) {
+      // eval/judge.py: evidence preparation failed (exit 2); "this is not a score of zero".
+      const aside = quarantine(details);
+      const fix = /Excel|calculation|setup_judge/i.test(refused)
+        ? `: build its spreadsheet runtime with (cd ${cfg.root} && ./eval/setup_judge.sh), see check --bench jb`
+        : "";
+      throw new Error(
+        `the JobBench judge refused the deliverable (${refused}); ungraded, not a zero${fix}; its report is kept as ${aside}`,
+      );
+    }
     if (exit.code !== 0) {
       throw new Error(
         `the JobBench judge exited with ${exit.code ?? exit.signal}: ${exit.stderrTail.trim().split("\n").pop() ?? ""}; see ${log}.stderr`,
@@ -212,10 +239,13 @@ export class JobBenchScorer implements Scorer {
       throw new Error(`the JobBench judge wrote no readable report at ${details}; see ${log}`);
     }
     const failed = failedRubrics(parsed.data);
-    if (failed > 0 || parsed.data.rubrics.length < count) {
+    if (failed.count > 0 || parsed.data.rubrics.length < count) {
       const aside = quarantine(details);
+      const env = /No module named|ModuleNotFoundError|ImportError/.test(failed.reason)
+        ? "; the judge's python lacks a package: see check --bench jb"
+        : "";
       throw new Error(
-        `the JobBench judge failed on ${failed || count - parsed.data.rubrics.length} of ${count} rubrics; its report is kept as ${aside}`,
+        `the JobBench judge failed on ${failed.count || count - parsed.data.rubrics.length} of ${count} rubrics${failed.reason ? ` (${failed.reason})` : ""}; ungraded, not a zero${env}; its report is kept as ${aside}`,
       );
     }
     return parsed.data;
@@ -234,6 +264,17 @@ function resultOf(r: Report, details: string, cached: boolean): Record<string, u
     details,
     cached,
   };
+}
+
+/** The judge's own extraction error in a report it wrote instead of scores, or null. */
+function extractionError(details: string): string | null {
+  const report = safeJson(details) as Record<string, unknown> | null;
+  if (report === null || typeof report !== "object" || report.error_type !== "extraction_error") {
+    return null;
+  }
+  return typeof report.error === "string" && report.error !== ""
+    ? report.error
+    : "an extraction error";
 }
 
 function safeJson(path: string): unknown {

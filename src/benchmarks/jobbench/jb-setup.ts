@@ -19,6 +19,7 @@ import {
   SetupError,
   stagedCheckout,
 } from "../common/install.ts";
+import { calcImage } from "../common/judge-env.ts";
 import {
   discoverSplit,
   JB_DATASET_URL,
@@ -153,11 +154,18 @@ function notes(
   if (!isRegularFile(join(root, "eval", "judge.py"))) {
     return [`no eval/judge.py in ${root}: harness2 judge cannot score JobBench runs from it`];
   }
-  if (already.length > 0) return [];
-  if (judgePythonOf(root, env, "HARNESS2_JB_JUDGE_PYTHON") === null) {
-    return [
+  const out: string[] = [];
+  if (already.length === 0 && judgePythonOf(root, env, "HARNESS2_JB_JUDGE_PYTHON") === null) {
+    out.push(
       `the judge's python packages: run \`uv sync\` in ${root}, or set HARNESS2_JB_JUDGE_PYTHON to a python that has them`,
-    ];
+    );
   }
-  return [];
+  // The judge recalculates every .xlsx deliverable in a pinned image its own set-up builds.
+  const image = calcImage(root);
+  if (image !== null) {
+    out.push(
+      `the judge's spreadsheet runtime: run (cd ${root} && ./eval/setup_judge.sh) with Docker running; it builds ${image}, without which every .xlsx deliverable goes ungraded (check --bench jb says whether it is there)`,
+    );
+  }
+  return out;
 }

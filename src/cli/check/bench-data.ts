@@ -1,6 +1,7 @@
 // `harness2 check --bench jb|lab|wb`: the benchmark data setup installed (its manifest still matching
-// the data), the task count per domain, and the judge's readiness — its script, a python for it,
-// and the endpoint and key — so a missing judge shows up before any rollout is paid for.
+// the data), the task count per domain, and the judge's readiness — its script, its interpreter
+// importing what the judge needs, JobBench's spreadsheet runtime, and the endpoint and key — so a
+// judge that would fail shows up before any rollout is paid for.
 
 import { existsSync } from "node:fs";
 import {
@@ -15,15 +16,103 @@ import {
   installedJobBench,
   type JbSplit,
 } from "../../benchmarks/jobbench/jb-data.ts";
-import { judgeScript } from "../../benchmarks/jobbench/jb-scorer.ts";
+import { judgePython, judgeScript } from "../../benchmarks/jobbench/jb-scorer.ts";
 import { discoverLab, installedLab } from "../../benchmarks/lab/lab-data.ts";
 import { evaluationModule } from "../../benchmarks/lab/lab-scorer.ts";
+import { resolvePython } from "../../core/lib/python.ts";
 import type { RunConfig } from "../../core/run/run-config.ts";
 import type { PaperCell } from "../build-adapter.ts";
 import { type CliIO, type ParsedArgs, stringOpt } from "../command.ts";
 import type { Report } from "./report.ts";
 
-export type BenchDataCheck = { tasks: number; domains: Record<string, number> };
+/**
+ * The judge's environment, tried for real (common/judge-env.ts): the judge's interpreter imports
+ * what the judge needs (JobBench: its packages; LAB: its evaluation module, which imports its
+ * own), and, for JobBench, the spreadsheet runtime its judge recalculates every .xlsx in.
+ */
+export async function checkJudgeEnv(
+  report: Report,
+  bench: "jb" | "lab",
+  root: string,
+  env: Record<string, string | undefined>,
+): Promise<void> {
+  const { probeImports, JB_JUDGE_MODULES, calcStatus } = await import(
+    "../../benchmarks/common/judge-env.ts"
+  );
+  const python =
+    bench === "jb"
+      ? await judgePython(root, env).catch(() => null)
+      : (judgePythonOf(root, env, "HARNESS2_LAB_JUDGE_PYTHON") ?? (await resolvePython(env)));
+  const setting = bench === "jb" ? "HARNESS2_JB_JUDGE_PYTHON" : "HARNESS2_LAB_JUDGE_PYTHON";
+  const install = `run \`uv sync --locked\` in ${root} (the checkout's own set-up), or set ${setting} to a python that has them`;
+  if (python === null) {
+    report.line("FAIL", "judge packages", "no python3 to run the judge", install);
+  } else {
+    const modules =
+      bench === "jb" ? JB_JUDGE_MODULES.map((m) => m.module) : ["evaluation.run_eval"];
+    const got = await probeImports(python, modules, root, env);
+    if (got.ok) {
+      report.line("ok", "judge packages", `${python} imports ${modules.join(", ")}`);
+    } else if ("broken" in got) {
+      report.line("FAIL", "judge packages", got.broken, install);
+    } else {
+      const names = Object.keys(got.failed).map(
+        (m) => JB_JUDGE_MODULES.find((x) => x.module === m)?.pkg ?? m,
+      );
+      const first = Object.values(got.failed)[0] ?? "";
+      report.line(
+        "FAIL",
+        "judge packages",
+        `${python} cannot import ${names.join(", ")} (${first}); the judge would fail every rubric for it`,
+        install,
+      );
+    }
+  }
+  if (bench === "lab") {
+    // What LAB's public documentation shows of its judge that harness2 cannot see in code here
+    // (docs/benchmarks.md "LAB: what is assumed"): .docx is read through pandoc.
+    const { which } = await import("../../core/lib/process.ts");
+    report.line(
+      which("pandoc", env) === null ? "warn" : "ok",
+      "pandoc",
+      which("pandoc", env) === null
+        ? "not on PATH: LAB's scoring reads .docx deliverables through pandoc"
+        : "on PATH (LAB's scoring reads .docx deliverables through it)",
+      which("pandoc", env) === null ? "install pandoc (e.g. apt-get install pandoc)" : undefined,
+    );
+    report.line(
+      "warn",
+      "LAB interface",
+      "its judge's command line, run folder and scores.json follow harness2's reading of LAB's public docs, not its code; docs/benchmarks.md lists what is assumed",
+      "compare against your harvey-labs checkout's evaluation/run_eval.py before a paid sweep",
+    );
+    return;
+  }
+  const calc = await calcStatus(root, env);
+  if (calc.state === "not-needed") {
+    report.line(
+      "ok",
+      "spreadsheet runtime",
+      "this checkout pins none (eval/calc-runtime/Dockerfile absent)",
+    );
+  } else if (calc.state === "ready") {
+    report.line("ok", "spreadsheet runtime", `${calc.image} is in the Docker engine`);
+  } else {
+    report.line(
+      "FAIL",
+      "spreadsheet runtime",
+      `${calc.image} is not available (${calc.why}): the judge would refuse every .xlsx deliverable`,
+      calc.fix,
+    );
+  }
+}
+
+/** The tasks found per domain, and the checkout they are in (null when setup has not run). */
+export type BenchDataCheck = {
+  tasks: number;
+  domains: Record<string, number>;
+  root: string | null;
+};
 
 type Found = {
   domains: Record<string, number>;
@@ -95,7 +184,7 @@ export function checkBenchData(
       what ?? err.message,
       `run ${fix ?? `harness2 setup --bench ${bench}`}`,
     );
-    return { tasks: 0, domains: {} };
+    return { tasks: 0, domains: {}, root: null };
   }
   const commit = m.repo.commit ? `commit ${m.repo.commit.slice(0, 12)}, ` : "";
   report.line("ok", `${cell.title} data`, `${m.root} (${commit}set up ${m.fetchedAt})`);
@@ -161,7 +250,7 @@ export function checkBenchData(
       );
     }
   }
-  return { tasks, domains: found.domains };
+  return { tasks, domains: found.domains, root: m.root };
 }
 
 /**
@@ -185,6 +274,13 @@ export async function checkCell(
     return checkWorkBuddy(report, { env, cwd: io.cwd, dependencies, subset, executor, config });
   }
   const split = stringOpt(args, "split") === "easy" ? "easy" : "main";
-  return checkBenchData(report, cell.bench, { env, cwd: io.cwd, dependencies, split, config })
-    .tasks;
+  const found = checkBenchData(report, cell.bench, {
+    env,
+    cwd: io.cwd,
+    dependencies,
+    split,
+    config,
+  });
+  if (found.root !== null) await checkJudgeEnv(report, cell.bench, found.root, env);
+  return found.tasks;
 }
