@@ -25,6 +25,8 @@ export type SweepRow = {
   status: string;
   /** The sweep's resolved configuration as recorded by sweep.started. */
   config: Record<string, unknown>;
+  /** Its experiment identity (models, endpoints, the partition it ran on, …). */
+  identity: Record<string, unknown>;
   runsRoot: string;
 };
 
@@ -64,6 +66,7 @@ function sweepOf(r: Row): SweepRow {
     startedAt: num(r.started_at),
     status: str(r.status),
     config: parse<Record<string, unknown>>(r.config, {}),
+    identity: parse<Record<string, unknown>>(r.identity, {}),
     runsRoot: str(r.runs_root),
   };
 }

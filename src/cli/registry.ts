@@ -36,6 +36,11 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: () => import("./commands/run.ts").then((m) => m.default),
   },
   {
+    name: "split",
+    summary: "Partition a benchmark's tasks into train and test, per domain, reproducibly",
+    load: () => import("./commands/split.ts").then((m) => m.default),
+  },
+  {
     name: "worker",
     summary: "Run domain jobs of sweeps queued with run --queue, from the shared PostgreSQL store",
     load: () => import("./commands/worker.ts").then((m) => m.default),

@@ -312,6 +312,8 @@ export type SummariseInput = {
   sweeps: readonly string[];
   /** Rollouts that ran with no known cost (see store unpricedRollouts); their spend is left out. */
   unpricedRollouts?: number;
+  /** Which part of a partition the report shows, as its first note. */
+  partition?: string;
 };
 
 /**
@@ -343,7 +345,7 @@ export function summarise(input: SummariseInput): Report {
       input.bases.filter((b) => b.k === k),
     ),
   );
-  const notes: string[] = [];
+  const notes: string[] = input.partition === undefined ? [] : [input.partition];
   const k1 = summaries.filter((s) => s.k === 1 && s.score !== null);
   if (k1.length === 2) {
     const gap = round3(Math.abs((k1[0]?.score ?? 0) - (k1[1]?.score ?? 0)));

@@ -26,6 +26,8 @@ import {
   UsageError,
 } from "../command.ts";
 import { EXIT } from "../exit-codes.ts";
+import { applyPart, PARTITION_OPTIONS, type PartChoice, partChoice } from "../partition-opts.ts";
+import { checkedLocation } from "../run-handle.ts";
 
 const BENCHES = ["tasks", "jb", "lab", "wb", "demo"] as const;
 type Bench = (typeof BENCHES)[number];
@@ -69,6 +71,7 @@ const check: Command = {
       type: "boolean",
       description: "also send one tiny request to the improver and solver models",
     },
+    ...PARTITION_OPTIONS,
     json: {
       type: "boolean",
       description:
@@ -79,6 +82,32 @@ const check: Command = {
 };
 
 export default check;
+
+/** The chosen part of a partition against this cell's task list; the task count it leaves. */
+async function checkPart(
+  report: Report,
+  choice: PartChoice,
+  args: ParsedArgs,
+  io: CliIO,
+  all: number,
+): Promise<number> {
+  try {
+    const { buildAdapter } = await import("../build-adapter.ts");
+    const where = checkedLocation(args, io);
+    const { adapter } = await buildAdapter(args, io, where.runsDir);
+    const part = await applyPart(choice, adapter, args);
+    report.line("ok", "partition", part.note.replace(/^partition: /, ""));
+    return part.tasks.length;
+  } catch (err) {
+    report.line(
+      "FAIL",
+      "partition",
+      err instanceof Error ? err.message : String(err),
+      "make a partition of this benchmark with harness2 split",
+    );
+    return all;
+  }
+}
 
 async function runCheck(args: ParsedArgs, io: CliIO): Promise<number> {
   const bench = (stringOpt(args, "bench") ?? "tasks") as Bench;
@@ -93,6 +122,7 @@ async function runCheck(args: ParsedArgs, io: CliIO): Promise<number> {
   const cell = cellOf(bench, subsetOpt(args, bench, "check"));
   const env = io.env;
   const json = boolOpt(args, "json");
+  const choice = partChoice(args, io, "check");
   const report = new Report(io, json);
   const scratch = ownedTempDir("check");
   try {
@@ -125,6 +155,7 @@ async function runCheck(args: ParsedArgs, io: CliIO): Promise<number> {
       const { checkCell } = await import("../check/bench-data.ts");
       taskCount = await checkCell(report, cell, { args, io, config, substrate });
     }
+    if (choice !== null) taskCount = await checkPart(report, choice, args, io, taskCount);
     await checkRunsAndStore(report, stringOpt(args, "runs"), env, io.cwd);
 
     let liveRan = false;

@@ -22,6 +22,7 @@ import { loadBenchJudge } from "../bench-judges.ts";
 import { boolOpt, type Command, intOpt, stringOpt, UsageError } from "../command.ts";
 import { CliError } from "../errors.ts";
 import { EXIT } from "../exit-codes.ts";
+import { PARTITION_OPTIONS, partChoice, partForSweep } from "../partition-opts.ts";
 import {
   browseLocation,
   browsingWriterOptions,
@@ -85,6 +86,7 @@ const judgeCommand: Command = {
       description: "The task folder of a tasks sweep (default: the one the sweep recorded)",
     },
     json: { type: "boolean", description: "Print the judged rows as one JSON object" },
+    ...PARTITION_OPTIONS,
     runs: RUNS_OPTION,
     ...CELL_OPTIONS,
   },
@@ -93,6 +95,7 @@ const judgeCommand: Command = {
     // A --tasks folder that is not there is a wrong command line (README: exit 2), found before
     // the store is opened; without this check a sweep that is not a tasks sweep ignored it.
     const tasksDir = tasksFolder(stringOpt(args, "tasks"), io.cwd);
+    const choice = partChoice(args, io, "judge");
     const loc = browseLocation(args, io);
     // judge records judgments, so it opens the store for writing (never creating it).
     const db = await openForBrowsing(loc, { write: true });
@@ -107,8 +110,11 @@ const judgeCommand: Command = {
         const records = readStore(loc, () => sweepRecords(db, sweepId as string));
         if (records === null) throw new CliError(`no sweep ${sweepId} in ${loc.dbPath}`);
         const { sweep } = records;
-        const picks = pickSubjects(records);
-        const bases = boolOpt(args, "bases") ? baseSubjects(records) : [];
+        // Only the chosen part of a partition, when one is given.
+        const part = choice === null ? null : partForSweep(choice, sweep);
+        const inPart = (s: { task: string }) => part === null || part.tasks.has(s.task);
+        const picks = pickSubjects(records).filter(inPart);
+        const bases = (boolOpt(args, "bases") ? baseSubjects(records) : []).filter(inPart);
         if (picks.length === 0 && bases.length === 0) {
           throw new CliError(
             `nothing to judge in sweep ${sweep.id}: no task has finished a mode yet (is it still running?)`,
@@ -174,11 +180,15 @@ const judgeCommand: Command = {
           kept: rows.length - fresh.length,
         };
         if (boolOpt(args, "json")) {
-          io.stdout(`${JSON.stringify({ sweep: sweep.id, judge, ...counts, rows })}\n`);
+          const partition = part === null ? {} : { partition: part.note };
+          io.stdout(
+            `${JSON.stringify({ sweep: sweep.id, judge, ...partition, ...counts, rows })}\n`,
+          );
         } else {
           io.stdout(
             `judging sweep ${sweep.id} (${sweep.bench}/${sweep.substrate}) with ${judge}, ${parallel} at once\n`,
           );
+          if (part !== null) io.stdout(`${part.note}\n`);
           for (const r of fresh) io.stdout(`${rowLine(r)}\n`);
           const what = `${counts.picks} pick(s)${counts.bases > 0 ? ` and ${counts.bases} base run(s)` : ""}`;
           const why =

@@ -20,6 +20,12 @@ import { type BaseCell, judgmentKeys, type PickCell, reportCells } from "../../j
 import { boolOpt, type Command, colorFor, stringOpt, UsageError } from "../command.ts";
 import { CliError } from "../errors.ts";
 import { EXIT } from "../exit-codes.ts";
+import {
+  PARTITION_OPTIONS,
+  partChoice,
+  partForSweep,
+  recordedPartNote,
+} from "../partition-opts.ts";
 import { browseLocation, openForBrowsing, RUNS_OPTION, readStore } from "../run-handle.ts";
 import { CELL_OPTIONS, selectSweeps } from "../sweep-handles.ts";
 
@@ -82,6 +88,7 @@ const reportCommand: Command = {
       valueName: "LIST",
       description: "Only these modes: parallel, sequential (or agg, seq)",
     },
+    ...PARTITION_OPTIONS,
     runs: RUNS_OPTION,
     ...CELL_OPTIONS,
   },
@@ -101,6 +108,7 @@ const reportCommand: Command = {
       }
       if (dirExists(htmlPath)) throw new UsageError(`--html: ${htmlPath} is a directory`, "report");
     }
+    const choice = partChoice(args, io, "report");
     const modesRaw = stringOpt(args, "modes");
     let modes: ModeToken[] | null = null;
     if (modesRaw !== undefined) {
@@ -133,9 +141,14 @@ const reportCommand: Command = {
       }
       const cells = readStore(loc, () => cellsOf(db, all));
       const keep = (mode: ModeToken) => modes === null || modes.includes(mode);
+      // The part shown: the one asked for, else the one the sweep ran on (said in a note).
+      const part = choice === null ? null : partForSweep(choice, first.sweep);
+      const inPart = (c: { task: string }) => part === null || part.tasks.has(c.task);
+      const partNote = part?.note ?? recordedPartNote(first.sweep.identity);
       const report = summarise({
-        picks: cells.picks.filter((c) => keep(c.mode)),
-        bases: cells.bases,
+        picks: cells.picks.filter((c) => keep(c.mode) && inPart(c)),
+        bases: cells.bases.filter(inPart),
+        ...(partNote === null ? {} : { partition: partNote }),
         bench: first.sweep.bench,
         substrate: first.sweep.substrate,
         seed: first.sweep.seed,

@@ -27,6 +27,13 @@ import {
 import { CliError } from "../errors.ts";
 import { EXIT } from "../exit-codes.ts";
 import { experimentIdentity } from "../experiment-identity.ts";
+import {
+  type AppliedPart,
+  applyPart,
+  PARTITION_OPTIONS,
+  partChoice,
+  withinPart,
+} from "../partition-opts.ts";
 import { workerOf } from "../queue/worker-env.ts";
 import { checkedLocation } from "../run-handle.ts";
 import {
@@ -92,6 +99,7 @@ const run: Command = {
       description: "comma list of task ids to run",
     },
     "max-tasks": { type: "string", valueName: "N", description: "at most N tasks per domain" },
+    ...PARTITION_OPTIONS,
     seed: { type: "string", valueName: "N", description: "shuffle the stream with this seed" },
     tag: { type: "string", valueName: "TAG", description: "name a variant of the experiment" },
     workers: { type: "string", valueName: "N", description: "domains at once (default 1)" },
@@ -181,6 +189,7 @@ async function buildChannel(
 
 async function runSweepCommand(args: ParsedArgs, io: CliIO): Promise<number> {
   const f = flags(args);
+  const choice = partChoice(args, io, "run");
   const workers = intOpt(args, "workers", { min: 1, max: 64 }, "run");
   // A runs dir that is a file is one line before anything runs (2 from --runs, 1 from the env).
   const where = checkedLocation(args, io, { create: true });
@@ -190,19 +199,26 @@ async function runSweepCommand(args: ParsedArgs, io: CliIO): Promise<number> {
 
   const benchRoot = join(where.runsDir, adapter.spec.name);
   const runsRoot = join(benchRoot, "adapt");
+  // One part of a partition: checked against this cell's whole task list first (exit 1).
+  const part = choice === null ? null : await applyPart(choice, adapter, args);
   const streamOpts = {
     seed: f.seed,
     onlyDomains: f.onlyDomains,
-    onlyTasks: f.onlyTasks,
+    onlyTasks: withinPart(f.onlyTasks, part),
     maxTasks: f.maxTasks ?? undefined,
   };
   // The stream is planned before the store is opened or anything is written: an unknown
   // --only-domains / --only-tasks name is a bad command line (exit 2), and nothing ran.
   const stream = await plannedStream(adapter, streamOpts);
   if (boolOpt(args, "dry-run")) {
-    printPlan(io, adapter, f, stream, runsRoot, boolOpt(args, "json"));
+    printPlan(io, adapter, f, stream, runsRoot, boolOpt(args, "json"), part);
     return EXIT.ok;
   }
+  // What must stay equal to continue this experiment, the partition it runs on included.
+  const identity = {
+    ...experimentIdentity(config, improverChannel(config), io.env),
+    ...(part === null ? {} : { partition: part.identity }),
+  };
 
   if (
     adapter.substrate.name === "oc" &&
@@ -225,7 +241,7 @@ async function runSweepCommand(args: ParsedArgs, io: CliIO): Promise<number> {
       argv: ["run", ...process.argv.slice(3)],
       stream,
       cell: { bench: adapter.spec.name, substrate: adapter.substrate.name, tag: f.tag, seed },
-      identity: experimentIdentity(config, spec, io.env),
+      identity,
       namespace: sweepLockNamespaces(
         {
           benchmark: adapter.spec.name,
@@ -282,7 +298,7 @@ async function runSweepCommand(args: ParsedArgs, io: CliIO): Promise<number> {
         libraryMaxEntries: config.libraryMaxEntries,
         libraryMaxBytes: config.libraryMaxBytes,
       },
-      identity: experimentIdentity(config, spec, io.env),
+      identity,
     },
   });
   return session.exitCode;
@@ -325,6 +341,7 @@ function printPlan(
   stream: Map<string, string[]>,
   runsRoot: string,
   json: boolean,
+  part: AppliedPart | null,
 ): void {
   const cell = {
     benchmark: adapter.spec.name,
@@ -350,6 +367,7 @@ function printPlan(
     namespaces,
     locks,
     runsRoot,
+    ...(part === null ? {} : { partition: part.identity }),
     domains: [...stream.entries()].map(([domain, ids]) => ({ domain, tasks: ids })),
     budget: {
       perModePerTask: { R: expectedRollouts(f.k), P: expectedSessions(f.k) },
@@ -369,6 +387,7 @@ function printPlan(
     ? ""
     : " (the parallel one holds the base rollouts and summaries)";
   io.stdout(`Locked while it runs: ${locks.join(", ")}${shared}\n`);
+  if (part !== null) io.stdout(`${part.note[0]?.toUpperCase()}${part.note.slice(1)}.\n`);
   for (const d of plan.domains) io.stdout(`  ${d.domain}: ${d.tasks.join(", ")}\n`);
   io.stdout(
     `Budget per mode and task: R=${plan.budget.perModePerTask.R} rollouts, P=${plan.budget.perModePerTask.P} improver sessions (bases shared by the modes).\n`,
