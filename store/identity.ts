@@ -68,7 +68,10 @@ export function compareIdentity(
   if (before.seed !== after.seed) {
     differences.push({ field: "seed", before: before.seed, after: after.seed });
   }
-  diffValues("identity", before.identity, after.identity, differences);
+  // A sweep recorded before harness2 recorded the web policy has none: that alone is no change.
+  const ran = { ...before.identity };
+  if (!("web" in ran) && "web" in after.identity) ran.web = after.identity.web;
+  diffValues("identity", ran, after.identity, differences);
   const beforeDomainOf = new Map<string, string>();
   for (const d of before.domains) for (const t of d.tasks) beforeDomainOf.set(t, d.domain);
   const beforeDomains = new Set(before.domains.map((d) => d.domain));

@@ -6,6 +6,7 @@
 import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { pickEnv, which } from "../core/lib/process.ts";
+import { webAllowed } from "../core/run/web-policy.ts";
 import { ExecutorSetupError } from "../core/seams/executor.ts";
 import { PROJECT_ROOT, SESSION_BASE_ENV } from "./session-env.ts";
 
@@ -110,6 +111,8 @@ export type CodexSessionSettings = {
   model: string;
   effort: string;
   sandbox: CodexSandbox;
+  /** Whether its sandbox lets commands reach the network (the run's web policy). */
+  network: boolean;
 };
 
 const setValue = (env: Record<string, string | undefined>, name: string) => {
@@ -177,6 +180,7 @@ export function codexSettings(
     model: model.trim(),
     effort,
     sandbox: sandbox as CodexSandbox,
+    network: webAllowed(env),
   };
 }
 
@@ -208,7 +212,7 @@ export function codexConfigToml(s: CodexSessionSettings, workspace: string): str
     "[sandbox_workspace_write]",
     "exclude_slash_tmp = true",
     "exclude_tmpdir_env_var = true",
-    "network_access = false",
+    `network_access = ${s.network}`,
     "",
     `[model_providers.${PROVIDER}]`,
     `name = "harness2 endpoint"`,

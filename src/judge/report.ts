@@ -314,6 +314,8 @@ export type SummariseInput = {
   unpricedRollouts?: number;
   /** Which part of a partition the report shows, as its first note. */
   partition?: string;
+  /** Whether the executor could reach the web, one note per policy the sweeps recorded. */
+  web?: readonly string[];
 };
 
 /**
@@ -345,7 +347,10 @@ export function summarise(input: SummariseInput): Report {
       input.bases.filter((b) => b.k === k),
     ),
   );
-  const notes: string[] = input.partition === undefined ? [] : [input.partition];
+  const notes: string[] = [
+    ...(input.partition === undefined ? [] : [input.partition]),
+    ...(input.web ?? []),
+  ];
   const k1 = summaries.filter((s) => s.k === 1 && s.score !== null);
   if (k1.length === 2) {
     const gap = round3(Math.abs((k1[0]?.score ?? 0) - (k1[1]?.score ?? 0)));

@@ -14,6 +14,7 @@ import {
 import type { ModeToken } from "../../core/events/registry.ts";
 import { dirExists } from "../../core/lib/safe-fs.ts";
 import { parseModes } from "../../core/run/naming.ts";
+import { webNote } from "../../core/run/web-policy.ts";
 import { summarise } from "../../judge/report.ts";
 import { renderMarkdown, renderText } from "../../judge/report-render.ts";
 import { type BaseCell, judgmentKeys, type PickCell, reportCells } from "../../judge/sweep-data.ts";
@@ -145,10 +146,15 @@ const reportCommand: Command = {
       const part = choice === null ? null : partForSweep(choice, first.sweep);
       const inPart = (c: { task: string }) => part === null || part.tasks.has(c.task);
       const partNote = part?.note ?? recordedPartNote(first.sweep.identity);
+      // Whether the executor could reach the web, as every sweep of the report recorded it.
+      const webNotes = [...new Set(all.map((r) => webNote(r.sweep.identity) ?? ""))].filter(
+        Boolean,
+      );
       const report = summarise({
         picks: cells.picks.filter((c) => keep(c.mode) && inPart(c)),
         bases: cells.bases.filter(inPart),
         ...(partNote === null ? {} : { partition: partNote }),
+        web: webNotes,
         bench: first.sweep.bench,
         substrate: first.sweep.substrate,
         seed: first.sweep.seed,

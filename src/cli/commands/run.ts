@@ -10,6 +10,7 @@ import { expectedRollouts, expectedSessions } from "../../core/recursion/ledger.
 import { loadRunConfig } from "../../core/run/config.ts";
 import { MODE_NAMES, ns, parseModes, validateTag } from "../../core/run/naming.ts";
 import type { RunConfig } from "../../core/run/run-config.ts";
+import { ALLOW_WEB, webPolicyOf } from "../../core/run/web-policy.ts";
 import { StreamError, taskStream } from "../../core/schedule/stream.ts";
 import type { BenchmarkAdapter } from "../../core/seams/benchmark.ts";
 import type { Channel } from "../../core/seams/channel.ts";
@@ -118,6 +119,11 @@ const run: Command = {
       type: "boolean",
       description: "print the stream, namespaces and budgets; run nothing",
     },
+    "allow-web": {
+      type: "boolean",
+      description:
+        "let the executor reach the web (default: only its model endpoint; recorded with the sweep)",
+    },
     ...SWEEP_FRONT_OPTIONS,
   },
   run: runSweepCommand,
@@ -187,7 +193,11 @@ async function buildChannel(
   return { channel: new OpencodeChannel({ env: io.env }), spec };
 }
 
-async function runSweepCommand(args: ParsedArgs, io: CliIO): Promise<number> {
+async function runSweepCommand(args: ParsedArgs, given: CliIO): Promise<number> {
+  // --allow-web is the setting every executor reads (core/run/web-policy.ts).
+  const io = boolOpt(args, "allow-web")
+    ? { ...given, env: { ...given.env, [ALLOW_WEB]: "1" } }
+    : given;
   const f = flags(args);
   const choice = partChoice(args, io, "run");
   const workers = intOpt(args, "workers", { min: 1, max: 64 }, "run");
@@ -217,6 +227,7 @@ async function runSweepCommand(args: ParsedArgs, io: CliIO): Promise<number> {
   // What must stay equal to continue this experiment, the partition it runs on included.
   const identity = {
     ...experimentIdentity(config, improverChannel(config), io.env),
+    web: webPolicyOf(io.env, adapter.substrate.name),
     ...(part === null ? {} : { partition: part.identity }),
   };
 

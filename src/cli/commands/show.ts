@@ -7,9 +7,11 @@ import type { ModeView, SweepDetail, TaskView, TripwireView } from "../../../sto
 import { taskProblems } from "../../core/events/outcome.ts";
 import type { ModeToken } from "../../core/events/registry.ts";
 import { formatDuration, formatUsd, formatWhen, squish } from "../../core/lib/format.ts";
+import { webNote } from "../../core/run/web-policy.ts";
 import { boolOpt, type CliIO, type Command, UsageError } from "../command.ts";
 import { CliError } from "../errors.ts";
 import { EXIT } from "../exit-codes.ts";
+import { recordedPartNote } from "../partition-opts.ts";
 import { browseLocation, openForBrowsing, RUNS_OPTION, readStore } from "../run-handle.ts";
 import {
   checkCellFlags,
@@ -36,8 +38,19 @@ function header(d: SweepDetail, paint: Paint): string[] {
     `${label("spend")}${formatUsd(s.usd)}`,
     `${label("tasks")}${t.ok} ok, ${t.failed} failed, ${t.running} running, ${t.skipped} skipped of ${t.total}`,
     ...(s.argv.length > 0 ? [`${label("argv")}harness2 ${s.argv.join(" ")}`] : []),
+    ...recorded(d.sweep.identity).map(([name, line]) => `${label(name)}${line}`),
     ...resultsNote(d).map((line) => `${label("results")}${line}`),
   ];
+}
+
+/** The web policy and the partition the sweep recorded in its experiment identity. */
+function recorded(identity: Record<string, unknown>): [string, string][] {
+  const out: [string, string][] = [];
+  const web = webNote(identity);
+  if (web !== null) out.push(["web", web.replace(/^web: /, "")]);
+  const part = recordedPartNote(identity);
+  if (part !== null) out.push(["part", part.replace(/^partition: the sweep ran on /, "")]);
+  return out;
 }
 
 /** A skipped task's line, pointing at the sweep that holds its results. */

@@ -31,6 +31,7 @@ const DEFAULTS = {
   libraryMaxBytes: 0,
   modesAtOnce: 2,
   backoffS: 10,
+  allowWeb: 0,
 } as const;
 
 /** A variable that is set but blank counts as unset (as the original's `env`). */

@@ -233,6 +233,22 @@ export const ENV_VARS: readonly EnvVar[] = [
     help: "modes of a task at once after its base rollouts: 2 (default) or 1",
   },
   {
+    name: "HARNESS2_ALLOW_WEB",
+    field: "allowWeb",
+    parse: (raw, variable) => {
+      const v = raw.trim();
+      if (v !== "0" && v !== "1") {
+        throw new ConfigError(
+          variable,
+          raw,
+          "1 (the executor may reach the web) or 0 (the default)",
+        );
+      }
+      return Number(v);
+    },
+    help: "1: the executor may reach the web (what run --allow-web sets); default 0: only its model endpoint",
+  },
+  {
     name: "HARNESS2_BACKOFF_S",
     field: "backoffS",
     parse: asSeconds,

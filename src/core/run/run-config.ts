@@ -88,6 +88,12 @@ export const RunConfig = z
         error: (iss) =>
           `libraryMaxBytes must be an integer ≥ 0 (0 = no cap), got ${String(iss.input)}`,
       }),
+    /** 1 when the executor may reach the web (run --allow-web), 0 when not (core/run/web-policy.ts). */
+    allowWeb: z
+      .number()
+      .int()
+      .min(0, { error: (iss) => `allowWeb must be 0 or 1, got ${String(iss.input)}` })
+      .max(1, { error: (iss) => `allowWeb must be 0 or 1, got ${String(iss.input)}` }),
     /**
      * Modes of one task run at once after its shared base rollouts (1 = one after the other, as
      * the original; 2 = parallel and sequential together). Records are the same either way.

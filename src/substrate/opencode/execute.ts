@@ -12,6 +12,7 @@ import { type ExitRecord, pickEnv, runProcess } from "../../core/lib/process.ts"
 import { SpawnError } from "../../core/lib/spawn-error.ts";
 import { hasDeliverable, ROLLOUT_OUTPUT, ROLLOUT_WORKSPACE } from "../../core/rollout/layout.ts";
 import { writeRunMark } from "../../core/rollout/runmark.ts";
+import { webAllowed, withWebTools } from "../../core/run/web-policy.ts";
 import {
   ExecutorSetupError,
   type RolloutRequest,
@@ -124,7 +125,8 @@ export class OpencodeSolver {
    * The session's environment: the CLI driver's (base variables, the model's provider credentials,
    * per-session XDG dirs and HOME, the `OPENCODE_PERMISSION` fence, the provider file as
    * `OPENCODE_CONFIG` outside the workspace, no models fetch, autoupdate, CLAUDE.md fallback or
-   * external skills) plus the executor's 64,000-token output cap.
+   * external skills), OpenCode's web tools denied unless the run allows the web, plus the
+   * executor's 64,000-token output cap.
    */
   sessionEnv(
     req: Pick<SessionRequest, "workspace" | "sessionDir" | "model">,
@@ -134,7 +136,12 @@ export class OpencodeSolver {
       sessionDir: req.sessionDir,
       model: req.model,
     });
-    return { ...base, OPENCODE_EXPERIMENTAL_OUTPUT_TOKEN_MAX: String(OUTPUT_TOKEN_MAX) };
+    return {
+      ...base,
+      // The web tools denied unless the run allows the web (core/run/web-policy.ts).
+      OPENCODE_PERMISSION: withWebTools(base.OPENCODE_PERMISSION ?? "{}", webAllowed(this.env)),
+      OPENCODE_EXPERIMENTAL_OUTPUT_TOKEN_MAX: String(OUTPUT_TOKEN_MAX),
+    };
   }
 
   /** argv of one session; the prompt itself goes on stdin. `--thinking` keeps reasoning events. */

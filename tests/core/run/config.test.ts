@@ -48,6 +48,7 @@ describe("loadRunConfig", () => {
       libraryMaxBytes: 0,
       modesAtOnce: 2,
       backoffS: 10,
+      allowWeb: 0,
     });
   });
 
@@ -110,6 +111,7 @@ describe("loadRunConfig", () => {
       (v) => typeof loadRunConfig({}, at)[v.field] === "number" || v.field === "rolloutTimeoutS",
     );
     expect(numeric.map((v) => v.name).sort()).toEqual([
+      "HARNESS2_ALLOW_WEB",
       "HARNESS2_BACKOFF_S",
       "HARNESS2_DOMAIN_WORKERS",
       "HARNESS2_JUDGE_PARALLEL",
@@ -133,11 +135,22 @@ describe("loadRunConfig", () => {
         "HARNESS2_BACKOFF_S",
         "HARNESS2_LIBRARY_MAX_ENTRIES",
         "HARNESS2_LIBRARY_MAX_BYTES",
+        "HARNESS2_ALLOW_WEB",
       ];
       if (!zeroAllowed.includes(v.name)) {
         expect(configError(() => loadRunConfig({ [v.name]: "0" }, at)).variable).toBe(v.name);
         expect(configError(() => loadRunConfig({ [v.name]: "1.5" }, at)).variable).toBe(v.name);
       }
+    }
+  });
+
+  test("HARNESS2_ALLOW_WEB: 0 (default) or 1, anything else refused in one line", () => {
+    expect(loadRunConfig({ HARNESS2_ALLOW_WEB: "1" }, at).allowWeb).toBe(1);
+    expect(loadRunConfig({ HARNESS2_ALLOW_WEB: "0" }, at).allowWeb).toBe(0);
+    for (const bad of ["2", "yes", "1.0"]) {
+      expect(configError(() => loadRunConfig({ HARNESS2_ALLOW_WEB: bad }, at)).message).toContain(
+        "1 (the executor may reach the web) or 0 (the default)",
+      );
     }
   });
 
