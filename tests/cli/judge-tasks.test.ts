@@ -1,13 +1,11 @@
 // `harness2 judge` on a `tasks` sweep: the judge loads that benchmark's scorer by the sweep's bench
 // name and runs the task's own tests/check on each picked run's output (k=1, parallel mode).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import type { HarnessEvent } from "../../src/core/events/registry.ts";
-import { newSweepId } from "../../store/ids.ts";
-import { StoreWriter } from "../../store/writer.ts";
 import { runCli } from "../helpers/cli.ts";
+import { recordTasksSweep } from "../helpers/tasks-sweep.ts";
 
 const TASKS_DIR = resolve(import.meta.dir, "../../fixtures/tasks");
 const TASK = "data/csv-total";
@@ -19,88 +17,13 @@ beforeAll(() => {
 });
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
-/** A run dir as the OpenCode executor leaves it: the deliverable under workspace/output/. */
-function runDir(name: string, total: string): string {
-  const dir = join(root, "exec", name);
-  mkdirSync(join(dir, "workspace", "output"), { recursive: true });
-  writeFileSync(join(dir, "workspace", "output", "total.txt"), `${total}\n`);
-  return dir;
-}
-
-function recordTasksSweep(runsDir: string, config: Record<string, unknown>): string {
-  const writer = StoreWriter.open(join(runsDir, "harness2.db"));
-  const sweep = newSweepId();
-  let ts = Date.UTC(2026, 10, 30, 12);
-  const emit = (e: Record<string, unknown>) =>
-    writer.emit({ ts: ts++, sweep, ...e } as unknown as HarnessEvent);
-  const where = { domain: "data", task: TASK, k: 1 };
-  emit({
-    type: "sweep.started",
-    bench: "tasks",
-    substrate: "oc",
-    ks: [1],
-    modes: ["agg"],
-    seed: null,
-    tag: "",
-    argv: ["run", "--bench", "tasks"],
+function recordSweep(runsDir: string, config: Record<string, unknown>): string {
+  return recordTasksSweep({
+    runsDir,
+    execRoot: join(root, "exec", runsDir.split("/").pop() as string),
+    tasks: [{ domain: "data", task: TASK }],
     config,
-    identity: {},
-    runsRoot: runsDir,
-    domains: [{ domain: "data", tasks: [TASK] }],
   });
-  emit({ type: "task.started", ...where, modes: ["agg"], index: 1, of: 1, taskDir: runsDir });
-  const runs = [
-    ["base1", runDir("base1", "75.00")],
-    ["agg1", runDir("agg1", "80.35")],
-  ] as const;
-  for (const [label, dir] of runs) {
-    emit({
-      type: "rollout.finished",
-      ...where,
-      label,
-      runId: `tasks-oc-agg1/${TASK}/${label}`,
-      runDir: dir,
-      ok: true,
-      delivered: true,
-      usd: 0,
-      wallS: 1,
-      reused: false,
-      error: "",
-    });
-  }
-  emit({ type: "mode.started", ...where, mode: "agg" });
-  emit({
-    type: "selection.made",
-    ...where,
-    mode: "agg",
-    chosenLabel: "agg1",
-    anonId: "A",
-    idMap: { A: "agg1" },
-    why: "trivial",
-    ok: true,
-    fallback: false,
-    trivial: true,
-    dropped: [],
-    usd: 0,
-    error: "",
-  });
-  emit({
-    type: "mode.finished",
-    ...where,
-    mode: "agg",
-    status: "ok",
-    R: 4,
-    P: 3,
-    expectedR: 4,
-    expectedP: 3,
-    fellBack: [],
-    keptBase: [],
-    similarity: null,
-    usd: 0,
-    error: "",
-  });
-  writer.close();
-  return sweep;
 }
 
 describe("judging a tasks sweep", () => {
@@ -108,7 +31,7 @@ describe("judging a tasks sweep", () => {
     "the task's own check grades the pick 1 and the base 0",
     async () => {
       const runsDir = join(root, "with-config");
-      recordTasksSweep(runsDir, { tasksDir: TASKS_DIR });
+      recordSweep(runsDir, { tasksDir: TASKS_DIR });
       const env = { HARNESS2_RUNS_DIR: runsDir, HARNESS2_DB: undefined };
       const r = await runCli(["judge", "--bases"], { env });
       expect(r.stderr).toBe("");
@@ -131,7 +54,7 @@ describe("judging a tasks sweep", () => {
     "without a recorded task folder the judge asks for --tasks, and takes it",
     async () => {
       const runsDir = join(root, "without-config");
-      recordTasksSweep(runsDir, {});
+      recordSweep(runsDir, {});
       const env = { HARNESS2_RUNS_DIR: runsDir, HARNESS2_DB: undefined };
       const refused = await runCli(["judge"], { env });
       expect(refused.code).toBe(1);

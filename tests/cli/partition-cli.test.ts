@@ -4,15 +4,13 @@
 // part's tasks, and a note saying which part). A sweep continued on another part is refused.
 
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import type { HarnessEvent } from "../../src/core/events/registry.ts";
 import { openStore } from "../../store/db.ts";
 import { assertContinuesExperiment, IdentityMismatchError } from "../../store/identity.ts";
-import { newSweepId } from "../../store/ids.ts";
-import { StoreWriter } from "../../store/writer.ts";
 import { runCli } from "../helpers/cli.ts";
+import { recordTasksSweep } from "../helpers/tasks-sweep.ts";
 
 const FIXTURE = resolve(import.meta.dir, "../../fixtures/tasks");
 const SLOW = 120_000;
@@ -173,7 +171,13 @@ describe("harness2 split", () => {
       const identity = {
         partition: { file: out, sha256: "x", seed: 7, part: "train", fingerprint: p.fingerprint },
       };
-      recordSweep(runsDir, ["data/t1", "data/t2", "data/t3"], identity);
+      recordTasksSweep({
+        runsDir,
+        execRoot: join(root, "exec"),
+        tasks: ["data/t1", "data/t2", "data/t3"].map((task) => ({ domain: "data", task })),
+        config: { tasksDir: tasks },
+        identity,
+      });
       const testTask = p.domains.data.test[0] as string;
       const judged = await runCli(["judge", "--bases", "--split-file", out, "--part", "test"], {
         cwd: root,
@@ -217,91 +221,3 @@ describe("harness2 split", () => {
     SLOW,
   );
 });
-
-/** A finished k=1 parallel sweep of `ids` (tasks of the data domain): base1 fails, agg1 passes. */
-function recordSweep(runsDir: string, ids: string[], identity: Record<string, unknown>): void {
-  mkdirSync(runsDir, { recursive: true });
-  const writer = StoreWriter.open(join(runsDir, "harness2.db"));
-  const sweep = newSweepId();
-  let ts = Date.UTC(2026, 11, 6, 12);
-  const emit = (e: Record<string, unknown>) =>
-    writer.emit({ ts: ts++, sweep, ...e } as unknown as HarnessEvent);
-  emit({
-    type: "sweep.started",
-    bench: "tasks",
-    substrate: "oc",
-    ks: [1],
-    modes: ["agg"],
-    seed: null,
-    tag: "",
-    argv: ["run", "--bench", "tasks"],
-    config: { tasksDir: tasks },
-    identity,
-    runsRoot: runsDir,
-    domains: [{ domain: "data", tasks: ids }],
-  });
-  for (const [i, task] of ids.entries()) {
-    const where = { domain: "data", task, k: 1 };
-    emit({
-      type: "task.started",
-      ...where,
-      modes: ["agg"],
-      index: i + 1,
-      of: ids.length,
-      taskDir: runsDir,
-    });
-    for (const [label, total] of [
-      ["base1", "75.00"],
-      ["agg1", "80.35"],
-    ] as const) {
-      const dir = join(root, "exec", task, label);
-      mkdirSync(join(dir, "workspace", "output"), { recursive: true });
-      writeFileSync(join(dir, "workspace", "output", "total.txt"), `${total}\n`);
-      emit({
-        type: "rollout.finished",
-        ...where,
-        label,
-        runId: `tasks-oc-agg1/${task}/${label}`,
-        runDir: dir,
-        ok: true,
-        delivered: true,
-        usd: 0,
-        wallS: 1,
-        reused: false,
-        error: "",
-      });
-    }
-    emit({ type: "mode.started", ...where, mode: "agg" });
-    emit({
-      type: "selection.made",
-      ...where,
-      mode: "agg",
-      chosenLabel: "agg1",
-      anonId: "A",
-      idMap: { A: "agg1" },
-      why: "trivial",
-      ok: true,
-      fallback: false,
-      trivial: true,
-      dropped: [],
-      usd: 0,
-      error: "",
-    });
-    emit({
-      type: "mode.finished",
-      ...where,
-      mode: "agg",
-      status: "ok",
-      R: 4,
-      P: 3,
-      expectedR: 4,
-      expectedP: 3,
-      fellBack: [],
-      keptBase: [],
-      similarity: null,
-      usd: 0,
-      error: "",
-    });
-  }
-  writer.close();
-}

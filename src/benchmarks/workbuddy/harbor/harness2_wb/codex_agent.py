@@ -25,12 +25,10 @@ from harness2_wb.common import (
     KEY_ENV,
     STAGE,
     WORKSPACE,
+    CliAgent,
     endpoint,
-    harness_folder,
-    link_cli,
     read_events,
     take_str,
-    trial_of,
     upload_harness,
     upload_text,
 )
@@ -44,35 +42,29 @@ def toml_str(s: str) -> str:
     return json.dumps(s)
 
 
-class Harness2CodexAgent(BaseInstalledAgent):
+class Harness2CodexAgent(CliAgent, BaseInstalledAgent):
     """Codex carrying a harness2 harness at its workspace root."""
 
     SUPPORTS_ATIF: bool = False
+    CLI = "codex"
+    PACKAGE = "@openai/codex"
+    MOUNT = "/opt/harness2-codex"
+    VERSION_KEY = "CODEX_VERSION"
 
     def __init__(self, logs_dir: Path, *args, **kwargs):
-        self._version = take_str(kwargs, "CODEX_VERSION") or None
-        self._workspace = harness_folder(take_str(kwargs, "harness_workspace"))
+        self._take_common(logs_dir, kwargs)
         if self._workspace is not None and (self._workspace / "sub_agents").exists():
             raise ValueError("a Codex harness has no sub_agents/ (Codex cannot load them)")
         self._effort = take_str(kwargs, "reasoning_effort") or "high"
-        self._connection = kwargs.pop("connection", None) or {}
-        self._mount_path = take_str(kwargs, "mount_path") or "/opt/harness2-codex"
         kwargs.pop("model_params", None)
-        for unused in ("instance_id", "settings_preset", "models_preset", "context_window", "context_compact_pct"):
-            kwargs.pop(unused, None)
-        self._trial = trial_of(logs_dir)
         super().__init__(logs_dir, *args, version=self._version, **kwargs)
 
     @staticmethod
     def name() -> str:
         return "harness2-codex"
 
-    def get_version_command(self) -> str | None:
-        return 'export PATH="/usr/local/bin:$PATH"; codex --version'
-
     async def install(self, environment: BaseEnvironment) -> None:
-        package = "@openai/codex" + ("@%s" % self._version if self._version else "")
-        await link_cli(self, environment, self._mount_path, "codex", package)
+        await self._link_cli(environment)
         if self._workspace is None:
             return
         staged = await upload_harness(self, environment, self._workspace)

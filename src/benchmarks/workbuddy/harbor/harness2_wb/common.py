@@ -39,6 +39,15 @@ def take_str(kwargs: dict, key: str) -> str:
     return "" if value is None else str(value)
 
 
+# What the runner passes every agent (runner/prepare_job.py) that harness2's agents have no use for.
+UNUSED_KWARGS = ("instance_id", "settings_preset", "models_preset", "context_window", "context_compact_pct")
+
+
+def drop_unused(kwargs: dict) -> None:
+    for key in UNUSED_KWARGS:
+        kwargs.pop(key, None)
+
+
 def check_template(text: str) -> None:
     """An adapted prompt template holds the slot exactly once, at its very end, and nothing else
     that looks like template syntax (harness2 validates the same before a harness is adopted)."""
@@ -138,3 +147,29 @@ def read_events(path: Path) -> list[dict]:
         if isinstance(ev, dict):
             events.append(ev)
     return events
+
+
+class CliAgent:
+    """What both agents share: their CLI from the split-mount image at the configured version, the
+    harness folder they were handed, the job's connection and the trial they run in. Mixed into a
+    BaseInstalledAgent subclass, which names CLI, PACKAGE, MOUNT and VERSION_KEY."""
+
+    CLI = ""
+    PACKAGE = ""
+    MOUNT = ""
+    VERSION_KEY = ""
+
+    def _take_common(self, logs_dir, kwargs: dict) -> None:
+        self._version = take_str(kwargs, self.VERSION_KEY) or None
+        self._workspace = harness_folder(take_str(kwargs, "harness_workspace"))
+        self._connection = kwargs.pop("connection", None) or {}
+        self._mount_path = take_str(kwargs, "mount_path") or self.MOUNT
+        self._trial = trial_of(logs_dir)
+        drop_unused(kwargs)
+
+    def get_version_command(self) -> str | None:
+        return 'export PATH="/usr/local/bin:$PATH"; %s --version' % self.CLI
+
+    async def _link_cli(self, environment) -> None:
+        package = self.PACKAGE + ("@%s" % self._version if self._version else "")
+        await link_cli(self, environment, self._mount_path, self.CLI, package)

@@ -26,13 +26,11 @@ from harness2_wb.common import (
     HOME_FIX,
     KEY_ENV,
     WORKSPACE,
+    CliAgent,
     compose_prompt,
     endpoint,
-    harness_folder,
-    link_cli,
     read_events,
     take_str,
-    trial_of,
     upload_harness,
 )
 
@@ -51,37 +49,30 @@ INSTALL = (
 )
 
 
-class Harness2OpenCodeAgent(BaseInstalledAgent):
+class Harness2OpenCodeAgent(CliAgent, BaseInstalledAgent):
     """OpenCode carrying a harness2 harness (or none, for the base rollouts)."""
 
     SUPPORTS_ATIF: bool = False
+    CLI = "opencode"
+    PACKAGE = "opencode-ai"
+    MOUNT = "/opt/harness2-opencode"
+    VERSION_KEY = "OPENCODE_VERSION"
 
     def __init__(self, logs_dir: Path, *args, **kwargs):
-        self._version = take_str(kwargs, "OPENCODE_VERSION") or None
-        self._workspace = harness_folder(take_str(kwargs, "harness_workspace"))
+        self._take_common(logs_dir, kwargs)
         self._template = take_str(kwargs, "prompt_template_path")
         if self._template and self._workspace is None:
             raise ValueError("prompt_template_path needs a harness_workspace")
-        self._connection = kwargs.pop("connection", None) or {}
-        self._mount_path = take_str(kwargs, "mount_path") or "/opt/harness2-opencode"
         params = kwargs.pop("model_params", None) or {}
         self._max_output = params.get("max_output_tokens")
-        # Settings the runner passes every agent that this one has no use for.
-        for unused in ("instance_id", "settings_preset", "models_preset", "context_window", "context_compact_pct"):
-            kwargs.pop(unused, None)
-        self._trial = trial_of(logs_dir)
         super().__init__(logs_dir, *args, version=self._version, **kwargs)
 
     @staticmethod
     def name() -> str:
         return "harness2-opencode"
 
-    def get_version_command(self) -> str | None:
-        return 'export PATH="/usr/local/bin:$PATH"; opencode --version'
-
     async def install(self, environment: BaseEnvironment) -> None:
-        package = "opencode-ai" + ("@%s" % self._version if self._version else "")
-        await link_cli(self, environment, self._mount_path, "opencode", package)
+        await self._link_cli(environment)
         if self._workspace is not None:
             staged = await upload_harness(self, environment, self._workspace)
             await self.exec_as_agent(
