@@ -68,9 +68,12 @@ export function compareIdentity(
   if (before.seed !== after.seed) {
     differences.push({ field: "seed", before: before.seed, after: after.seed });
   }
-  // A sweep recorded before harness2 recorded the web policy has none: that alone is no change.
+  // A sweep recorded before harness2 recorded its web policy and improver sandbox has neither:
+  // that alone is no change.
   const ran = { ...before.identity };
-  if (!("web" in ran) && "web" in after.identity) ran.web = after.identity.web;
+  for (const key of ["web", "improverSandbox"]) {
+    if (!(key in ran) && key in after.identity) ran[key] = after.identity[key];
+  }
   diffValues("identity", ran, after.identity, differences);
   const beforeDomainOf = new Map<string, string>();
   for (const d of before.domains) for (const t of d.tasks) beforeDomainOf.set(t, d.domain);

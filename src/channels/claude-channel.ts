@@ -11,6 +11,7 @@ import {
   parseClaudeJson,
   resolveClaude,
 } from "../clis/claude.ts";
+import { SessionSandbox } from "../clis/sandbox.ts";
 import { exitLabel, lastChars, SESSION_BASE_ENV } from "../clis/session-env.ts";
 import { pickEnv, runProcess } from "../core/lib/process.ts";
 import { SpawnError } from "../core/lib/spawn-error.ts";
@@ -46,6 +47,8 @@ export function claudeInput(
 export class ClaudeChannel implements Channel {
   readonly kind = "claude_cli";
   readonly executable: string;
+  /** How each session is started: in the OS sandbox (default) or, opted out, as it is. */
+  readonly sandbox: SessionSandbox;
   private readonly env: Record<string, string | undefined>;
   private readonly graceMs: number;
 
@@ -53,6 +56,7 @@ export class ClaudeChannel implements Channel {
   constructor(opts: ClaudeChannelOptions = {}) {
     this.env = opts.env ?? process.env;
     this.executable = resolveClaude(this.env);
+    this.sandbox = new SessionSandbox(this.env);
     this.graceMs = (opts.graceS ?? 5) * 1000;
   }
 
@@ -122,7 +126,11 @@ export class ClaudeChannel implements Channel {
     let exit: Awaited<ReturnType<typeof runProcess>>;
     try {
       exit = await runProcess({
-        argv: this.sessionArgv(request, input.appendSystem),
+        argv: this.sandbox.wrap(
+          this.sessionArgv(request, input.appendSystem),
+          { workspace: request.workspace, sessionDir: request.sessionDir },
+          env,
+        ),
         cwd: request.workspace,
         env,
         stdin: input.stdin,

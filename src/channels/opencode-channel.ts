@@ -22,6 +22,7 @@ import {
   stripMigrationBanner,
 } from "../clis/opencode.ts";
 import { runWatchedSession, type WatchedSession } from "../clis/opencode-watch.ts";
+import { SessionSandbox } from "../clis/sandbox.ts";
 import { exitLabel, lastChars } from "../clis/session-env.ts";
 import { SpawnError } from "../core/lib/spawn-error.ts";
 import type { Channel, ChannelRequest, ChannelResult } from "../core/seams/channel.ts";
@@ -41,11 +42,14 @@ export type OpencodeChannelOptions = {
 export class OpencodeChannel implements Channel {
   readonly kind = "opencode";
   readonly cli: OpencodeCli;
+  /** How each session is started: in the OS sandbox (default) or, opted out, as it is. */
+  readonly sandbox: SessionSandbox;
   private readonly graceMs: number;
 
   /** Throws ChannelSetupError when OpenCode or its configured files cannot be found. */
   constructor(opts: OpencodeChannelOptions = {}) {
     this.cli = new OpencodeCli(opts.env ?? process.env);
+    this.sandbox = new SessionSandbox(opts.env ?? process.env);
     this.graceMs = (opts.graceS ?? 5) * 1000;
   }
 
@@ -103,12 +107,14 @@ export class OpencodeChannel implements Channel {
     // provider's malformed replies) is stopped at once instead of paying until the wall clock.
     let run: WatchedSession;
     try {
+      const env = this.sessionEnv(request);
+      const place = { workspace: ws, sessionDir: request.sessionDir };
       run = await runWatchedSession(
         this.cli,
         {
-          argv: this.sessionArgv(request),
+          argv: this.sandbox.wrap(this.sessionArgv(request), place, env),
           cwd: ws,
-          env: this.sessionEnv(request),
+          env,
           stdin: "ignore",
           timeoutMs: request.timeoutS * 1000,
           graceMs: this.graceMs,

@@ -382,6 +382,70 @@ describe("OpenCode channel with the real opencode binary", () => {
   );
 
   test(
+    "in its OS sandbox, the session's shell can neither read a planted answer key nor write outside; opted out, it can",
+    async () => {
+      const key = join(outside, "ANSWER-KEY.txt");
+      writeFileSync(key, "PLANTED-ANSWER-KEY-4711\n");
+      for (const sandbox of ["bwrap", "off"]) {
+        const root = testTempDir(`h2-oc-sandbox-${sandbox}-`);
+        const req = request(root);
+        const escape = join(outside, `escape-${sandbox}.txt`);
+        // Paths the permission fence cannot see in the command (it reads a command's words):
+        // only the operating system can stop these.
+        const hidden = (p: string) =>
+          `__import__('base64').b64decode('${Buffer.from(p).toString("base64")}').decode()`;
+        const read = `python3 -c "print(open(${hidden(key)}).read())"; echo read-done`;
+        const write = `python3 -c "open(${hidden(escape)}, 'w').write('x')"; echo write-done`;
+        await server?.stop();
+        server = startChatServer({
+          turns: [
+            {
+              toolCalls: [
+                {
+                  name: "bash",
+                  arguments: { command: read, description: "read" },
+                },
+              ],
+            },
+            {
+              toolCalls: [
+                {
+                  name: "bash",
+                  arguments: { command: write, description: "write" },
+                },
+              ],
+            },
+            {
+              toolCalls: [
+                { name: "write", arguments: { filePath: "output/answer.md", content: "ok\n" } },
+              ],
+            },
+            { text: "done" },
+          ],
+        });
+        const env = { ...channelEnv(server.url), HARNESS2_IMPROVER_SANDBOX: sandbox };
+        const ch = new OpencodeChannel({ env });
+        expect(ch.sandbox.mode).toBe(sandbox as "bwrap" | "off");
+        const result = await ch.run(req);
+        // The session went on after both commands and answered.
+        expect(result.error).toBe("");
+        expect(result.text).toBe("ok\n");
+        const sent = JSON.stringify(server.requests.map((r) => r.body));
+        expect(sent).toContain("read-done");
+        if (sandbox === "bwrap") {
+          expect(sent).not.toContain("PLANTED-ANSWER-KEY-4711");
+          expect(existsSync(escape)).toBe(false);
+        } else {
+          // Unsandboxed, the same shell reads it: the test above proves the sandbox, not chance.
+          expect(sent).toContain("PLANTED-ANSWER-KEY-4711");
+          expect(existsSync(escape)).toBe(true);
+        }
+      }
+    },
+    SESSION_TEST_MS,
+  );
+
+  test(
     "a second session has its own database and joins its text parts when no answer.md",
     async () => {
       const root = testTempDir("h2-oc2-");

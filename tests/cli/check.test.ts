@@ -45,6 +45,29 @@ describe("harness2 check, offline", () => {
     expect(r.stdout.trimEnd().split("\n").at(-1)).toBe("Setup incomplete: 1 problem.");
   });
 
+  test("the improver sandbox: ok where bubblewrap works, FAIL with the fix where it cannot start, warn when opted out", async () => {
+    const env = { ...CLEAN, HARNESS2_SOLVER_MODEL: "p/m", HARNESS2_IMPROVER_MODEL: "p/m" };
+    const ok = await runCli(["check", "--tasks", EXAMPLE, "--runs", join(ROOT, "runs-sb")], {
+      env,
+    });
+    expect(ok.stdout).toMatch(
+      /^ok {4}improver sandbox: .*bwrap: bwrap \(each improver session sees only its workspace/m,
+    );
+    const none = await runCli(["check", "--tasks", EXAMPLE, "--runs", join(ROOT, "runs-sb")], {
+      env: { ...env, HARNESS2_BWRAP: join(ROOT, "no-bwrap") },
+    });
+    expect(none.code).toBe(1);
+    expect(failLines(none.stdout)).toEqual([
+      expect.stringMatching(
+        /^FAIL {2}improver sandbox: improver sessions run in a sandbox and bwrap cannot start .*Fix: Install bubblewrap \(e\.g\. apt-get install bubblewrap\), or set HARNESS2_IMPROVER_SANDBOX=off/,
+      ),
+    ]);
+    const off = await runCli(["check", "--tasks", EXAMPLE, "--runs", join(ROOT, "runs-sb")], {
+      env: { ...env, HARNESS2_IMPROVER_SANDBOX: "off" },
+    });
+    expect(off.stdout).toContain("warn  improver sandbox: off (HARNESS2_IMPROVER_SANDBOX=off");
+  });
+
   test("a reserved string in a task.md or an input is a warn line with the fix; warns are no problem", async () => {
     const tasks = join(ROOT, "tasks-reserved");
     mkdirSync(join(tasks, "qa/report/inputs/data"), { recursive: true });

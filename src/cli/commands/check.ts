@@ -83,6 +83,35 @@ const check: Command = {
 
 export default check;
 
+/** Whether improver sessions can run in their OS sandbox here (or were opted out of it). */
+async function checkSandbox(
+  report: Report,
+  env: Record<string, string | undefined>,
+): Promise<void> {
+  const { SessionSandbox, SandboxSetupError } = await import("../../clis/sandbox.ts");
+  let sandbox: InstanceType<typeof SessionSandbox>;
+  try {
+    sandbox = new SessionSandbox(env);
+  } catch (err) {
+    if (!(err instanceof SandboxSetupError)) throw err;
+    report.line("FAIL", "improver sandbox", err.reason, err.hint);
+    return;
+  }
+  if (sandbox.mode === "off") {
+    report.line(
+      "warn",
+      "improver sandbox",
+      sandbox.describe(),
+      "unset HARNESS2_IMPROVER_SANDBOX to sandbox them",
+    );
+    return;
+  }
+  const problem = await sandbox.problem(env);
+  if (problem === null)
+    report.line("ok", "improver sandbox", `${sandbox.bwrap}: ${sandbox.describe()}`);
+  else report.line("FAIL", "improver sandbox", problem.reason, problem.hint);
+}
+
 /** The chosen part of a partition against this cell's task list; the task count it leaves. */
 async function checkPart(
   report: Report,
@@ -138,6 +167,7 @@ async function runCheck(args: ParsedArgs, io: CliIO): Promise<number> {
     const opencodeOk = models ? await checkOpencode(report, env, scratch) : true;
     await checkPython(report, env);
     if (models) checkGit(report, env);
+    if (models) await checkSandbox(report, env);
     let modelsOk = true;
     const cx = models && substrate === "cx";
     if (config !== null && models) {

@@ -193,6 +193,13 @@ async function buildChannel(
   return { channel: new OpencodeChannel({ env: io.env }), spec };
 }
 
+/** Improver sessions run in an OS sandbox unless the user opted out: one that cannot start stops the run here. */
+async function assertSandbox(io: CliIO): Promise<void> {
+  const { SessionSandbox } = await import("../../clis/sandbox.ts");
+  const problem = await new SessionSandbox(io.env).problem(io.env);
+  if (problem !== null) throw new CliError(problem.message);
+}
+
 async function runSweepCommand(args: ParsedArgs, given: CliIO): Promise<number> {
   // --allow-web is the setting every executor reads (core/run/web-policy.ts).
   const io = boolOpt(args, "allow-web")
@@ -228,6 +235,7 @@ async function runSweepCommand(args: ParsedArgs, given: CliIO): Promise<number> 
   const identity = {
     ...experimentIdentity(config, improverChannel(config), io.env),
     web: webPolicyOf(io.env, adapter.substrate.name),
+    improverSandbox: config.improverSandbox,
     ...(part === null ? {} : { partition: part.identity }),
   };
 
@@ -243,6 +251,7 @@ async function runSweepCommand(args: ParsedArgs, given: CliIO): Promise<number> 
   // endpoint or key, or an endpoint that does not answer, is one line here (exit 1).
   await adapter.preflight();
   const { channel, spec } = await buildChannel(config, io);
+  await assertSandbox(io);
   if (boolOpt(args, "queue")) {
     const { queueSweep } = await import("../queue/plan.ts");
     const seed = f.seed;

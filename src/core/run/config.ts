@@ -32,6 +32,7 @@ const DEFAULTS = {
   modesAtOnce: 2,
   backoffS: 10,
   allowWeb: 0,
+  improverSandbox: "bwrap",
 } as const;
 
 /** A variable that is set but blank counts as unset (as the original's `env`). */

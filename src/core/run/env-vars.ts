@@ -106,6 +106,22 @@ export const ENV_VARS: readonly EnvVar[] = [
     parse: asChannel,
     help: "opencode (default) or claude_cli",
   },
+  {
+    name: "HARNESS2_IMPROVER_SANDBOX",
+    field: "improverSandbox",
+    parse: (raw, variable) => {
+      const v = raw.trim();
+      if (v !== "bwrap" && v !== "off") {
+        throw new ConfigError(
+          variable,
+          raw,
+          "bwrap (the default: each improver session in a bubblewrap sandbox) or off",
+        );
+      }
+      return v;
+    },
+    help: "bwrap (default): every improver session in an OS sandbox; off: unsandboxed (recorded)",
+  },
   { name: "HARNESS2_JUDGE_MODEL", field: "judgeModel", parse: asText, help: "judge model" },
   {
     name: "HARNESS2_JUDGE_BASE_URL",

@@ -30,6 +30,8 @@ export const RunConfig = z
     improverModel: z.string(),
     /** Channel kind improver sessions use unless a benchmark's spec says otherwise. */
     improverChannel: z.enum(CHANNEL_KINDS),
+    /** How improver sessions are started: in a bubblewrap sandbox, or (opted out) as they are. */
+    improverSandbox: z.enum(["bwrap", "off"]),
     judgeModel: z.string(),
     judgeBaseUrl: z.string(),
     judgeApiKey: z.string(),

@@ -49,6 +49,7 @@ describe("loadRunConfig", () => {
       modesAtOnce: 2,
       backoffS: 10,
       allowWeb: 0,
+      improverSandbox: "bwrap",
     });
   });
 
