@@ -53,7 +53,8 @@ async function once(): Promise<Sample> {
     const ws = join(root, "workspace");
     const home = join(root, "home");
     const codexHome = join(root, "codex-home");
-    for (const d of [ws, home, codexHome]) mkdirSync(d, { recursive: true });
+    const tmp = join(root, "tmp");
+    for (const d of [ws, home, codexHome, tmp]) mkdirSync(d, { recursive: true });
     writeFileSync(join(ws, "notes.txt"), "alpha\n");
     writeFileSync(join(ws, "AGENTS.md"), "Write under output/.\n");
     Bun.spawnSync(["git", "init", "-q"], { cwd: ws });
@@ -61,7 +62,7 @@ async function once(): Promise<Sample> {
     const t0 = performance.now();
     const proc = Bun.spawn(codexExecArgv(cmd, settings, ws), {
       cwd: ws,
-      env: codexSessionEnv(cmd, process.env, settings, { home, codexHome }),
+      env: codexSessionEnv(cmd, process.env, settings, { home, codexHome, tmp }),
       stdin: new Blob(["Do the task."]),
       stdout: "pipe",
       stderr: "pipe",

@@ -261,16 +261,26 @@ export function codexExecArgv(
   ];
 }
 
-/** The session's environment: base variables, its own HOME and CODEX_HOME, the key, rg on PATH. */
+/**
+ * The session's environment: base variables, its own HOME, CODEX_HOME and TMPDIR, the key, rg on
+ * PATH.
+ *
+ * TMPDIR is the session's own folder, never the host's `/tmp`: Codex refuses to create its helper
+ * aliases (the `codex-linux-sandbox` name its sandbox re-executes through) when CODEX_HOME lies
+ * under the temporary folder, and with a system bubblewrap older than 0.9 (no `--argv0`, Debian
+ * 12's 0.8) every sandboxed command then fails to start (docs/differences.md X40). The folder is
+ * outside the workspace and stays unwritable to the agent's commands (`exclude_tmpdir_env_var`).
+ */
 export function codexSessionEnv(
   cmd: CodexCommand,
   env: Record<string, string | undefined>,
   s: CodexSessionSettings,
-  dirs: { home: string; codexHome: string },
+  dirs: { home: string; codexHome: string; tmp: string },
 ): Record<string, string> {
   const out = pickEnv(env, SESSION_BASE_ENV, {
     HOME: dirs.home,
     CODEX_HOME: dirs.codexHome,
+    TMPDIR: dirs.tmp,
     [CODEX_SETTINGS.apiKey]: s.apiKey,
   });
   if (cmd.toolsDir !== null) out.PATH = `${cmd.toolsDir}:${out.PATH ?? ""}`;

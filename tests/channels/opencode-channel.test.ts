@@ -389,13 +389,13 @@ describe("OpenCode channel with the real opencode binary", () => {
       for (const sandbox of ["bwrap", "off"]) {
         const root = testTempDir(`h2-oc-sandbox-${sandbox}-`);
         const req = request(root);
-        const escape = join(outside, `escape-${sandbox}.txt`);
+        const escapeFile = join(outside, `escape-${sandbox}.txt`);
         // Paths the permission fence cannot see in the command (it reads a command's words):
         // only the operating system can stop these.
         const hidden = (p: string) =>
           `__import__('base64').b64decode('${Buffer.from(p).toString("base64")}').decode()`;
         const read = `python3 -c "print(open(${hidden(key)}).read())"; echo read-done`;
-        const write = `python3 -c "open(${hidden(escape)}, 'w').write('x')"; echo write-done`;
+        const write = `python3 -c "open(${hidden(escapeFile)}, 'w').write('x')"; echo write-done`;
         await server?.stop();
         server = startChatServer({
           turns: [
@@ -434,11 +434,11 @@ describe("OpenCode channel with the real opencode binary", () => {
         expect(sent).toContain("read-done");
         if (sandbox === "bwrap") {
           expect(sent).not.toContain("PLANTED-ANSWER-KEY-4711");
-          expect(existsSync(escape)).toBe(false);
+          expect(existsSync(escapeFile)).toBe(false);
         } else {
           // Unsandboxed, the same shell reads it: the test above proves the sandbox, not chance.
           expect(sent).toContain("PLANTED-ANSWER-KEY-4711");
-          expect(existsSync(escape)).toBe(true);
+          expect(existsSync(escapeFile)).toBe(true);
         }
       }
     },

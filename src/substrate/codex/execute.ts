@@ -36,7 +36,7 @@ export const CODEX_ROLLOUT_LAYOUT = {
   stderr: "codex.stderr.log",
   /** What happened: model, sandbox, exit, tokens, cost (null when unpriced), errors. */
   record: "rollout.json",
-  /** HOME and CODEX_HOME of the session; removed when the session ends. */
+  /** HOME, CODEX_HOME and TMPDIR of the session; removed when the session ends. */
   session: "session",
 } as const;
 
@@ -105,7 +105,9 @@ export async function executeCodexRollout(
   const sessionDir = join(req.runDir, CODEX_ROLLOUT_LAYOUT.session);
   const home = join(sessionDir, "home");
   const codexHome = join(sessionDir, "codex-home");
+  const tmp = join(sessionDir, "tmp");
   mkdirSync(home, { recursive: true });
+  mkdirSync(tmp, { recursive: true });
   mkdirSync(codexHome, { recursive: true });
   const settings = { ...ctx.settings, model: req.model };
   writeFileSync(join(codexHome, "config.toml"), codexConfigToml(settings, workspace), {
@@ -117,7 +119,7 @@ export async function executeCodexRollout(
     exit = await runProcess({
       argv: codexExecArgv(ctx.cmd, settings, workspace),
       cwd: workspace,
-      env: codexSessionEnv(ctx.cmd, ctx.env, settings, { home, codexHome }),
+      env: codexSessionEnv(ctx.cmd, ctx.env, settings, { home, codexHome, tmp }),
       stdin: req.prompt,
       timeoutMs: req.timeoutS * 1000,
       graceMs: ctx.graceS * 1000,
