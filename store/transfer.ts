@@ -5,10 +5,11 @@
 // whose identity differs from the target's, and a task the target already finished differently.
 
 import type { Database } from "bun:sqlite";
-import { readFileSync } from "node:fs";
+import { basename } from "node:path";
 import { z } from "zod";
 import { type EventOf, HarnessEvent } from "../src/core/events/registry.ts";
 import { EventApplier } from "./apply-event.ts";
+import { BUNDLE_MAX_BYTES, eventProblem, readBounded } from "./bundle-bounds.ts";
 import { schemaVersion } from "./db.ts";
 import { assertContinuesExperiment, IdentityMismatchError } from "./identity.ts";
 
@@ -68,14 +69,14 @@ export function bundleText(b: SweepBundle): string {
   return `${[header, ...b.events].map((x) => JSON.stringify(x)).join("\n")}\n`;
 }
 
-/** Reads a bundle file, checking its header, its event count and every event. */
-export function readBundle(path: string): SweepBundle {
-  let text: string;
-  try {
-    text = readFileSync(path, "utf8");
-  } catch (err) {
-    throw new TransferError(`cannot read ${path}: ${(err as NodeJS.ErrnoException).code ?? err}`);
-  }
+/**
+ * Reads a bundle file within bounds (store/bundle-bounds.ts), checking its header, its event
+ * count, every event's numbers and names, and every event against its schema.
+ */
+export function readBundle(path: string, maxBytes = BUNDLE_MAX_BYTES): SweepBundle {
+  const read = readBounded(path, maxBytes);
+  if ("problem" in read) throw new TransferError(read.problem);
+  const text = read.text;
   const lines = text.split("\n").filter((l) => l.trim() !== "");
   const bad = (what: string) =>
     new TransferError(
@@ -93,7 +94,11 @@ export function readBundle(path: string): SweepBundle {
     );
   }
   const events = lines.slice(1).map((l, i) => {
-    const parsed = HarnessEvent.safeParse(safeJson(l));
+    const raw = safeJson(l);
+    // Before the schema: a number too large for JSON (1e999) parses as Infinity and must be named.
+    const problem = eventProblem(raw);
+    if (problem !== null) throw bad(`event ${i + 1}: ${problem}`);
+    const parsed = HarnessEvent.safeParse(raw);
     if (!parsed.success) throw bad(`event ${i + 1} is not a valid harness2 event`);
     if (parsed.data.sweep !== header.sweep) throw bad(`event ${i + 1} belongs to another sweep`);
     return parsed.data;
@@ -126,6 +131,22 @@ export function rebase(events: HarnessEvent[], from: string, to: string): Harnes
     return v;
   };
   return events.map((e) => HarnessEvent.parse(walk(e)));
+}
+
+/** Where an imported sweep's `sweep.started.config` says it came from (store/transfer.ts markImported). */
+export const IMPORTED_KEY = "imported";
+
+/**
+ * The events with `sweep.started.config.imported` naming the file: the store then knows the sweep
+ * is data from elsewhere, and `harness2 judge` trusts none of the paths it recorded (a task folder
+ * or a checkout whose scripts it would run) — only this installation's own (docs/differences.md X41).
+ */
+export function markImported(events: HarnessEvent[], file: string): HarnessEvent[] {
+  return events.map((e) =>
+    e.type === "sweep.started"
+      ? { ...e, config: { ...e.config, [IMPORTED_KEY]: { file: basename(file) } } }
+      : e,
+  );
 }
 
 export type ImportResult = { sweep: string; events: number; tasks: number };

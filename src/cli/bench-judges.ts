@@ -2,6 +2,7 @@
 // judge run ever loads scoring code) and the identity stored with every judgment. Only `harness2
 // judge` calls this; nothing in the method does.
 
+import { IMPORTED_KEY } from "../../store/transfer.ts";
 import type { Scorer } from "../core/seams/benchmark.ts";
 import type { JudgeIdentity } from "../judge/judge-identity.ts";
 import { CliError } from "./errors.ts";
@@ -19,6 +20,27 @@ export type BenchJudgeContext = {
   tasksDir?: string;
 };
 
+/**
+ * The file an imported sweep came from, or null for a sweep run into this store (import marks it:
+ * store/transfer.ts markImported). The paths an imported sweep recorded are never trusted: its
+ * task folder's scripts or its checkout's judge would be code from the file.
+ */
+export function importedFrom(config: Readonly<Record<string, unknown>>): string | null {
+  const mark = config[IMPORTED_KEY];
+  if (mark === undefined) return null;
+  const file = (mark as { file?: unknown } | null)?.file;
+  return typeof file === "string" ? file : "another store";
+}
+
+/** A path the sweep recorded under `key`, unless the sweep was imported. */
+export function recordedPath(
+  config: Readonly<Record<string, unknown>>,
+  key: string,
+): string | undefined {
+  const v = config[key];
+  return importedFrom(config) === null && typeof v === "string" ? v : undefined;
+}
+
 const LOADERS: Record<string, (ctx: BenchJudgeContext) => Promise<BenchJudge>> = {
   demo: async () => {
     const { DemoScorer } = await import("../benchmarks/demo/demo-scorer.ts");
@@ -28,11 +50,13 @@ const LOADERS: Record<string, (ctx: BenchJudgeContext) => Promise<BenchJudge>> =
     };
   },
   tasks: async (ctx) => {
-    const recorded = ctx.config.tasksDir;
-    const tasksDir = ctx.tasksDir ?? (typeof recorded === "string" ? recorded : undefined);
+    const tasksDir = ctx.tasksDir ?? recordedPath(ctx.config, "tasksDir");
     if (tasksDir === undefined) {
+      const from = importedFrom(ctx.config);
       throw new CliError(
-        "this tasks sweep recorded no task folder: give it with --tasks DIR",
+        from === null
+          ? "this tasks sweep recorded no task folder: give it with --tasks DIR"
+          : `this tasks sweep was imported (${from}): its checks run only from a task folder you name here, with --tasks DIR`,
         EXIT.failed,
       );
     }

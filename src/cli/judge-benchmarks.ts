@@ -21,21 +21,20 @@ import { installedLab } from "../benchmarks/lab/lab-data.ts";
 import { evaluationModule, LabScorer } from "../benchmarks/lab/lab-scorer.ts";
 import { hashFile } from "../core/lib/fingerprint.ts";
 import { loadRunConfig } from "../core/run/config.ts";
-import type { BenchJudge, BenchJudgeContext } from "./bench-judges.ts";
+import { type BenchJudge, type BenchJudgeContext, recordedPath } from "./bench-judges.ts";
 import { CliError } from "./errors.ts";
 
-/** The checkout a sweep recorded under `key`, else the one installed now. */
+/** The checkout a sweep recorded under `key` (never an imported sweep's), else the one installed now. */
 function checkoutOf(
   ctx: BenchJudgeContext,
   key: string,
   installed: (deps: string) => Manifest,
 ): string {
-  const recorded = ctx.config[key];
-  if (typeof recorded === "string" && existsSync(recorded)) return recorded;
+  // An imported sweep's recorded paths are not trusted: only this installation's checkout.
+  const recorded = recordedPath(ctx.config, key);
+  if (recorded !== undefined && existsSync(recorded)) return recorded;
   const deps =
-    typeof ctx.config.dependencies === "string"
-      ? ctx.config.dependencies
-      : dependenciesDir(undefined, ctx.env, process.cwd());
+    recordedPath(ctx.config, "dependencies") ?? dependenciesDir(undefined, ctx.env, process.cwd());
   try {
     return installed(deps).root;
   } catch (err) {

@@ -10,6 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openStore } from "../../store/db.ts";
 import { sweepDetail } from "../../store/queries.ts";
+import { markImported, readBundle } from "../../store/transfer.ts";
 import type { SweepDetail } from "../../store/views.ts";
 import { runCli } from "../helpers/cli.ts";
 import { Script } from "../tui/script.ts";
@@ -122,6 +123,65 @@ describe("export and import", () => {
     );
     expect(read(join(b, "harness2.db"), (db) => sweepDetail(db, "swp_other"))).toBeNull();
   }, 120_000);
+});
+
+describe("an imported file is data, read within bounds", () => {
+  /** a.sweep with one event's JSON text changed by `edit`, written to `name`. */
+  const tampered = (name: string, edit: (line: string, i: number) => string): string => {
+    const lines = readFileSync(join(root, "a.sweep"), "utf8").split("\n");
+    const path = join(root, name);
+    writeFileSync(path, lines.map(edit).join("\n"));
+    return path;
+  };
+  const refusedWith = async (file: string, pattern: RegExp) => {
+    const target = join(root, `bounds-${Math.random().toString(36).slice(2)}`);
+    const r = await runCli(["import", file, "--runs", target]);
+    expect(r.stderr).toMatch(pattern);
+    expect(r.stderr.trim().split("\n")).toHaveLength(1);
+    expect(r.code).toBe(1);
+    expect(existsSync(target)).toBe(false);
+  };
+
+  test("a device and a FIFO are refused before a byte is read", async () => {
+    await refusedWith("/dev/zero", /\/dev\/zero is not a regular file/);
+    const fifo = join(root, "a.fifo");
+    expect(Bun.spawnSync(["mkfifo", fifo]).exitCode).toBe(0);
+    await refusedWith(fifo, /a\.fifo is not a regular file/);
+  }, 120_000);
+
+  test("a file over the size limit is refused whole", () => {
+    const file = join(root, "a.sweep");
+    expect(() => readBundle(file, 100)).toThrow(/over import's limit of 0\.0 MB/);
+    expect(readBundle(file).events.length).toBeGreaterThan(2);
+  });
+
+  test("a cost too large or not finite, and a domain or task that is not a safe name", async () => {
+    // A number JSON can write but no sweep records, and one JSON reads as Infinity.
+    await refusedWith(
+      tampered("huge-usd.sweep", (l) => l.replace(/"usd":[0-9.e+-]+/, '"usd":1e308')),
+      /event \d+: [\w.]*usd is \$1e\+308, outside 0\.\.1000000/,
+    );
+    await refusedWith(
+      tampered("inf.sweep", (l) => l.replace(/"wallS":[0-9.e+-]+/, '"wallS":1e999')),
+      /event \d+: [\w.]*wallS is Infinity, not a number a sweep records/,
+    );
+    await refusedWith(
+      tampered("dotdot.sweep", (l) => l.replaceAll('"acct"', '"../../x"')),
+      /event 1: domains\[0\]\.domain "\.\.\/\.\.\/x" holds '\/'/,
+    );
+    await refusedWith(
+      tampered("task.sweep", (l) => l.replaceAll('"t1"', '"t/../../y"')),
+      /event 1: domains\[0\]\.tasks\[0\] "t\/\.\.\/\.\.\/y" has an empty, '\.' or '\.\.' part/,
+    );
+  }, 120_000);
+
+  test("an imported sweep is marked, so judge trusts none of its recorded paths", () => {
+    const b = readBundle(join(root, "a.sweep"));
+    const marked = markImported(b.events, "/somewhere/a.sweep");
+    const started = marked[0] as { config: Record<string, unknown> };
+    expect(started.config.imported).toEqual({ file: "a.sweep" });
+    expect(marked.slice(1)).toEqual(b.events.slice(1));
+  });
 });
 
 describe("merge", () => {

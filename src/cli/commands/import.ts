@@ -4,7 +4,7 @@
 import type { StoreLocation } from "../../../store/db.ts";
 import { openRunStore, type RunStore } from "../../../store/open.ts";
 import { PgStoreError } from "../../../store/pg/log.ts";
-import { importBundle, readBundle } from "../../../store/transfer.ts";
+import { importBundle, markImported, readBundle } from "../../../store/transfer.ts";
 import { type Command, UsageError } from "../command.ts";
 import { CliError } from "../errors.ts";
 import { EXIT } from "../exit-codes.ts";
@@ -19,7 +19,8 @@ const importCommand: Command = {
     "Refused, with nothing written, when the store already holds that sweep, when it records",
     "another experiment (other models, endpoints or seed), or when a task of the sweep already",
     "has a result here. --rebase /old/runs=/new/runs points recorded paths at the run files'",
-    "new place.",
+    "new place. An imported sweep is data: `judge` runs only this installation's own checks for",
+    "it (--tasks DIR for a tasks sweep), never a path the file recorded.",
   ].join("\n"),
   options: { runs: RUNS_OPTION, rebase: REBASE_OPTION },
   positionals: { min: 1, max: 1 },
@@ -31,7 +32,7 @@ const importCommand: Command = {
     const loc = checkedLocation(args, io, { create: true });
     const store = await openShared(loc);
     try {
-      const events = move(bundle.events);
+      const events = markImported(move(bundle.events), file);
       const done = refusing(() => importBundle(store.db, { ...bundle, events }));
       // A PostgreSQL store records the replayed events in its shared log too.
       store.pg?.committed(events);
