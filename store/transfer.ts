@@ -38,15 +38,24 @@ export class TransferError extends Error {
 
 /** The sweep's events, in the order the store recorded them; null when it has no such sweep. */
 export function sweepBundle(db: Database, sweepId: string): SweepBundle | null {
-  const rows = db.query("SELECT body FROM events WHERE sweep_id = ? ORDER BY seq").all(sweepId) as {
-    body: string;
-  }[];
+  const rows = db
+    .query("SELECT seq, body FROM events WHERE sweep_id = ? ORDER BY seq")
+    .all(sweepId) as { seq: number; body: string }[];
   if (rows.length === 0) return null;
   return {
     sweep: sweepId,
     schema: schemaVersion(db),
-    events: rows.map((r) => HarnessEvent.parse(JSON.parse(r.body))),
+    events: rows.map((r) => storedEvent(sweepId, r)),
   };
+}
+
+/** One stored event row; a damaged one is a TransferError naming the sweep and the row. */
+function storedEvent(sweepId: string, row: { seq: number; body: string }): HarnessEvent {
+  const parsed = HarnessEvent.safeParse(safeJson(row.body));
+  if (parsed.success) return parsed.data;
+  throw new TransferError(
+    `sweep ${sweepId}: event row ${row.seq} of the store is damaged (not a valid harness2 event); nothing was written — repair or leave out that store`,
+  );
 }
 
 /** Every sweep id of a store that has recorded events, oldest first. */

@@ -14,11 +14,23 @@ import { EXIT } from "./exit-codes.ts";
 
 /**
  * A store named by a runs directory (its harness2.db) or by the database file itself; a path that
- * does not exist yet is a runs directory unless it ends in `.db`.
+ * does not exist yet is a runs directory unless it ends in `.db`. A device, FIFO or socket is
+ * refused (exit 2) before SQLite is asked to open it: it would fail with "disk I/O error" and leave
+ * a `-journal` file beside the device.
  */
 export function storePathOf(named: string, io: CliIO): string {
   const path = resolve(io.cwd, named);
-  if (existsSync(path)) return statSync(path).isDirectory() ? join(path, "harness2.db") : path;
+  if (existsSync(path)) {
+    const st = statSync(path);
+    if (st.isDirectory()) return join(path, "harness2.db");
+    if (!st.isFile()) {
+      throw new CliError(
+        `${path} is not a runs directory or a harness2.db file: name one of those`,
+        EXIT.usage,
+      );
+    }
+    return path;
+  }
   return path.endsWith(".db") ? path : join(path, "harness2.db");
 }
 

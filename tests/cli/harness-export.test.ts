@@ -8,7 +8,9 @@ import {
   mkdtempSync,
   readdirSync,
   readFileSync,
+  renameSync,
   rmSync,
+  symlinkSync,
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
@@ -154,4 +156,51 @@ describe("harness export", () => {
     expect(readdirSync(full)).toEqual(["mine.txt"]);
     for (const x of ["x1", "x2", "x3", "x4", "x5"]) expect(existsSync(join(ROOT, x))).toBe(false);
   });
+
+  test("links are never followed: a linked harness/ is refused, a linked EXPERIENCE.md is not read", async () => {
+    const runs = join(ROOT, "links");
+    const demo = await runCli([
+      "demo",
+      "--no-tui",
+      "--k",
+      "1",
+      "--substrate",
+      "cx",
+      "--runs",
+      runs,
+    ]);
+    expect(demo.code).toBe(0);
+    const harnesses = join(runs, "demo", "library", "cx-k1", "agg", "accounting", "harnesses");
+    const secretDir = join(ROOT, "secret-harness");
+    mkdirSync(secretDir, { recursive: true });
+    writeFileSync(join(secretDir, "AGENTS.md"), "SECRET-HARNESS-CONTENT\n");
+    const secretFile = join(ROOT, "secret.txt");
+    writeFileSync(secretFile, "SECRET-LESSON-CONTENT\n");
+
+    // The latest entry's harness/ replaced by a link: refused in one line, nothing written.
+    const own = join(harnesses, "ledger-2", "harness");
+    renameSync(own, `${own}.real`);
+    symlinkSync(secretDir, own);
+    const refused = await exportTo(runs, join(ROOT, "links-out1"));
+    expect(refused.code).toBe(1);
+    expect(refused.stderr.trim().split("\n")).toHaveLength(1);
+    expect(refused.stderr).toContain("is a symbolic link, not the library's own folder");
+    expect(existsSync(join(ROOT, "links-out1"))).toBe(false);
+    rmSync(own);
+    renameSync(`${own}.real`, own);
+
+    // An earlier entry's EXPERIENCE.md replaced by a link: the export goes on without it.
+    const lesson = join(harnesses, "ledger-1", "EXPERIENCE.md");
+    rmSync(lesson);
+    symlinkSync(secretFile, lesson);
+    const dir = join(ROOT, "links-out2");
+    const r = await exportTo(runs, dir);
+    expect(r.code).toBe(0);
+    const lessons = readFileSync(join(dir, "harness2-lessons.md"), "utf8");
+    expect(lessons).not.toContain("SECRET-LESSON-CONTENT");
+    expect(lessons).toContain("# ledger-2");
+    for (const f of ["AGENTS.md", "harness2-lessons.md", "harness2-export.json"]) {
+      expect(readFileSync(join(dir, f), "utf8")).not.toContain("SECRET-HARNESS-CONTENT");
+    }
+  }, 120_000);
 });

@@ -228,4 +228,35 @@ describe("merge", () => {
     const noInto = await runCli(["merge", s3.runsDir]);
     expect(noInto.code).toBe(2);
   }, 120_000);
+
+  test("a damaged event row is one line naming the sweep and the row; a device is never a target", async () => {
+    const s = storeWith(sweep("swp_dmg", [{ domain: "acct", tasks: ["t1"] }]), join(root, "dmg"));
+    const db = openStore(s.dbPath);
+    const row = db.query("SELECT MAX(seq) AS seq FROM events").get() as { seq: number };
+    db.run('UPDATE events SET body = \'{"type": "task.fin\' WHERE seq = ?', [row.seq]);
+    db.close();
+    const line = `sweep swp_dmg: event row ${row.seq} of the store is damaged`;
+
+    const ex = await runCli(["export", "last", join(root, "dmg.sweep"), "--runs", s.runsDir]);
+    expect(ex.code).toBe(1);
+    expect(ex.stderr.trim().split("\n")).toHaveLength(1);
+    expect(ex.stderr).toContain(line);
+    expect(existsSync(join(root, "dmg.sweep"))).toBe(false);
+
+    const into = join(root, "dmg-into", "runs");
+    const m = await runCli(["merge", s.runsDir, "--into", into]);
+    expect(m.code).toBe(1);
+    expect(m.stderr.trim().split("\n")).toHaveLength(1);
+    expect(m.stderr).toContain(`${s.dbPath}: ${line}`);
+    expect(existsSync(into)).toBe(false);
+
+    const good = storeWith(
+      sweep("swp_dev", [{ domain: "acct", tasks: ["t1"] }]),
+      join(root, "dev"),
+    );
+    const dev = await runCli(["merge", good.runsDir, "--into", "/dev/null"]);
+    expect(dev.code).toBe(2);
+    expect(dev.stderr).toContain("/dev/null is not a runs directory or a harness2.db file");
+    expect(existsSync("/dev/null-journal")).toBe(false);
+  }, 120_000);
 });

@@ -14,6 +14,7 @@ import {
   readStore,
   resolveRunHandle,
 } from "../run-handle.ts";
+import { refusing } from "../transfer-cli.ts";
 
 const exportCommand: Command = {
   name: "export",
@@ -38,7 +39,7 @@ const exportCommand: Command = {
     if (db === null) throw new CliError(`no harness2 store at ${loc.dbPath}: nothing to export`);
     try {
       const id = readStore(loc, () => resolveRunHandle(db, handle, loc));
-      const bundle = readStore(loc, () => sweepBundle(db, id));
+      const bundle = refusing(() => readStore(loc, () => sweepBundle(db, id)));
       if (bundle === null) throw new CliError(`sweep ${id} has no recorded events to export`);
       const tmp = `${file}.tmp-${process.pid}`;
       writeFileSync(tmp, bundleText(bundle));

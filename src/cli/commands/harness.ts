@@ -5,13 +5,22 @@
 // (harness2-lessons.md) and where it came from (harness2-export.json). `--diff` prints it
 // against the starting harness the method recorded for that task.
 
-import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import {
+  closeSync,
+  existsSync,
+  constants as fsConstants,
+  fstatSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  writeFileSync,
+} from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { domainsWithEntries, latestAdoptedEntry } from "../../../store/export-queries.ts";
 import { reflectionDir } from "../../core/adoption/reflection.ts";
 import { treeDiff } from "../../core/harness/diff.ts";
 import { readTree } from "../../core/harness/tree.ts";
-import { dirExists } from "../../core/lib/safe-fs.ts";
+import { dirExists, lstatOrNull } from "../../core/lib/safe-fs.ts";
 import { MODE_NAMES, modeToken } from "../../core/run/naming.ts";
 import { DEFAULT_SOLVER_STEPS } from "../../core/seams/executor.ts";
 import { boolOpt, type Command, intOpt, stringOpt, UsageError } from "../command.ts";
@@ -112,6 +121,14 @@ const harness: Command = {
         EXIT.failed,
       );
     }
+    // The library's own folders are never links: one would export whatever it points at.
+    const linked = [entry.path, source].find((p) => lstatOrNull(p)?.isSymbolicLink());
+    if (linked !== undefined) {
+      throw new CliError(
+        `${linked} is a symbolic link, not the library's own folder: nothing was exported; restore the entry or export another task (--task)`,
+        EXIT.failed,
+      );
+    }
 
     const codex = entry.substrate === "cx" || entry.substrate === "codex";
     const surface = codex
@@ -142,7 +159,7 @@ const harness: Command = {
 
     if (boolOpt(args, "diff")) {
       const base = join(reflectionDir(entry.modeDir, { mode, k: entry.k }), "base_harness");
-      if (entry.modeDir === "" || !dirExists(base)) {
+      if (entry.modeDir === "" || !dirExists(base) || lstatOrNull(base)?.isSymbolicLink()) {
         io.stderr("harness2 harness: no starting harness was recorded for that task; no diff\n");
         return EXIT.failed;
       }
@@ -155,14 +172,34 @@ const harness: Command = {
 
 export default harness;
 
-/** Every lesson of the entry's library (its INDEX.md order is the stream order), as one file. */
+/**
+ * Every lesson of the entry's library (its INDEX.md order is the stream order), as one file. Only
+ * an entry that is a real folder and an EXPERIENCE.md that is a regular file are read: a link is
+ * skipped, never followed.
+ */
 function lessonsOf(entryDir: string, domain: string): string {
   const harnesses = dirname(entryDir);
   const parts = [`# Lessons learned by harness2 in ${domain}\n`];
   const names = dirExists(harnesses) ? readdirSync(harnesses).sort() : [basename(entryDir)];
   for (const name of names) {
-    const file = join(harnesses, name, "EXPERIENCE.md");
-    if (existsSync(file)) parts.push(readFileSync(file, "utf8").trim(), "");
+    if (lstatOrNull(join(harnesses, name))?.isDirectory() !== true) continue;
+    const text = readRegularNoFollow(join(harnesses, name, "EXPERIENCE.md"));
+    if (text !== null) parts.push(text.trim(), "");
   }
   return `${parts.join("\n")}\n`;
+}
+
+/** A regular file's text, opened without following a link at its path; null for anything else. */
+function readRegularNoFollow(path: string): string | null {
+  let fd: number;
+  try {
+    fd = openSync(path, fsConstants.O_RDONLY | fsConstants.O_NOFOLLOW | fsConstants.O_NONBLOCK);
+  } catch {
+    return null;
+  }
+  try {
+    return fstatSync(fd).isFile() ? readFileSync(fd, "utf8") : null;
+  } finally {
+    closeSync(fd);
+  }
 }

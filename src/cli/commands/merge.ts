@@ -40,7 +40,14 @@ const merge: Command = {
     const bundles = sources.flatMap((path) => {
       const db = openSource(path);
       try {
-        return sweepIds(db).map((id) => ({ path, bundle: sweepBundle(db, id) }));
+        return refusing(() => {
+          try {
+            return sweepIds(db).map((id) => ({ path, bundle: sweepBundle(db, id) }));
+          } catch (err) {
+            if (err instanceof TransferError) throw new TransferError(`${path}: ${err.message}`);
+            throw err;
+          }
+        });
       } finally {
         db.close();
       }
