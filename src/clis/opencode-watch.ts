@@ -34,7 +34,8 @@ export class StepWatch {
   lastError = "";
   /** Why the session must stop, once it must; "" until then. */
   stopReason = "";
-  #partial = "";
+  /** The pieces of the line not finished yet. */
+  #partial: string[] = [];
   readonly #utf8 = new TextDecoder("utf-8");
   /** Everything the stream said so far, whether or not the watch still judges it. */
   readonly #run: ParsedRun = { texts: [], errors: [], usd: 0, events: 0 };
@@ -81,15 +82,22 @@ export class StepWatch {
     this.#idle.unref?.();
   }
 
-  /** Feeds one chunk of stdout. */
+  /**
+   * Feeds one chunk of stdout. An unfinished line is kept as its pieces and joined once, when its
+   * newline arrives: a 20 MB event in 64 KB chunks costs one pass, not one pass per chunk.
+   */
   feed(chunk: Buffer | string): void {
     this.#arm();
-    const text =
-      this.#partial +
-      (typeof chunk === "string" ? chunk : this.#utf8.decode(chunk, { stream: true }));
-    const lines = text.split("\n");
-    this.#partial = lines.pop() ?? "";
-    for (const line of lines) this.#line(line);
+    const text = typeof chunk === "string" ? chunk : this.#utf8.decode(chunk, { stream: true });
+    let start = 0;
+    for (let nl = text.indexOf("\n"); nl !== -1; nl = text.indexOf("\n", start)) {
+      const head = text.slice(start, nl);
+      const line = this.#partial.length === 0 ? head : `${this.#partial.join("")}${head}`;
+      this.#partial = [];
+      this.#line(line);
+      start = nl + 1;
+    }
+    if (start < text.length) this.#partial.push(text.slice(start));
   }
 
   /**
@@ -97,8 +105,8 @@ export class StepWatch {
    * event fed so far plus an unterminated last line (call once the process has ended).
    */
   parsed(): ParsedRun {
-    const last = this.#partial + this.#utf8.decode();
-    this.#partial = "";
+    const last = this.#partial.join("") + this.#utf8.decode();
+    this.#partial = [];
     if (last !== "") this.#line(last);
     return {
       ...this.#run,

@@ -98,4 +98,19 @@ describe("StepWatch", () => {
       "last, unterminated",
     ]);
   });
+
+  test("a 20 MB event in 64 KB chunks is one whole event, and the lines around it stay whole", () => {
+    const big = "x".repeat(20 * 1024 * 1024);
+    const stream = text("before") + text(big) + text("after") + stepFinish;
+    const bytes = Buffer.from(stream, "utf8");
+    const w = new StepWatch(100, () => {});
+    for (let at = 0; at < bytes.length; at += 65_536) w.feed(bytes.subarray(at, at + 65_536));
+    w.done();
+    const run = w.parsed();
+    expect(run.texts.length).toBe(3);
+    expect(run.texts[0]).toBe("before");
+    expect(run.texts[1]?.length).toBe(big.length);
+    expect(run.texts[2]).toBe("after");
+    expect(w.steps).toBe(1);
+  });
 });

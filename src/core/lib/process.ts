@@ -299,8 +299,11 @@ export async function runProcess(opts: SpawnOptions): Promise<ExitRecord> {
   o.signal?.addEventListener("abort", onAbort, { once: true });
 
   const readers = [child.stdout.getReader(), child.stderr.getReader()] as const;
+  // When output last arrived: a pipe still delivering after the child exited is read to its end.
+  let lastData = performance.now();
   const drained = Promise.all([
     pump(readers[0], (c) => {
+      lastData = performance.now();
       out.write(c);
       try {
         o.onStdout?.(c);
@@ -308,7 +311,10 @@ export async function runProcess(opts: SpawnOptions): Promise<ExitRecord> {
         // A watcher's own failure must not disturb the child or its record.
       }
     }),
-    pump(readers[1], (c) => errOut.write(c)),
+    pump(readers[1], (c) => {
+      lastData = performance.now();
+      errOut.write(c);
+    }),
   ]);
 
   await child.exited;
@@ -316,13 +322,20 @@ export async function runProcess(opts: SpawnOptions): Promise<ExitRecord> {
   signalGroup(pid, "SIGTERM");
   timers.push(setTimeout(() => signalGroup(pid, "SIGKILL"), graceMs));
   await new Promise<void>((done) => {
-    // A member that escaped the group (setsid) may hold a pipe open: stop waiting for it.
-    timers.push(
-      setTimeout(() => {
-        for (const r of readers) r.cancel().catch(() => {});
-        done();
-      }, graceMs + 1000),
-    );
+    // A member that escaped the group (setsid) may hold a pipe open: stop waiting for it once the
+    // pipes have been quiet that long. Output still arriving (a large reply being drained) is
+    // read to its end, however long that takes.
+    const quietMs = graceMs + 1000;
+    const check = () => {
+      const idle = performance.now() - lastData;
+      if (idle < quietMs) {
+        timers.push(setTimeout(check, quietMs - idle));
+        return;
+      }
+      for (const r of readers) r.cancel().catch(() => {});
+      done();
+    };
+    timers.push(setTimeout(check, quietMs));
     void drained.then(() => done());
   });
   const durationMs = performance.now() - started;

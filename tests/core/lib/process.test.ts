@@ -109,6 +109,26 @@ describe("runProcess", () => {
     }
   }, 40_000);
 
+  test("output still arriving after the leader exited is read to its end, not cut after a grace", async () => {
+    // The leader exits after 0.3 s; a member outside its group goes on writing for about 2 s, far
+    // longer than grace + 1 s, with short pauses: the pipes are never quiet that long.
+    const writer =
+      'for i in $(seq 40); do head -c 100000 /dev/zero | tr "\\000" a; echo; sleep 0.05; done; echo END';
+    let fed = 0;
+    const r = await runProcess({
+      argv: ["sh", "-c", `setsid sh -c '${writer}' & sleep 0.3; exit 0`],
+      env: ENV,
+      graceMs: 100,
+      onStdout: (c) => {
+        fed += c.length;
+      },
+    });
+    expect(r.code).toBe(0);
+    expect(r.stdoutBytes).toBe(40 * 100_001 + 4);
+    expect(fed).toBe(r.stdoutBytes);
+    expect(r.stdoutTail.endsWith("END\n")).toBe(true);
+  }, 60_000);
+
   test("stdin is never inherited: without stdin the child reads EOF", async () => {
     const r = await runProcess({ argv: ["sh", "-c", "cat; echo end"], env: ENV });
     expect(r.stdout).toBe("end\n");
