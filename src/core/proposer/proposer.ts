@@ -343,7 +343,8 @@ export class Proposer implements ProposerLike {
       });
     });
     const timeoutS = req.timeoutS;
-    const error = result.timedOut ? `timeout after ${timeoutS}s` : result.error;
+    // A timeout keeps the cause the channel knew (the CLI's last error, a provider's HTTP 500).
+    const error = result.timedOut ? result.error || `timeout after ${timeoutS}s` : result.error;
     return { text: result.timedOut ? "" : result.text, usd: result.usd, error };
   }
 

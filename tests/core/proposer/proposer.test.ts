@@ -216,6 +216,21 @@ describe("Proposer.call", () => {
     expect(r).toMatchObject({ cached: false, text: "recovered" });
   });
 
+  test("a timeout keeps the cause the channel knew, in the error and the recorded call", async () => {
+    const cause = "timeout after 3600s; the CLI's last error: HTTP 500: upstream exploded";
+    const channel = new ScriptedChannel([
+      () => ({ text: "", usd: 0, error: cause, timedOut: true }),
+      () => ({ text: "", usd: 0, error: cause, timedOut: true }),
+    ]);
+    const sink = new RecordingSink();
+    const p = proposer(channel, { sink });
+    const caught = await p.call("m", evidence, "inv2.a1").catch((err: unknown) => err);
+    expect(caught).toBeInstanceOf(ProposerError);
+    expect((caught as ProposerError).message).toContain("upstream exploded");
+    for (const call of sink.ofType("proposer.call"))
+      expect(call.error).toContain("upstream exploded");
+  });
+
   test("a channel that cannot run is not retried", async () => {
     const channel = new ScriptedChannel([
       () => {
