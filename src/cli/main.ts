@@ -4,10 +4,14 @@
 
 import pkg from "../../package.json" with { type: "json" };
 import { type CliIO, formatCommandHelp, parseCommandArgs, UsageError } from "./command.ts";
+import { holdEarlySignals, releaseEarlySignals } from "./early-signals.ts";
 import { formatError } from "./errors.ts";
 import { EXIT } from "./exit-codes.ts";
 import { COMMANDS, findCommand } from "./registry.ts";
 import { selfCommand } from "./self.ts";
+
+/** Commands that release the early hold themselves, once their own signal listener is in place. */
+const TAKES_SIGNALS: ReadonlySet<string> = new Set(["run", "demo", "worker"]);
 
 export function mainHelp(): string {
   const width = Math.max(4, ...COMMANDS.map((c) => c.name.length));
@@ -89,6 +93,8 @@ export async function main(argv: string[], io: CliIO): Promise<number> {
   }
   try {
     const args = parseCommandArgs(cmd, rest);
+    // A sweep's session (or the worker) takes signals over itself; the rest start without the hold.
+    if (!TAKES_SIGNALS.has(cmd.name)) releaseEarlySignals();
     return await cmd.run(args, io);
   } catch (err) {
     if (err instanceof UsageError) return usageFailure(io, err);
@@ -158,10 +164,13 @@ function quietWhenClosed(
  * a sweep nobody listens, and the command finishes quietly with its own exit code.
  */
 function stdoutClosed(): void {
+  // A closed stdout is not a signal: the early hold (early-signals.ts) does not turn it into one.
+  releaseEarlySignals();
   if (process.listenerCount("SIGTERM") > 0) process.emit("SIGTERM");
 }
 
 if (import.meta.main) {
+  holdEarlySignals();
   const io: CliIO = {
     stdout: quietWhenClosed(process.stdout, stdoutClosed),
     stderr: quietWhenClosed(process.stderr),

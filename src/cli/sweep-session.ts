@@ -22,6 +22,7 @@ import {
 } from "../core/schedule/index.ts";
 import type { ProposerLike } from "../core/seams/channel.ts";
 import { type CliIO, colorFor, type OptionSpec } from "./command.ts";
+import { releaseEarlySignals } from "./early-signals.ts";
 import { EXIT } from "./exit-codes.ts";
 import { jsonPrinter, linePrinter } from "./printers.ts";
 import { selfCommand } from "./self.ts";
@@ -189,6 +190,7 @@ export async function runSweepSession(opts: SweepSessionOptions): Promise<SweepS
   };
   process.on("SIGINT", onSignal);
   process.on("SIGTERM", onSignal);
+  releaseEarlySignals();
 
   sink = fanOut(durableSink(writer), front, recording);
   let result: SweepResult;

@@ -2,6 +2,7 @@
 // stop, the second stops at once — exit 130, every event so far in the store, the sweep recorded
 // as interrupted, the lock released — and the same command then runs to the end.
 import { afterAll, expect, test } from "bun:test";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { openStore } from "../../store/db.ts";
 import { liveSweepIds } from "../../store/lock.ts";
@@ -166,3 +167,61 @@ test("a signal in a sweep's last steps never contradicts the store: 0 with ok, o
     }
   }
 }, 180_000);
+
+/** Whether the process has a handler for SIGTERM (bit 15 of /proc/PID/status SigCgt). */
+function catchesSigterm(pid: number): boolean {
+  try {
+    const line = readFileSync(`/proc/${pid}/status`, "utf8").match(/^SigCgt:\s*([0-9a-f]+)$/m);
+    return line !== null && (BigInt(`0x${line[1]}`) & (1n << 14n)) !== 0n;
+  } catch {
+    return false;
+  }
+}
+
+test("a signal in the first moments takes the graceful path: 130 and one line, never a bare kill", async () => {
+  // harness2 listens for SIGTERM from its first moments, before a command has opened a store or a
+  // sweep session exists. The child is stopped between looks, so each look sees one moment; at the
+  // first moment it catches SIGTERM there is no store yet, and a SIGTERM then ends it with the
+  // documented 130 and a line that says so, not the default action (killed, no word).
+  for (let trial = 0; trial < 3; trial++) {
+    const runs = tempDir("stop-early");
+    const proc = Bun.spawn(
+      [process.execPath, MAIN, "demo", "--no-tui", "--k", "1", "--runs", runs],
+      {
+        cwd: ROOT,
+        env: { ...process.env, NO_COLOR: "1" },
+        stdin: "ignore",
+        stdout: "pipe",
+        stderr: "pipe",
+      },
+    );
+    const err = watch(proc.stderr);
+    const out = watch(proc.stdout);
+    try {
+      let caught = false;
+      const deadline = Date.now() + 30_000;
+      while (proc.exitCode === null && Date.now() < deadline) {
+        proc.kill("SIGSTOP");
+        await Bun.sleep(1);
+        caught = catchesSigterm(proc.pid);
+        if (caught) break;
+        proc.kill("SIGCONT");
+        await Bun.sleep(1);
+      }
+      expect(caught).toBe(true);
+      expect(existsSync(join(runs, "harness2.db"))).toBe(false);
+      proc.kill("SIGTERM");
+      proc.kill("SIGCONT");
+      const code = await proc.exited;
+      await Promise.all([out.done, err.done]);
+      expect(proc.signalCode).toBeNull();
+      expect(code).toBe(130);
+      expect(err.text).toBe(
+        "harness2: interrupted before any work started: nothing was run or lost; the same command starts again\n",
+      );
+      expect(existsSync(join(runs, "harness2.db"))).toBe(false);
+    } finally {
+      proc.kill("SIGKILL");
+    }
+  }
+}, 120_000);

@@ -18,6 +18,7 @@ import {
   type ParsedArgs,
   stringOpt,
 } from "../command.ts";
+import { releaseEarlySignals } from "../early-signals.ts";
 import { CliError } from "../errors.ts";
 import { EXIT } from "../exit-codes.ts";
 import {
@@ -201,6 +202,7 @@ async function runWorker(args: ParsedArgs, io: CliIO): Promise<number> {
     };
     process.on("SIGTERM", onSignal);
     process.on("SIGINT", onSignal);
+    releaseEarlySignals();
     if (watcher !== null) {
       poll = setInterval(async () => {
         try {
