@@ -132,22 +132,24 @@ test("harness2 demo: Ctrl-C twice exits 130 at once, the store lists the sweep a
   expect(again.stdout).toContain(", 0 failed;");
 }, 180_000);
 
+/** `demo --no-tui --k 1 --runs RUNS` as a child with piped output. */
+function spawnDemo(runs: string) {
+  return Bun.spawn([process.execPath, MAIN, "demo", "--no-tui", "--k", "1", "--runs", runs], {
+    cwd: ROOT,
+    env: { ...process.env, NO_COLOR: "1" },
+    stdin: "ignore",
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+}
+
 test("a signal in a sweep's last steps never contradicts the store: 0 with ok, or 130 with interrupted; never 143", async () => {
   // The demo's last selection, reflection and library add run without yielding, so a SIGTERM
   // sent at the last selection line used to be dispatched only after the sweep had let go of
   // its listener: exit 143 for a sweep the store recorded as ok.
   for (let trial = 0; trial < 3; trial++) {
     const runs = tempDir("stop-late");
-    const proc = Bun.spawn(
-      [process.execPath, MAIN, "demo", "--no-tui", "--k", "1", "--runs", runs],
-      {
-        cwd: ROOT,
-        env: { ...process.env, NO_COLOR: "1" },
-        stdin: "ignore",
-        stdout: "pipe",
-        stderr: "pipe",
-      },
-    );
+    const proc = spawnDemo(runs);
     const out = watch(proc.stdout);
     const err = watch(proc.stderr);
     try {
@@ -185,16 +187,7 @@ test("a signal in the first moments takes the graceful path: 130 and one line, n
   // documented 130 and a line that says so, not the default action (killed, no word).
   for (let trial = 0; trial < 3; trial++) {
     const runs = tempDir("stop-early");
-    const proc = Bun.spawn(
-      [process.execPath, MAIN, "demo", "--no-tui", "--k", "1", "--runs", runs],
-      {
-        cwd: ROOT,
-        env: { ...process.env, NO_COLOR: "1" },
-        stdin: "ignore",
-        stdout: "pipe",
-        stderr: "pipe",
-      },
-    );
+    const proc = spawnDemo(runs);
     const err = watch(proc.stderr);
     const out = watch(proc.stdout);
     try {
