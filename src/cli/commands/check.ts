@@ -11,6 +11,7 @@ import { loadRunConfig } from "../../core/run/config.ts";
 import { ConfigError } from "../../core/run/env-vars.ts";
 import type { RunConfig } from "../../core/run/run-config.ts";
 import { maskMarker } from "../../core/safety/markers.ts";
+import { CELL_OPTIONS } from "../cell-options.ts";
 import { checkGit, checkPython, checkSandbox } from "../check/host.ts";
 import { liveImprover, liveSolver } from "../check/live.ts";
 import { checkModels } from "../check/models.ts";
@@ -43,14 +44,12 @@ const check: Command = {
     "--json prints the same checks as one object instead of lines; the exit status is the same.",
   ].join("\n"),
   options: {
+    ...CELL_OPTIONS,
     bench: {
       type: "string",
       valueName: "NAME",
       description: `benchmark to check for: ${BENCHES.join(" or ")} (default tasks)`,
     },
-    tasks: { type: "string", valueName: "DIR", description: "the task folder (bench tasks)" },
-    split: { type: "string", valueName: "NAME", description: "JobBench split: main or easy" },
-    subset: { type: "string", valueName: "NAME", description: "wb subset: office, web or code" },
     dependencies: {
       type: "string",
       valueName: "DIR",

@@ -16,6 +16,7 @@ import type { BenchmarkAdapter } from "../../core/seams/benchmark.ts";
 import type { Channel } from "../../core/seams/channel.ts";
 import type { ChannelSpec } from "../../core/seams/channel-spec.ts";
 import { buildAdapter } from "../build-adapter.ts";
+import { CELL_OPTIONS } from "../cell-options.ts";
 import {
   boolOpt,
   type CliIO,
@@ -56,22 +57,7 @@ const run: Command = {
     "resumes: finished, intact tasks are skipped and finished rollouts are reused.",
   ].join("\n"),
   options: {
-    bench: {
-      type: "string",
-      valueName: "NAME",
-      description: "benchmark: tasks, jb (JobBench), lab (LAB) or wb (WorkBuddy-Bench)",
-    },
-    tasks: { type: "string", valueName: "DIR", description: "task folder (for --bench tasks)" },
-    split: {
-      type: "string",
-      valueName: "NAME",
-      description: "JobBench split: main (default) or easy",
-    },
-    subset: {
-      type: "string",
-      valueName: "NAME",
-      description: "WorkBuddy subset (required for --bench wb): office, web or code",
-    },
+    ...CELL_OPTIONS,
     dependencies: {
       type: "string",
       valueName: "DIR",

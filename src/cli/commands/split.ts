@@ -12,6 +12,7 @@ import {
 } from "../../core/schedule/partition.ts";
 import { taskStream } from "../../core/schedule/stream.ts";
 import { buildAdapter } from "../build-adapter.ts";
+import { CELL_OPTIONS } from "../cell-options.ts";
 import { boolOpt, type Command, intOpt, stringOpt, UsageError } from "../command.ts";
 import { CliError } from "../errors.ts";
 import { EXIT } from "../exit-codes.ts";
@@ -32,18 +33,7 @@ const splitCommand: Command = {
     "task list changed. An existing --output is never overwritten.",
   ].join("\n"),
   options: {
-    bench: {
-      type: "string",
-      valueName: "NAME",
-      description: "benchmark: tasks, jb (JobBench), lab (LAB) or wb (WorkBuddy-Bench)",
-    },
-    tasks: { type: "string", valueName: "DIR", description: "task folder (for --bench tasks)" },
-    split: { type: "string", valueName: "NAME", description: "JobBench split: main or easy" },
-    subset: {
-      type: "string",
-      valueName: "NAME",
-      description: "WorkBuddy subset: office, web or code",
-    },
+    ...CELL_OPTIONS,
     dependencies: {
       type: "string",
       valueName: "DIR",
