@@ -3,6 +3,7 @@
 // real results. A failed typecheck or lint counts as one failed check each.
 
 import { spawnSync } from "node:child_process";
+import { rmSync } from "node:fs";
 import { availableParallelism } from "node:os";
 
 type Step = { name: string; argv: string[] };
@@ -70,6 +71,8 @@ const pump = async (stream: ReadableStream<Uint8Array>, out: NodeJS.WriteStream)
 };
 await Promise.all([pump(test.stdout, process.stdout), pump(test.stderr, process.stderr)]);
 const code = await test.exited;
+// Whatever a test's own cleanup missed: `.tmp/` (ignored by git) belongs to the tests alone.
+rmSync(`${import.meta.dir}/../.tmp`, { recursive: true, force: true });
 
 const count = (word: string) => {
   const m = [...tail.matchAll(new RegExp(`^\\s*(\\d+) ${word}\\s*$`, "gm"))].pop();

@@ -4,7 +4,8 @@
 // Prints figures; never asserts, never run by tests.
 //   node_modules/.bin/bun bench/codex-session.ts [--runs N]
 
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startResponsesServer } from "../fixtures/servers/responses-server.ts";
@@ -15,6 +16,7 @@ import {
   codexSettings,
   resolveCodex,
 } from "../src/clis/codex.ts";
+import { hashFile } from "../src/core/lib/fingerprint.ts";
 import { load, median, min } from "./stats.ts";
 
 const arg = (name: string) => {
@@ -23,7 +25,7 @@ const arg = (name: string) => {
 };
 const RUNS = Math.max(1, Number(arg("--runs") ?? 5));
 
-const server = startResponsesServer({
+const SCRIPT = {
   turns: [
     { toolCalls: [{ name: "exec_command", arguments: { cmd: "cat notes.txt; ls" } }] },
     {
@@ -38,7 +40,8 @@ const server = startResponsesServer({
     },
     { text: "Done." },
   ],
-});
+};
+const server = startResponsesServer(SCRIPT);
 const cmd = resolveCodex(process.env);
 const settings = codexSettings(
   { HARNESS2_CODEX_BASE_URL: server.url, HARNESS2_CODEX_API_KEY: "bench" },
@@ -86,7 +89,14 @@ async function once(): Promise<Sample> {
 }
 
 const fmt = (n: number, d = 2) => n.toFixed(d);
-console.log(`codex ${cmd.source}; ${RUNS} runs; load ${load()}`);
+// The inputs, hashed: the codex binary, the model script and the session's config.toml.
+const inputs = createHash("sha256")
+  .update(await hashFile(realpathSync(cmd.bin)))
+  .update(JSON.stringify(SCRIPT))
+  .update(codexConfigToml(settings, "workspace"))
+  .digest("hex")
+  .slice(0, 16);
+console.log(`codex ${cmd.source}; inputs sha256/16 ${inputs}; ${RUNS} runs; load ${load()}`);
 await once(); // warm the page cache: the binary is 100+ MB
 const samples: Sample[] = [];
 for (let i = 0; i < RUNS; i++) samples.push(await once());

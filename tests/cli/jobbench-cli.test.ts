@@ -135,7 +135,7 @@ describe("JobBench on the command line", () => {
     ]);
     const missing = await check({
       HARNESS2_JB_JUDGE_PYTHON: partial,
-      HARNESS2_JB_DOCKER: dockerStub(join(root, "d0"), false),
+      HARNESS2_JB_DOCKER: dockerCli(join(root, "d0"), false),
     });
     expect(missing.code).toBe(1);
     expect(missing.stdout).toContain(
@@ -157,7 +157,7 @@ describe("JobBench on the command line", () => {
     ]);
     const ready = await check({
       HARNESS2_JB_JUDGE_PYTHON: full,
-      HARNESS2_JB_DOCKER: dockerStub(join(root, "d1"), true),
+      HARNESS2_JB_DOCKER: dockerCli(join(root, "d1"), true),
     });
     if (ready.code !== 0) console.error(ready.stdout);
     expect(ready.code).toBe(0);
@@ -185,8 +185,8 @@ function stubPython(dir: string, modules: string[]): string {
   return path;
 }
 
-/** A docker client whose engine holds JobBench's runtime image, or holds nothing. */
-function dockerStub(dir: string, holds: boolean): string {
+/** A `docker` CLI answering `image inspect` as Docker does: the runtime image is there, or "No such image". */
+function dockerCli(dir: string, holds: boolean): string {
   mkdirSync(dir, { recursive: true });
   const path = join(dir, "docker");
   const body = holds
