@@ -7,6 +7,7 @@ import { join } from "node:path";
 import {
   CLAUDE_CHANNEL_SETTINGS,
   CLAUDE_PROVIDER_ENV,
+  lastApiRetry,
   maxRetries,
   parseClaudeJson,
   resolveClaude,
@@ -100,8 +101,11 @@ export class ClaudeChannel implements Channel {
     const argv = [
       this.executable,
       "-p",
+      // stream-json (which needs --verbose in print mode) ends with the same result object as
+      // json, and reports each API retry on the way: a session cut off while retrying keeps why.
       "--output-format",
-      "json",
+      "stream-json",
+      "--verbose",
       "--permission-mode",
       "acceptEdits",
     ];
@@ -151,8 +155,15 @@ export class ClaudeChannel implements Channel {
       typeof payload?.total_cost_usd === "number" && Number.isFinite(payload.total_cost_usd)
         ? Math.max(0, payload.total_cost_usd)
         : 0;
+    const retrying = lastApiRetry(exit.stdout);
+    const lastError = retrying === "" ? "" : `; the CLI's last error: ${retrying}`;
     if (exit.timedOut) {
-      return { text: "", usd, error: `timeout after ${request.timeoutS}s`, timedOut: true };
+      return {
+        text: "",
+        usd,
+        error: `timeout after ${request.timeoutS}s${lastError}`,
+        timedOut: true,
+      };
     }
     if (exit.aborted) return { text: "", usd, error: "aborted", timedOut: false };
     const rc = exitLabel(exit.code, exit.signal);
@@ -161,7 +172,7 @@ export class ClaudeChannel implements Channel {
       return {
         text: "",
         usd,
-        error: `${rc}: no JSON result from claude: ${lastChars(shown, 300) || "empty output"}`,
+        error: `${rc}: no JSON result from claude${lastError}: ${lastChars(shown, 300) || "empty output"}`,
         timedOut: false,
       };
     }

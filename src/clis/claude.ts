@@ -69,7 +69,8 @@ function parseObject(text: string): ClaudeResultPayload | null {
 
 /**
  * The result object in Claude's stdout: the whole output, else the last line that is a `{…}`
- * object, else the span from the first `{` to the last `}`. Null when none parses to an object.
+ * object and not another stream event (stream-json writes `system`, `assistant` and `user` lines
+ * before the `result`), else the span from the first `{` to the last `}`. Null when none parses.
  */
 export function parseClaudeJson(stdout: string): ClaudeResultPayload | null {
   const trimmed = stdout.trim();
@@ -81,12 +82,51 @@ export function parseClaudeJson(stdout: string): ClaudeResultPayload | null {
     const line = (lines[i] ?? "").trim();
     if (line.startsWith("{") && line.endsWith("}")) {
       const obj = parseObject(line);
-      if (obj) return obj;
+      if (obj && (obj.type === undefined || obj.type === "result")) return obj;
     }
   }
   const first = trimmed.indexOf("{");
   const last = trimmed.lastIndexOf("}");
   return first >= 0 && last > first ? parseObject(trimmed.slice(first, last + 1)) : null;
+}
+
+const ApiRetrySchema = z.looseObject({
+  type: z.literal("system"),
+  subtype: z.literal("api_retry"),
+  attempt: z.number().optional(),
+  max_retries: z.number().optional(),
+  error_status: z.number().nullish(),
+  error: z.string().nullish(),
+});
+
+/**
+ * The last provider error Claude reported while retrying (a stream-json `api_retry` event), in
+ * words — "HTTP 500 server_error (retry 5 of 10)" — or "" when it reported none. A session cut
+ * off by the timeout while retrying says why through this (docs/differences.md X46).
+ */
+export function lastApiRetry(stdout: string): string {
+  const lines = stdout.trimEnd().split("\n");
+  for (let i = lines.length - 1; i >= 0; i--) {
+    const line = (lines[i] ?? "").trim();
+    if (!line.includes('"api_retry"')) continue;
+    let parsed: ReturnType<typeof ApiRetrySchema.safeParse>;
+    try {
+      parsed = ApiRetrySchema.safeParse(JSON.parse(line));
+    } catch {
+      continue;
+    }
+    if (!parsed.success) continue;
+    const e = parsed.data;
+    const what = [typeof e.error_status === "number" ? `HTTP ${e.error_status}` : "", e.error ?? ""]
+      .filter((x) => x !== "")
+      .join(" ");
+    const retry =
+      e.attempt !== undefined
+        ? ` (retry ${e.attempt}${e.max_retries !== undefined ? ` of ${e.max_retries}` : ""})`
+        : "";
+    return `${what || "an API error"}${retry}`;
+  }
+  return "";
 }
 
 export function resolveClaude(env: Record<string, string | undefined>): string {

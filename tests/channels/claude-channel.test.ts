@@ -10,7 +10,7 @@ import {
   LONG_SYSTEM_POINTER,
   SYSTEM_ARG_MAX,
 } from "../../src/channels/claude-channel.ts";
-import { parseClaudeJson } from "../../src/clis/claude.ts";
+import { lastApiRetry, parseClaudeJson } from "../../src/clis/claude.ts";
 import { ChannelSetupError } from "../../src/clis/session-env.ts";
 import { which } from "../../src/core/lib/process.ts";
 import type { ChannelRequest } from "../../src/core/seams/channel.ts";
@@ -78,6 +78,22 @@ describe("Claude output parsing", () => {
     expect(parseClaudeJson("plain text answer")).toBeNull();
     expect(parseClaudeJson("")).toBeNull();
     expect(parseClaudeJson("[1,2]")).toBeNull();
+  });
+
+  test("stream-json: the result line wins over the events before it; retries are read as words", () => {
+    const init = '{"type":"system","subtype":"init","cwd":"/w"}';
+    const retry = (n: number) =>
+      `{"type":"system","subtype":"api_retry","attempt":${n},"max_retries":10,"retry_delay_ms":500,"error_status":529,"error":"overloaded"}`;
+    const result = '{"type":"result","subtype":"success","is_error":false,"result":"done"}';
+    expect(parseClaudeJson([init, retry(1), result].join("\n"))).toMatchObject({ result: "done" });
+    // Cut off while retrying: no result, and an event line is never taken for one.
+    expect(parseClaudeJson([init, retry(1), retry(2)].join("\n"))).toBeNull();
+    expect(lastApiRetry([init, retry(1), retry(2)].join("\n"))).toBe(
+      "HTTP 529 overloaded (retry 2 of 10)",
+    );
+    expect(lastApiRetry([init, result].join("\n"))).toBe("");
+    expect(lastApiRetry('{"type":"system","subtype":"api_retry"}')).toBe("an API error");
+    expect(lastApiRetry("not json api_retry")).toBe("");
   });
 
   test("a long system text moves into stdin behind a short pointer", () => {
@@ -154,7 +170,8 @@ describe("Claude channel with a fake claude", () => {
     expect(rec.argv).toEqual([
       "-p",
       "--output-format",
-      "json",
+      "stream-json",
+      "--verbose",
       "--permission-mode",
       "acceptEdits",
       "--model",
@@ -337,6 +354,37 @@ describe("Claude channel with the real claude binary", () => {
         expect(r.text).toBe("");
         expect(r.error).toContain("CLI error");
         expect(r.error).toContain("400");
+      } finally {
+        await server.stop();
+      }
+    },
+    120_000,
+  );
+  realTest(
+    "a session cut off while Claude retries a 500 says so: the timeout keeps the CLI's last error",
+    async () => {
+      // Issue 37: the record used to read a bare "timeout after Ns".
+      const req = request({ timeoutS: 6 });
+      const server = startAnthropicServer(
+        Array.from({ length: 20 }, () => ({ fail: { status: 500, message: "upstream exploded" } })),
+      );
+      try {
+        const ch = new ClaudeChannel({
+          graceS: 1,
+          env: {
+            PATH: process.env.PATH ?? "",
+            HARNESS2_CLAUDE_BIN: realClaude as string,
+            ANTHROPIC_BASE_URL: server.url,
+            ANTHROPIC_API_KEY: "sk-ant-mock",
+            CLAUDE_CODE_MAX_RETRIES: "10",
+          },
+        });
+        const r = await ch.run(req);
+        expect(r.timedOut).toBe(true);
+        expect(r.error).toMatch(
+          /^timeout after 6s; the CLI's last error: HTTP 500 \S+ \(retry \d+ of 10\)$/,
+        );
+        expect(server.requests.length).toBeGreaterThan(1);
       } finally {
         await server.stop();
       }

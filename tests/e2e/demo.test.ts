@@ -169,6 +169,55 @@ describe("a demo killed mid-sweep", () => {
   });
 });
 
+describe("a demo killed -9 mid-task, twice", () => {
+  // Issue 37: a kill -9 redoes only the calls that were in flight. Whatever was recorded before
+  // the kill (a rollout's run mark, an improver call's audit meta with ok) is reused or served
+  // from cache on resume: the resume executes exactly the rest of the plan, whenever the kill.
+  test("the resume executes exactly what was not recorded before the kill", async () => {
+    const whole = await demo(join(root, "whole-k2"), "--k", "2");
+    expect(whole.code).toBe(0);
+    const plan = whole.report as DemoJson;
+    for (const [i, waitFor] of [/ledger-1 parallel inv1/, /ledger-2 sequential c1/].entries()) {
+      const runs = join(root, `kill9-${i}`);
+      const proc = Bun.spawn(
+        [process.execPath, MAIN, "demo", "--no-tui", "--k", "2", "--runs", runs],
+        {
+          stdout: "pipe",
+          stderr: "ignore",
+          env: { ...process.env, NO_COLOR: "1" },
+        },
+      );
+      const reader = proc.stdout.getReader();
+      let seen = "";
+      while (!waitFor.test(seen)) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        seen += new TextDecoder().decode(value);
+      }
+      proc.kill("SIGKILL");
+      await proc.exited;
+      expect(seen).toMatch(waitFor);
+      const sweepRuns = join(runs, "demo", "runs");
+      const marks = readdirSync(sweepRuns, { recursive: true }).filter((f) =>
+        String(f).endsWith(".adapt_complete"),
+      ).length;
+      const audit = join(sweepRuns, "_audit");
+      const answered = readdirSync(audit)
+        .filter((f) => f.endsWith(".meta.json"))
+        .filter((f) => JSON.parse(readFileSync(join(audit, f), "utf8")).ok === true).length;
+      expect(marks).toBeGreaterThan(0);
+      expect(answered).toBeGreaterThan(0);
+
+      const resumed = await demo(runs, "--k", "2");
+      expect(resumed.code).toBe(0);
+      const r = resumed.report as DemoJson;
+      expect(r.executions).toBe(plan.executions - marks);
+      expect(r.improverCalls).toBe(plan.improverCalls - answered);
+      expect(r.chosen).toEqual(plan.chosen);
+    }
+  }, 120_000);
+});
+
 describe("bad input", () => {
   test("a bad --k or --mode is one line and exit 2; nothing runs", async () => {
     const runs = join(root, "bad");
