@@ -229,3 +229,17 @@ describe("files stay readable in one sitting", () => {
     expect(long).toEqual([]);
   });
 });
+
+describe("options come from one schema per command", () => {
+  test("no option is looked up by name as a string; every command is defined with its schema", () => {
+    const files = sources("src/cli");
+    const lookups = files.filter((f) =>
+      /\b(stringOpt|intOpt|boolOpt)\(|args\.values\[/.test(readFileSync(join(ROOT, f), "utf8")),
+    );
+    expect(lookups).toEqual([]);
+    const untyped = files
+      .filter((f) => f.startsWith("src/cli/commands/"))
+      .filter((f) => /: Command = \{/.test(readFileSync(join(ROOT, f), "utf8")));
+    expect(untyped).toEqual([]);
+  });
+});

@@ -4,11 +4,12 @@
 import { resolve } from "node:path";
 import type { BenchmarkAdapter } from "../core/seams/benchmark.ts";
 import type { Executor } from "../core/seams/executor.ts";
-import { boolOpt, type CliIO, type ParsedArgs, stringOpt, UsageError } from "./command.ts";
+import { type CellArgs, RUNNABLE_BENCHES } from "./cell-options.ts";
+import { type CliIO, UsageError } from "./command.ts";
 import { CliError } from "./errors.ts";
 
 /** Benchmarks this build can run with `harness2 run` (the demo has its own command). */
-export const RUNNABLE_BENCHES = ["tasks", "jb", "lab", "wb"] as const;
+export { RUNNABLE_BENCHES };
 
 /** What the judge needs to find a sweep's answer keys again, recorded in its configuration. */
 export type BenchRecord = Record<string, string>;
@@ -21,31 +22,22 @@ export async function executorFor(substrate: string, io: CliIO): Promise<Executo
     : new (await import("../substrate/opencode/substrate.ts")).OpencodeSubstrate({ env: io.env });
 }
 
-export async function buildAdapter(args: ParsedArgs, io: CliIO, runsDir: string): Promise<Built> {
-  const bench = stringOpt(args, "bench");
+export async function buildAdapter(args: CellArgs, io: CliIO, runsDir: string): Promise<Built> {
+  const bench = args.opts.bench;
   if (bench === undefined) {
     throw new UsageError(`--bench is required (available: ${RUNNABLE_BENCHES.join(", ")})`, "run");
   }
-  if (bench === "demo") {
-    throw new UsageError("the demo has its own command: harness2 demo", "run");
-  }
   if (!(RUNNABLE_BENCHES as readonly string[]).includes(bench)) {
     throw new UsageError(
-      `benchmark '${bench}' is not available in this build (available: ${RUNNABLE_BENCHES.join(", ")})`,
+      `--bench must be one of ${RUNNABLE_BENCHES.join(", ")}, got '${bench}'`,
       "run",
     );
   }
-  const substrate = stringOpt(args, "substrate") ?? "oc";
-  if (substrate !== "oc" && substrate !== "cx") {
-    throw new UsageError(
-      `substrate '${substrate}' cannot run the ${bench} benchmark (available: oc, cx)`,
-      "run",
-    );
-  }
+  const substrate = args.opts.substrate ?? "oc";
   const subset = subsetOpt(args, bench, "run");
   if (subset !== undefined) return buildWorkBuddy(args, io, runsDir, substrate, subset);
   if (bench === "jb") return buildJobBench(args, io, runsDir, substrate);
-  if (stringOpt(args, "split") !== undefined) {
+  if (args.opts.split !== undefined) {
     throw new UsageError("--split is for --bench jb (main or easy)", "run");
   }
   if (bench === "lab") return buildLab(args, io, runsDir, substrate);
@@ -57,7 +49,7 @@ export async function buildAdapter(args: ParsedArgs, io: CliIO, runsDir: string)
  * `--tasks` is refused, and data that setup did not install (or that changed) is one line.
  */
 async function buildSetUpCell(
-  args: ParsedArgs,
+  args: CellArgs,
   io: CliIO,
   bench: "jb" | "lab" | "wb",
   make: (
@@ -66,7 +58,7 @@ async function buildSetUpCell(
   ) => Promise<{ adapter: BenchmarkAdapter; record: BenchRecord }>,
   substrate: string,
 ): Promise<Built> {
-  if (stringOpt(args, "tasks") !== undefined) {
+  if (args.opts.tasks !== undefined) {
     const title = { jb: "JobBench", lab: "LAB", wb: "WorkBuddy-Bench" }[bench];
     throw new UsageError(
       `--tasks is for --bench tasks; ${title}'s tasks come from harness2 setup --bench ${bench}`,
@@ -74,7 +66,7 @@ async function buildSetUpCell(
     );
   }
   const { BenchDataError, dependenciesDir } = await import("../benchmarks/common/install.ts");
-  const deps = dependenciesDir(stringOpt(args, "dependencies"), io.env, io.cwd);
+  const deps = dependenciesDir(args.opts.dependencies, io.env, io.cwd);
   try {
     const made = await make(deps, await executorFor(substrate, io));
     return { ...made, warnings: [] };
@@ -84,7 +76,7 @@ async function buildSetUpCell(
   }
 }
 
-function buildLab(args: ParsedArgs, io: CliIO, runsDir: string, substrate: string): Promise<Built> {
+function buildLab(args: CellArgs, io: CliIO, runsDir: string, substrate: string): Promise<Built> {
   return buildSetUpCell(
     args,
     io,
@@ -103,12 +95,12 @@ function buildLab(args: ParsedArgs, io: CliIO, runsDir: string, substrate: strin
  * other benchmark, and one of office, web or code; undefined when it is absent and allowed.
  */
 export function subsetOpt(
-  args: ParsedArgs,
+  args: CellArgs,
   bench: string,
   command: string,
   optional = false,
 ): "office" | "web" | "code" | undefined {
-  const subset = stringOpt(args, "subset");
+  const subset = args.opts.subset;
   if (subset === undefined) {
     if (bench === "wb" && !optional) {
       throw new UsageError("--bench wb needs --subset office, web or code", command);
@@ -139,13 +131,13 @@ export function cellOf(
 
 /** `--bench wb --subset office|web|code`: the subset is required, as the runs of each are apart. */
 function buildWorkBuddy(
-  args: ParsedArgs,
+  args: CellArgs,
   io: CliIO,
   runsDir: string,
   substrate: string,
   subset: "office" | "web" | "code",
 ): Promise<Built> {
-  if (stringOpt(args, "split") !== undefined) {
+  if (args.opts.split !== undefined) {
     throw new UsageError("--split is for --bench jb (main or easy)", "run");
   }
   return buildSetUpCell(
@@ -162,12 +154,12 @@ function buildWorkBuddy(
 }
 
 function buildJobBench(
-  args: ParsedArgs,
+  args: CellArgs,
   io: CliIO,
   runsDir: string,
   substrate: string,
 ): Promise<Built> {
-  const split = stringOpt(args, "split") ?? "main";
+  const split = args.opts.split ?? "main";
   if (split !== "main" && split !== "easy") {
     throw new UsageError(`--split must be main or easy, got '${split}'`, "run");
   }
@@ -185,12 +177,12 @@ function buildJobBench(
 }
 
 async function buildTasks(
-  args: ParsedArgs,
+  args: CellArgs,
   io: CliIO,
   runsDir: string,
   substrate: string,
 ): Promise<Built> {
-  const tasksDir = stringOpt(args, "tasks");
+  const tasksDir = args.opts.tasks;
   if (tasksDir === undefined) throw new UsageError("--bench tasks needs --tasks DIR", "run");
   const { createTasksAdapter } = await import("../benchmarks/tasks/tasks-adapter.ts");
   const executor = await executorFor(substrate, io);
@@ -202,7 +194,7 @@ async function buildTasks(
       runsDir,
       env: io.env,
       executor,
-      strict: boolOpt(args, "strict"),
+      strict: args.opts.strict,
     });
   } catch (err) {
     // A --tasks that names no folder is a bad value on the command line; a folder whose tasks are

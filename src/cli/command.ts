@@ -3,18 +3,49 @@
 
 import { parseArgs } from "node:util";
 
-export type OptionSpec = {
-  type: "string" | "boolean";
+type OptionCommon = {
   short?: string;
-  multiple?: boolean;
-  /** Shown in `harness2 help <cmd>`; name the value in CAPS, e.g. "--k N". */
+  /** Shown in `harness2 help <cmd>`. */
   description: string;
-  /** Value name for string options in help, e.g. "N" or "DIR". */
+  /** Value name in help, e.g. "N" or "DIR"; a DIR, FILE or PATH value may never be empty. */
   valueName?: string;
 };
 
-export type ParsedArgs = {
-  values: Record<string, string | boolean | (string | boolean)[] | undefined>;
+/**
+ * One option of a command, the single source of its parsing, its type and its help line: a
+ * flag (`boolean`), free text (`string`, optionally repeated), a whole number in a range (`int`)
+ * or one of a fixed set of words (`choice`, listed in help). `int` and `choice` values are
+ * checked while the command line is parsed, so a command never sees a bad one.
+ */
+export type OptionSpec =
+  | (OptionCommon & { type: "boolean" })
+  | (OptionCommon & { type: "string"; multiple?: boolean })
+  | (OptionCommon & { type: "int"; min: number; max?: number })
+  | (OptionCommon & {
+      type: "choice";
+      choices: readonly string[];
+      /** A value that is not a choice but means something elsewhere: the line to print for it. */
+      hints?: Readonly<Record<string, string>>;
+    });
+
+export type OptionSpecs = Readonly<Record<string, OptionSpec>>;
+
+/** The typed value of one option: what `parseCommandArgs` puts in `opts`. */
+export type OptionValue<S> = S extends { type: "boolean" }
+  ? boolean
+  : S extends { type: "int" }
+    ? number | undefined
+    : S extends { type: "choice"; choices: readonly (infer C)[] }
+      ? C | undefined
+      : S extends { multiple: true }
+        ? string[]
+        : string | undefined;
+
+export type OptionValues<O extends OptionSpecs> = { -readonly [K in keyof O]: OptionValue<O[K]> };
+
+/** The command line as a command receives it: typed options, and the positional arguments. */
+export type ParsedArgs<O extends OptionSpecs = OptionSpecs> = {
+  opts: OptionValues<O>;
   positionals: string[];
 };
 
@@ -27,17 +58,22 @@ export interface CliIO {
   cwd: string;
 }
 
-export interface Command {
+export interface Command<O extends OptionSpecs = OptionSpecs> {
   name: string;
   summary: string;
   /** Positional part of the usage line, e.g. "[RUN] [TASK]". */
   args?: string;
   /** Longer help text printed under the usage line. */
   help?: string;
-  options: Record<string, OptionSpec>;
+  options: O;
   /** Inclusive bounds on the number of positional arguments. */
   positionals?: { min: number; max: number };
-  run(args: ParsedArgs, io: CliIO): Promise<number>;
+  run(args: ParsedArgs<O>, io: CliIO): Promise<number>;
+}
+
+/** A command whose `run` sees its own options typed; the registry holds it as a plain Command. */
+export function defineCommand<const O extends OptionSpecs>(cmd: Command<O>): Command {
+  return cmd as unknown as Command;
 }
 
 /**
@@ -67,9 +103,9 @@ export function parseCommandArgs(cmd: Command, argv: string[]): ParsedArgs {
   for (const [name, spec] of Object.entries(cmd.options)) {
     // node:util refuses an explicit `short: undefined`, so only set the keys a spec has.
     options[name] = {
-      type: spec.type,
+      type: spec.type === "boolean" ? "boolean" : "string",
       ...(spec.short === undefined ? {} : { short: spec.short }),
-      ...(spec.multiple === undefined ? {} : { multiple: spec.multiple }),
+      ...(spec.type === "string" && spec.multiple !== undefined ? { multiple: spec.multiple } : {}),
     };
   }
   let parsed: ReturnType<typeof parseArgs>;
@@ -93,7 +129,50 @@ export function parseCommandArgs(cmd: Command, argv: string[]): ParsedArgs {
     throw new UsageError(`unexpected argument '${extra}' for '${cmd.name}'`, cmd.name);
   }
   refuseEmptyValues(cmd, parsed.values, parsed.positionals);
-  return { values: parsed.values, positionals: parsed.positionals };
+  return { opts: typedValues(cmd, parsed.values), positionals: parsed.positionals };
+}
+
+type RawValues = Record<string, string | boolean | (string | boolean)[] | undefined>;
+
+/** Every option's typed value: booleans false when absent, ints and choices checked here. */
+function typedValues(cmd: Command, values: RawValues): OptionValues<OptionSpecs> {
+  const out: Record<string, unknown> = {};
+  for (const [name, spec] of Object.entries(cmd.options)) {
+    const raw = values[name];
+    if (spec.type === "boolean") {
+      out[name] = raw === true;
+    } else if (spec.type === "string" && spec.multiple === true) {
+      out[name] = Array.isArray(raw) ? raw.map(String) : raw === undefined ? [] : [String(raw)];
+    } else if (typeof raw !== "string") {
+      out[name] = undefined;
+    } else if (spec.type === "int") {
+      out[name] = wholeNumber(raw, name, spec, cmd.name);
+    } else if (spec.type === "choice") {
+      out[name] = oneOf(raw, name, spec, cmd.name);
+    } else {
+      out[name] = raw;
+    }
+  }
+  return out as OptionValues<OptionSpecs>;
+}
+
+function oneOf(
+  raw: string,
+  name: string,
+  spec: Extract<OptionSpec, { type: "choice" }>,
+  command: string,
+): string {
+  if (spec.choices.includes(raw)) return raw;
+  const hint = spec.hints?.[raw];
+  if (hint !== undefined) throw new UsageError(hint, command);
+  throw new UsageError(`--${name} must be ${inWords(spec.choices)}, got '${raw}'`, command);
+}
+
+/** "a, b or c". */
+function inWords(choices: readonly string[]): string {
+  return choices.length < 2
+    ? (choices[0] ?? "")
+    : `${choices.slice(0, -1).join(", ")} or ${choices[choices.length - 1]}`;
 }
 
 /** What a path-like value name asks for, in words; other value names are not paths. */
@@ -108,11 +187,7 @@ const PATH_VALUE_WORDS: Record<string, string> = {
  * directory (or the default), so it is a usage error naming the option. An empty positional is
  * never meaningful either (`validate ""` would validate the current directory).
  */
-function refuseEmptyValues(
-  cmd: Command,
-  values: ParsedArgs["values"],
-  positionals: readonly string[],
-): void {
+function refuseEmptyValues(cmd: Command, values: RawValues, positionals: readonly string[]): void {
   for (const [name, spec] of Object.entries(cmd.options)) {
     const what = spec.valueName === undefined ? undefined : PATH_VALUE_WORDS[spec.valueName];
     if (what === undefined) continue;
@@ -139,7 +214,7 @@ function refuseEmptyValues(
 function optionUsage(cmd: Command, name: string): string {
   const spec = cmd.options[name];
   if (spec === undefined) return `--${name}`;
-  return `--${name} ${spec.valueName ?? "VALUE"}: ${spec.description}`;
+  return `--${name} ${valueLabel(spec)}: ${spec.description}`;
 }
 
 /** The long name of `token` (`--k`, `--k=3`, `-k`) when it is one of `cmd`'s options. */
@@ -172,7 +247,7 @@ function joinOptionValues(cmd: Command, argv: readonly string[]): string[] {
     }
     const name = token.includes("=") ? undefined : optionName(cmd, token);
     const next = argv[i + 1];
-    if (name === undefined || cmd.options[name]?.type !== "string" || next === undefined) {
+    if (name === undefined || cmd.options[name]?.type === "boolean" || next === undefined) {
       out.push(token);
       continue;
     }
@@ -213,25 +288,13 @@ function describeParseError(cmd: Command, err: unknown): string {
   return raw.split("\n")[0] ?? raw;
 }
 
-/** Reads a string option, or undefined. */
-export function stringOpt(args: ParsedArgs, name: string): string | undefined {
-  const v = args.values[name];
-  return typeof v === "string" ? v : undefined;
-}
-
-export function boolOpt(args: ParsedArgs, name: string): boolean {
-  return args.values[name] === true;
-}
-
-/** Reads a positive-or-zero integer option with bounds; a bad value is a UsageError. */
-export function intOpt(
-  args: ParsedArgs,
+/** A whole number within `bounds`, or a UsageError naming the option and what it allows. */
+function wholeNumber(
+  raw: string,
   name: string,
   bounds: { min: number; max?: number },
   command: string,
-): number | undefined {
-  const raw = stringOpt(args, name);
-  if (raw === undefined) return undefined;
+): number {
   if (!/^-?\d+$/.test(raw.trim())) {
     throw new UsageError(`--${name} takes a whole number, got '${raw}'`, command);
   }
@@ -249,6 +312,12 @@ export function intOpt(
   return n;
 }
 
+/** How an option's value is named in help: its choices, else its value name. */
+function valueLabel(spec: OptionSpec): string {
+  if (spec.type === "choice") return spec.choices.join("|");
+  return spec.valueName ?? "VALUE";
+}
+
 export function formatCommandHelp(cmd: Command): string {
   const lines = [`Usage: harness2 ${cmd.name}${cmd.args ? ` ${cmd.args}` : ""} [options]`, ""];
   lines.push(cmd.summary);
@@ -258,7 +327,7 @@ export function formatCommandHelp(cmd: Command): string {
     lines.push("", "Options:");
     const rows = opts.map(([name, spec]) => {
       const flag = `${spec.short ? `-${spec.short}, ` : ""}--${name}${
-        spec.type === "string" ? ` ${spec.valueName ?? "VALUE"}` : ""
+        spec.type === "boolean" ? "" : ` ${valueLabel(spec)}`
       }`;
       return [flag, spec.description] as const;
     });

@@ -16,7 +16,8 @@ import {
 } from "../core/schedule/partition.ts";
 import { taskStream } from "../core/schedule/stream.ts";
 import type { BenchmarkAdapter } from "../core/seams/benchmark.ts";
-import { type CliIO, type ParsedArgs, stringOpt, UsageError } from "./command.ts";
+import type { CellArgs } from "./cell-options.ts";
+import { type CliIO, type OptionSpecs, type OptionValues, UsageError } from "./command.ts";
 import { CliError } from "./errors.ts";
 
 export const PARTITION_OPTIONS = {
@@ -26,18 +27,20 @@ export const PARTITION_OPTIONS = {
     description: "A partition written by harness2 split: use one part of it (with --part)",
   },
   part: {
-    type: "string",
-    valueName: "PART",
-    description: "train or test: the part of --split-file's partition",
+    type: "choice",
+    choices: PARTS,
+    description: "the part of --split-file's partition",
   },
-} as const;
+} as const satisfies OptionSpecs;
+
+type PartArgs = { opts: Partial<OptionValues<typeof PARTITION_OPTIONS>> };
 
 export type PartChoice = { file: string; part: Part };
 
 /** --split-file and --part, both or neither, or a usage error (exit 2). */
-export function partChoice(args: ParsedArgs, io: CliIO, command: string): PartChoice | null {
-  const file = stringOpt(args, "split-file");
-  const part = stringOpt(args, "part");
+export function partChoice(args: PartArgs, io: CliIO, command: string): PartChoice | null {
+  const file = args.opts["split-file"];
+  const part = args.opts.part;
   if (file === undefined && part === undefined) return null;
   if (file === undefined || file === "") {
     throw new UsageError(
@@ -47,16 +50,13 @@ export function partChoice(args: ParsedArgs, io: CliIO, command: string): PartCh
   }
   if (part === undefined)
     throw new UsageError("--split-file needs --part train or --part test", command);
-  if (!(PARTS as readonly string[]).includes(part)) {
-    throw new UsageError(`--part must be train or test, got '${part}'`, command);
-  }
-  return { file: resolve(io.cwd, file), part: part as Part };
+  return { file: resolve(io.cwd, file), part };
 }
 
 /** The cell a partition is made for: the runs-root name, with JobBench's split. */
-export function partitionCell(adapter: BenchmarkAdapter, args: ParsedArgs): string {
+export function partitionCell(adapter: BenchmarkAdapter, args: CellArgs): string {
   const name = adapter.spec.name;
-  return name === "jb" ? `jb/${stringOpt(args, "split") === "easy" ? "easy" : "main"}` : name;
+  return name === "jb" ? `jb/${args.opts.split === "easy" ? "easy" : "main"}` : name;
 }
 
 export type AppliedPart = {
@@ -72,7 +72,7 @@ export type AppliedPart = {
 export async function applyPart(
   choice: PartChoice,
   adapter: BenchmarkAdapter,
-  args: ParsedArgs,
+  args: CellArgs,
 ): Promise<AppliedPart> {
   try {
     const p = readPartition(choice.file);

@@ -22,7 +22,7 @@ import { openRunStore, type RunStore } from "../../store/open.ts";
 import { PgStoreError } from "../../store/pg/log.ts";
 import { resolveRun } from "../../store/sweep-list.ts";
 import type { StoreWriterOptions } from "../../store/writer.ts";
-import { type CliIO, type ParsedArgs, stringOpt } from "./command.ts";
+import type { CliIO } from "./command.ts";
 import { CliError } from "./errors.ts";
 import { EXIT } from "./exit-codes.ts";
 
@@ -34,6 +34,9 @@ export const RUNS_OPTION = {
     "Runs directory (default: $HARNESS2_RUNS_DIR, else ./runs); $HARNESS2_DB overrides the database file",
 } as const;
 
+/** A command line with `--runs` (every command that reads or writes the store has it). */
+export type RunsArgs = { opts: { runs?: string | undefined } };
+
 /**
  * Where the store of this command line lives, refused in one line when the runs directory or the
  * store file cannot be used (a regular file given as --runs, a directory as the store file): exit
@@ -41,19 +44,19 @@ export const RUNS_OPTION = {
  * asks also that it can be created and written (the sweep commands).
  */
 export function checkedLocation(
-  args: ParsedArgs,
+  args: RunsArgs,
   io: CliIO,
   opts: { create: boolean } = { create: false },
 ): StoreLocation {
   let loc: StoreLocation;
   try {
-    loc = storeLocation({ runsDir: stringOpt(args, "runs"), env: io.env, cwd: io.cwd });
+    loc = storeLocation({ runsDir: args.opts.runs, env: io.env, cwd: io.cwd });
   } catch (err) {
     if (err instanceof StorePlaceError) throw placeError(err, false);
     throw err;
   }
   const problem = storePlaceProblem(loc, opts);
-  if (problem !== null) throw placeError(problem, stringOpt(args, "runs") !== undefined);
+  if (problem !== null) throw placeError(problem, args.opts.runs !== undefined);
   return loc;
 }
 
@@ -67,9 +70,9 @@ function placeError(err: StorePlaceError, runsFromFlag: boolean): CliError {
  * named (--runs or HARNESS2_RUNS_DIR) and not even its parent exists: that is a mistyped path,
  * and saying "no runs yet" would read like lost data (exit 2 from the flag, 1 from the env).
  */
-export function browseLocation(args: ParsedArgs, io: CliIO): StoreLocation {
+export function browseLocation(args: RunsArgs, io: CliIO): StoreLocation {
   const loc = checkedLocation(args, io, { create: false });
-  const flag = stringOpt(args, "runs");
+  const flag = args.opts.runs;
   const named = flag !== undefined || Boolean(io.env.HARNESS2_RUNS_DIR);
   if (
     named &&

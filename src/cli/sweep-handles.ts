@@ -8,7 +8,7 @@ import { planSweeps } from "../../store/fleet-queries.ts";
 import { findSweeps, type SweepFilter, sweepRow } from "../../store/report-queries.ts";
 import type { ModeToken } from "../core/events/registry.ts";
 import { MODE_NAMES, parseModes } from "../core/run/naming.ts";
-import { type OptionSpec, type ParsedArgs, stringOpt, UsageError } from "./command.ts";
+import { type OptionSpecs, type OptionValues, UsageError } from "./command.ts";
 import { CliError } from "./errors.ts";
 import { EXIT } from "./exit-codes.ts";
 import { resolveRunHandle } from "./run-handle.ts";
@@ -43,7 +43,7 @@ function resolveHandle(
   return ids;
 }
 
-export const CELL_OPTIONS: Record<string, OptionSpec> = {
+export const CELL_OPTIONS = {
   bench: { type: "string", valueName: "NAME", description: "Newest sweep of this benchmark" },
   substrate: { type: "string", valueName: "NAME", description: "… on this substrate (oc, cx)" },
   seed: { type: "string", valueName: "N", description: "… with this seed" },
@@ -53,32 +53,38 @@ export const CELL_OPTIONS: Record<string, OptionSpec> = {
     valueName: "K[,K…]",
     description: "… that ran this k (a list: one sweep per k)",
   },
-};
+} as const satisfies OptionSpecs;
 
 /**
  * `--mode` for commands that look at one sweep (show, browse). judge and report leave it out:
  * report's own `--modes` already picks which modes of the sweeps it tabulates.
  */
-export const CELL_MODE_OPTION: Record<string, OptionSpec> = {
+export const CELL_MODE_OPTION = {
   mode: {
     type: "string",
     valueName: "MODE",
     description: "… that ran this mode (parallel, sequential, or a comma list of both)",
   },
-};
+} as const satisfies OptionSpecs;
 
 /** The cell flags of a command that looks at one sweep: one k, and --mode. */
-export const ONE_SWEEP_CELL_OPTIONS: Record<string, OptionSpec> = {
+export const ONE_SWEEP_CELL_OPTIONS = {
   ...CELL_OPTIONS,
   k: { type: "string", valueName: "K", description: "… that ran this k" },
   ...CELL_MODE_OPTION,
-};
+} as const satisfies OptionSpecs;
 
 const CELL_FLAGS = ["bench", "substrate", "seed", "tag", "k", "mode"] as const;
 
+/** A command line that may name a sweep by its cell flags (any of them; --mode only on some). */
+type CellFlagArgs = {
+  opts: Partial<OptionValues<typeof CELL_OPTIONS & typeof CELL_MODE_OPTION>>;
+  positionals: string[];
+};
+
 /** Whether the sweep is named by its flags rather than by RUN. */
-export function hasCellFlags(args: ParsedArgs): boolean {
-  return CELL_FLAGS.some((flag) => stringOpt(args, flag) !== undefined);
+export function hasCellFlags(args: CellFlagArgs): boolean {
+  return CELL_FLAGS.some((flag) => args.opts[flag] !== undefined);
 }
 
 function whole(raw: string, flag: string, command: string, min: number): number {
@@ -90,16 +96,16 @@ function whole(raw: string, flag: string, command: string, min: number): number 
 
 /** The filter the cell flags describe, or null when none was given. */
 function cellFilter(
-  args: ParsedArgs,
+  args: CellFlagArgs,
   command: string,
 ): { filter: SweepFilter; ks: number[]; modes: ModeToken[] } | null {
   if (!hasCellFlags(args)) return null;
-  const bench = stringOpt(args, "bench");
-  const substrate = stringOpt(args, "substrate");
-  const seed = stringOpt(args, "seed");
-  const tag = stringOpt(args, "tag");
-  const k = stringOpt(args, "k");
-  const mode = stringOpt(args, "mode");
+  const bench = args.opts.bench;
+  const substrate = args.opts.substrate;
+  const seed = args.opts.seed;
+  const tag = args.opts.tag;
+  const k = args.opts.k;
+  const mode = args.opts.mode;
   const ks =
     k === undefined
       ? []
@@ -125,7 +131,7 @@ function cellFilter(
 }
 
 /** Checks the cell flags' values (a usage error, exit 2) before any store is opened. */
-export function checkCellFlags(args: ParsedArgs, command: string): void {
+export function checkCellFlags(args: CellFlagArgs, command: string): void {
   cellFilter(args, command);
 }
 
@@ -145,7 +151,7 @@ function describeFilter(f: SweepFilter, k?: number, modes: readonly ModeToken[] 
 export function selectSweeps(
   db: Database,
   loc: StoreLocation,
-  args: ParsedArgs,
+  args: CellFlagArgs,
   opts: { command: string; single: boolean; handles?: readonly string[]; plans?: boolean },
 ): string[] {
   const cell = cellFilter(args, opts.command);

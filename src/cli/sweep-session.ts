@@ -21,7 +21,7 @@ import {
   type SweepResult,
 } from "../core/schedule/index.ts";
 import type { ProposerLike } from "../core/seams/channel.ts";
-import { type CliIO, colorFor, type OptionSpec } from "./command.ts";
+import { type CliIO, colorFor, type OptionSpecs } from "./command.ts";
 import { releaseEarlySignals } from "./early-signals.ts";
 import { EXIT } from "./exit-codes.ts";
 import { jsonPrinter, linePrinter } from "./printers.ts";
@@ -31,7 +31,7 @@ import { durableSink, storeRecordSource } from "./store-resume.ts";
 export type FrontEnd = "tui" | "lines" | "json";
 
 /** The flags every sweep command shares: where the store is, and which front end to show. */
-export const SWEEP_FRONT_OPTIONS: Record<string, OptionSpec> = {
+export const SWEEP_FRONT_OPTIONS = {
   runs: {
     type: "string",
     valueName: "DIR",
@@ -39,7 +39,7 @@ export const SWEEP_FRONT_OPTIONS: Record<string, OptionSpec> = {
   },
   "no-tui": { type: "boolean", description: "one line per event instead of the terminal UI" },
   json: { type: "boolean", description: "NDJSON events on stdout (one per line)" },
-};
+} as const satisfies OptionSpecs;
 
 /** Which front end a command gets: the TUI only on a terminal, never with --no-tui or --json. */
 export function chooseFrontEnd(io: CliIO, flags: { noTui: boolean; json: boolean }): FrontEnd {

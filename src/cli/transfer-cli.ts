@@ -7,8 +7,8 @@ import { join, resolve } from "node:path";
 import { openStore, StoreMissingError } from "../../store/db.ts";
 import { rebase, TransferError } from "../../store/transfer.ts";
 import type { HarnessEvent } from "../core/events/registry.ts";
-import type { CliIO, ParsedArgs } from "./command.ts";
-import { stringOpt, UsageError } from "./command.ts";
+import type { CliIO } from "./command.ts";
+import { UsageError } from "./command.ts";
 import { CliError } from "./errors.ts";
 import { EXIT } from "./exit-codes.ts";
 
@@ -51,10 +51,10 @@ export function openSource(path: string): Database {
 
 /** The `--rebase OLD=NEW` of a command line, as a function over events (identity without it). */
 export function rebaser(
-  args: ParsedArgs,
+  args: { opts: { rebase?: string | undefined } },
   command: string,
 ): (events: HarnessEvent[]) => HarnessEvent[] {
-  const raw = stringOpt(args, "rebase");
+  const raw = args.opts.rebase;
   if (raw === undefined) return (e) => e;
   const at = raw.indexOf("=");
   const from = raw.slice(0, at).replace(/\/+$/, "");

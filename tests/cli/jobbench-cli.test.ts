@@ -22,7 +22,7 @@ describe("JobBench on the command line", () => {
       [["setup"], "--bench is required (available: jb, lab, wb)"],
       [["setup", "--bench", "jb", "--subset", "web"], "--subset is for --bench wb"],
       [["setup", "--bench", "wb", "--subset", "desk"], "--subset must be office, web or code"],
-      [["setup", "--bench", "zz"], "unknown benchmark 'zz'"],
+      [["setup", "--bench", "zz"], "--bench must be jb, lab or wb, got 'zz'"],
     ] as const) {
       const r = await runCli([...args], { cwd: root });
       expect(r.code).toBe(2);

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { parseCommandArgs } from "../../src/cli/command.ts";
 import reportCommand from "../../src/cli/commands/report.ts";
 import type { Report } from "../../src/core/report/types.ts";
 import { SCORE_COLUMNS } from "../../src/judge/report-render.ts";
@@ -183,18 +184,15 @@ describe("a demo sweep judged (k=2, both modes)", () => {
     "in a terminal the report is the Ink view with bar charts",
     async () => {
       let out = "";
-      const code = await reportCommand.run(
-        { values: {}, positionals: [] },
-        {
-          stdout: (t) => {
-            out += t;
-          },
-          stderr: () => {},
-          isTTY: true,
-          env: { HARNESS2_RUNS_DIR: s.runsDir, NO_COLOR: "1" },
-          cwd: root,
+      const code = await reportCommand.run(parseCommandArgs(reportCommand, []), {
+        stdout: (t) => {
+          out += t;
         },
-      );
+        stderr: () => {},
+        isTTY: true,
+        env: { HARNESS2_RUNS_DIR: s.runsDir, NO_COLOR: "1" },
+        cwd: root,
+      });
       expect(code).toBe(0);
       expect(out).toContain("score (0 … 1)");
       expect(out).toContain("█".repeat(10));

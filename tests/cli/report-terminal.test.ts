@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { parseCommandArgs } from "../../src/cli/command.ts";
 import reportCommand from "../../src/cli/commands/report.ts";
 import type { Report } from "../../src/core/report/types.ts";
 import { runCli } from "../helpers/cli.ts";
@@ -28,18 +29,16 @@ afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 async function report(values: Record<string, boolean>, isTTY: boolean): Promise<string> {
   let out = "";
-  const code = await reportCommand.run(
-    { values, positionals: [] },
-    {
-      stdout: (t) => {
-        out += t;
-      },
-      stderr: () => {},
-      isTTY,
-      env: { HARNESS2_RUNS_DIR: s.runsDir, NO_COLOR: "1" },
-      cwd: root,
+  const flags = Object.keys(values).map((name) => `--${name}`);
+  const code = await reportCommand.run(parseCommandArgs(reportCommand, flags), {
+    stdout: (t) => {
+      out += t;
     },
-  );
+    stderr: () => {},
+    isTTY,
+    env: { HARNESS2_RUNS_DIR: s.runsDir, NO_COLOR: "1" },
+    cwd: root,
+  });
   expect(code).toBe(0);
   return out;
 }

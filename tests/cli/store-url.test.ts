@@ -23,7 +23,8 @@ describe("a store setting that cannot be the store", () => {
         ["runs"],
         ["show", "last"],
         ["demo", "--k", "1", "--no-tui"],
-        ["run", "--bench", "demo"],
+        // A bad command line is said first (exit 2); a well-formed one meets the store's refusal.
+        ["run", "--bench", "tasks", "--tasks", "no-such-folder"],
       ]) {
         const r = await runCli(args, { cwd: root, env });
         expect(r.code).toBe(1);

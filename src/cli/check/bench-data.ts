@@ -22,7 +22,8 @@ import { evaluationModule } from "../../benchmarks/lab/lab-scorer.ts";
 import { resolvePython } from "../../core/lib/python.ts";
 import type { RunConfig } from "../../core/run/run-config.ts";
 import type { PaperCell } from "../build-adapter.ts";
-import { type CliIO, type ParsedArgs, stringOpt } from "../command.ts";
+import type { CellArgs } from "../cell-options.ts";
+import type { CliIO } from "../command.ts";
 import type { Report } from "./report.ts";
 
 /**
@@ -261,11 +262,11 @@ export function checkBenchData(
 export async function checkCell(
   report: Report,
   cell: PaperCell,
-  opts: { args: ParsedArgs; io: CliIO; config: RunConfig | null; substrate: string },
+  opts: { args: CellArgs; io: CliIO; config: RunConfig | null; substrate: string },
 ): Promise<number> {
   const { args, io, config } = opts;
   const env = io.env;
-  const dependencies = stringOpt(args, "dependencies");
+  const dependencies = args.opts.dependencies;
   if (cell.bench === "wb") {
     const { executorFor } = await import("../build-adapter.ts");
     const executor = await executorFor(opts.substrate, io);
@@ -273,7 +274,7 @@ export async function checkCell(
     const subset = cell.subset;
     return checkWorkBuddy(report, { env, cwd: io.cwd, dependencies, subset, executor, config });
   }
-  const split = stringOpt(args, "split") === "easy" ? "easy" : "main";
+  const split = args.opts.split === "easy" ? "easy" : "main";
   const found = checkBenchData(report, cell.bench, {
     env,
     cwd: io.cwd,

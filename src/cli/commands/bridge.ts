@@ -9,12 +9,10 @@ import { join } from "node:path";
 import { z } from "zod";
 import { pickEnv, runProcess, which } from "../../core/lib/process.ts";
 import {
-  boolOpt,
   type CliIO,
-  type Command,
-  intOpt,
+  defineCommand,
+  type OptionSpecs,
   type ParsedArgs,
-  stringOpt,
   UsageError,
 } from "../command.ts";
 import { CliError } from "../errors.ts";
@@ -86,7 +84,28 @@ function untilStopped(): Promise<string> {
   });
 }
 
-const bridge: Command = {
+const OPTIONS = {
+  upstream: {
+    type: "string",
+    valueName: "URL",
+    description: "chat-completions base URL, e.g. http://127.0.0.1:11434/v1 (required)",
+  },
+  model: { type: "string", valueName: "ID", description: "upstream model id for every request" },
+  host: { type: "string", valueName: "HOST", description: "address to listen on (127.0.0.1)" },
+  port: {
+    type: "int",
+    min: 0,
+    max: 65535,
+    valueName: "N",
+    description: "port (default: the kept one, else a free one)",
+  },
+  runs: { type: "string", valueName: "DIR", description: "runs directory (keeps bridge.json)" },
+  litellm: { type: "boolean", description: "run a LiteLLM proxy (litellm on PATH) instead" },
+} as const satisfies OptionSpecs;
+
+type Args = ParsedArgs<typeof OPTIONS>;
+
+const bridge = defineCommand({
   name: "bridge",
   summary: "Serve a Responses-API endpoint for Codex in front of a chat-completions endpoint",
   help: [
@@ -97,30 +116,15 @@ const bridge: Command = {
     "until Ctrl-C. Port and key are kept in <runs>/bridge.json (mode 600) and reused next time.",
     "Function tools and free-form tools (apply_patch) cross; hosted tools (web search) do not.",
   ].join("\n"),
-  options: {
-    upstream: {
-      type: "string",
-      valueName: "URL",
-      description: "chat-completions base URL, e.g. http://127.0.0.1:11434/v1 (required)",
-    },
-    model: { type: "string", valueName: "ID", description: "upstream model id for every request" },
-    host: { type: "string", valueName: "HOST", description: "address to listen on (127.0.0.1)" },
-    port: {
-      type: "string",
-      valueName: "N",
-      description: "port (default: the kept one, else a free one)",
-    },
-    runs: { type: "string", valueName: "DIR", description: "runs directory (keeps bridge.json)" },
-    litellm: { type: "boolean", description: "run a LiteLLM proxy (litellm on PATH) instead" },
-  },
+  options: OPTIONS,
   positionals: { min: 0, max: 0 },
   run: runBridge,
-};
+});
 
 export default bridge;
 
-async function runBridge(args: ParsedArgs, io: CliIO): Promise<number> {
-  const upstream = stringOpt(args, "upstream")?.trim();
+async function runBridge(args: Args, io: CliIO): Promise<number> {
+  const upstream = args.opts.upstream?.trim();
   if (!upstream)
     throw new UsageError("--upstream URL is required (a chat-completions base URL)", "bridge");
   let url: URL | null = null;
@@ -132,10 +136,10 @@ async function runBridge(args: ParsedArgs, io: CliIO): Promise<number> {
   if (url === null || !/^https?:$/.test(url.protocol)) {
     throw new UsageError(`--upstream ${JSON.stringify(upstream)} is not an http(s) URL`, "bridge");
   }
-  const host = stringOpt(args, "host") ?? "127.0.0.1";
-  const model = stringOpt(args, "model")?.trim() || undefined;
+  const host = args.opts.host ?? "127.0.0.1";
+  const model = args.opts.model?.trim() || undefined;
   // --port 0 is the default: the kept port, else a free one.
-  const portFlag = intOpt(args, "port", { min: 0, max: 65535 }, "bridge") || undefined;
+  const portFlag = args.opts.port || undefined;
   // A runs dir that is a file is one line, as for every command (2 from --runs, 1 from the env).
   const loc = checkedLocation(args, io, { create: true });
   try {
@@ -150,7 +154,7 @@ async function runBridge(args: ParsedArgs, io: CliIO): Promise<number> {
   const key = kept?.key ?? `h2b-${randomBytes(24).toString("hex")}`;
   const upstreamKey = UPSTREAM_KEY_VARS.map((v) => io.env[v]?.trim()).find((v) => v) ?? "none";
 
-  if (boolOpt(args, "litellm")) {
+  if (args.opts.litellm) {
     return runLitellm({
       io,
       host,

@@ -5,7 +5,7 @@
 import type { Database } from "bun:sqlite";
 import { resolve } from "node:path";
 import type { Tree } from "../../core/harness/surface.ts";
-import { type CliIO, type Command, colorFor, UsageError } from "../command.ts";
+import { type CliIO, colorFor, defineCommand, type OptionSpecs, UsageError } from "../command.ts";
 import { CliError } from "../errors.ts";
 import { EXIT } from "../exit-codes.ts";
 import { browseLocation, openForBrowsing, RUNS_OPTION, readStore } from "../run-handle.ts";
@@ -16,7 +16,9 @@ import {
   selectSweeps,
 } from "../sweep-handles.ts";
 
-const browseCommand: Command = {
+const OPTIONS = { runs: RUNS_OPTION, ...ONE_SWEEP_CELL_OPTIONS } as const satisfies OptionSpecs;
+
+const browseCommand = defineCommand({
   name: "browse",
   summary: "Browse the store in the terminal: sweeps, tasks, stages, selections and the report",
   args: "[RUN]",
@@ -32,7 +34,7 @@ const browseCommand: Command = {
     "the newest sweep that matches them all.",
     "Needs a terminal: elsewhere use `harness2 runs` and `harness2 show RUN`.",
   ].join("\n"),
-  options: { runs: RUNS_OPTION, ...ONE_SWEEP_CELL_OPTIONS },
+  options: OPTIONS,
   positionals: { min: 0, max: 1 },
   async run(args, io) {
     checkCellFlags(args, "browse");
@@ -71,7 +73,7 @@ const browseCommand: Command = {
       db.close();
     }
   },
-};
+});
 
 /** The store's read queries plus the two things only the CLI may compute: diffs and the report. */
 async function browseSource(db: Database, location: string, io: CliIO) {

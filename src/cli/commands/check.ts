@@ -11,20 +11,13 @@ import { loadRunConfig } from "../../core/run/config.ts";
 import { ConfigError } from "../../core/run/env-vars.ts";
 import type { RunConfig } from "../../core/run/run-config.ts";
 import { maskMarker } from "../../core/safety/markers.ts";
-import { CELL_OPTIONS } from "../cell-options.ts";
+import { CELL_OPTIONS, SUBSTRATES } from "../cell-options.ts";
 import { checkGit, checkPython, checkSandbox } from "../check/host.ts";
 import { liveImprover, liveSolver } from "../check/live.ts";
 import { checkModels } from "../check/models.ts";
 import { Report } from "../check/report.ts";
 import { checkRunsAndStore } from "../check/store.ts";
-import {
-  boolOpt,
-  type CliIO,
-  type Command,
-  type ParsedArgs,
-  stringOpt,
-  UsageError,
-} from "../command.ts";
+import { type CliIO, defineCommand, type OptionSpecs, type ParsedArgs } from "../command.ts";
 import { EXIT } from "../exit-codes.ts";
 import { applyPart, PARTITION_OPTIONS, type PartChoice, partChoice } from "../partition-opts.ts";
 import { checkedLocation } from "../run-handle.ts";
@@ -32,7 +25,43 @@ import { checkedLocation } from "../run-handle.ts";
 const BENCHES = ["tasks", "jb", "lab", "wb", "demo"] as const;
 type Bench = (typeof BENCHES)[number];
 
-const check: Command = {
+const OPTIONS = {
+  ...CELL_OPTIONS,
+  bench: {
+    type: "choice",
+    choices: BENCHES,
+    description: `benchmark to check for: ${BENCHES.join(" or ")} (default tasks)`,
+  },
+  dependencies: {
+    type: "string",
+    valueName: "DIR",
+    description: "where setup installed JobBench",
+  },
+  runs: {
+    type: "string",
+    valueName: "DIR",
+    description: "runs directory (default $HARNESS2_RUNS_DIR or runs)",
+  },
+  substrate: {
+    type: "choice",
+    choices: SUBSTRATES,
+    description: "executor to check for: oc (OpenCode, default) or cx (Codex)",
+  },
+  live: {
+    type: "boolean",
+    description: "also send one tiny request to the improver and solver models",
+  },
+  ...PARTITION_OPTIONS,
+  json: {
+    type: "boolean",
+    description:
+      "print one JSON object {ready, problems, bench, substrate, tasks, modelsCalled, checks}",
+  },
+} as const satisfies OptionSpecs;
+
+type Args = ParsedArgs<typeof OPTIONS>;
+
+const check = defineCommand({
   name: "check",
   summary:
     "Check the setup before spending money: opencode, python3, git, models, tasks, runs, store",
@@ -43,41 +72,9 @@ const check: Command = {
     "cost of each are printed (a bad model id shows up here, not in the first paid rollout).",
     "--json prints the same checks as one object instead of lines; the exit status is the same.",
   ].join("\n"),
-  options: {
-    ...CELL_OPTIONS,
-    bench: {
-      type: "string",
-      valueName: "NAME",
-      description: `benchmark to check for: ${BENCHES.join(" or ")} (default tasks)`,
-    },
-    dependencies: {
-      type: "string",
-      valueName: "DIR",
-      description: "where setup installed JobBench",
-    },
-    runs: {
-      type: "string",
-      valueName: "DIR",
-      description: "runs directory (default $HARNESS2_RUNS_DIR or runs)",
-    },
-    substrate: {
-      type: "string",
-      valueName: "NAME",
-      description: "executor to check for: oc (OpenCode, default) or cx (Codex)",
-    },
-    live: {
-      type: "boolean",
-      description: "also send one tiny request to the improver and solver models",
-    },
-    ...PARTITION_OPTIONS,
-    json: {
-      type: "boolean",
-      description:
-        "print one JSON object {ready, problems, bench, substrate, tasks, modelsCalled, checks}",
-    },
-  },
+  options: OPTIONS,
   run: runCheck,
-};
+});
 
 export default check;
 
@@ -85,7 +82,7 @@ export default check;
 async function checkPart(
   report: Report,
   choice: PartChoice,
-  args: ParsedArgs,
+  args: Args,
   io: CliIO,
   all: number,
 ): Promise<number> {
@@ -107,19 +104,13 @@ async function checkPart(
   }
 }
 
-async function runCheck(args: ParsedArgs, io: CliIO): Promise<number> {
-  const bench = (stringOpt(args, "bench") ?? "tasks") as Bench;
-  if (!BENCHES.includes(bench)) {
-    throw new UsageError(`--bench must be one of ${BENCHES.join(", ")}, got '${bench}'`, "check");
-  }
-  const substrate = stringOpt(args, "substrate") ?? "oc";
-  if (substrate !== "oc" && substrate !== "cx") {
-    throw new UsageError(`--substrate must be oc or cx, got '${substrate}'`, "check");
-  }
+async function runCheck(args: Args, io: CliIO): Promise<number> {
+  const bench: Bench = args.opts.bench ?? "tasks";
+  const substrate = args.opts.substrate ?? "oc";
   const { cellOf, subsetOpt } = await import("../build-adapter.ts");
   const cell = cellOf(bench, subsetOpt(args, bench, "check"));
   const env = io.env;
-  const json = boolOpt(args, "json");
+  const json = args.opts.json;
   const choice = partChoice(args, io, "check");
   const report = new Report(io, json);
   const scratch = ownedTempDir("check");
@@ -148,17 +139,17 @@ async function runCheck(args: ParsedArgs, io: CliIO): Promise<number> {
     }
     let taskCount = 0;
     if (bench === "tasks") {
-      taskCount = await checkTasks(report, stringOpt(args, "tasks"), io.cwd, substrate);
+      taskCount = await checkTasks(report, args.opts.tasks, io.cwd, substrate);
     }
     if (cell !== null) {
       const { checkCell } = await import("../check/bench-data.ts");
       taskCount = await checkCell(report, cell, { args, io, config, substrate });
     }
     if (choice !== null) taskCount = await checkPart(report, choice, args, io, taskCount);
-    await checkRunsAndStore(report, stringOpt(args, "runs"), env, io.cwd);
+    await checkRunsAndStore(report, args.opts.runs, env, io.cwd);
 
     let liveRan = false;
-    if (boolOpt(args, "live")) {
+    if (args.opts.live) {
       if (config === null || !modelsOk || !opencodeOk || bench === "demo") {
         report.line(
           "skip",

@@ -12,13 +12,12 @@ import { squish } from "../../core/lib/format.ts";
 import { Proposer } from "../../core/proposer/proposer.ts";
 import { loadRunConfig } from "../../core/run/config.ts";
 import { MODE_NAMES, parseModes, taskDir } from "../../core/run/naming.ts";
+import { SUBSTRATES } from "../cell-options.ts";
 import {
-  boolOpt,
   type CliIO,
-  type Command,
-  intOpt,
+  defineCommand,
+  type OptionSpecs,
   type ParsedArgs,
-  stringOpt,
   UsageError,
 } from "../command.ts";
 import { CliError } from "../errors.ts";
@@ -33,7 +32,51 @@ import {
   sweepLockNamespaces,
 } from "../sweep-session.ts";
 
-const demo: Command = {
+const OPTIONS = {
+  k: {
+    type: "int",
+    min: 1,
+    max: 8,
+    valueName: "N",
+    description: "candidates per mode (default 2)",
+  },
+  mode: {
+    type: "string",
+    valueName: "LIST",
+    description: "comma list of parallel,sequential (default both)",
+  },
+  output: {
+    type: "string",
+    valueName: "DIR",
+    description: "where the demo writes (default <runs>/demo)",
+  },
+  substrate: {
+    type: "choice",
+    choices: SUBSTRATES,
+    description: "whose editable surface the harness is on: oc (default) or cx (Codex)",
+  },
+  domains: {
+    type: "int",
+    min: 1,
+    max: DEMO_MAX_DOMAINS,
+    valueName: "N",
+    description: "how many accounting domains, each with the two ledgers (default 1)",
+  },
+  "only-domains": {
+    type: "string",
+    valueName: "LIST",
+    description: "comma list of domains to run",
+  },
+  queue: {
+    type: "boolean",
+    description: "queue one job per domain on the shared store for `harness2 worker`s",
+  },
+  ...SWEEP_FRONT_OPTIONS,
+} as const satisfies OptionSpecs;
+
+type Args = ParsedArgs<typeof OPTIONS>;
+
+const demo = defineCommand({
   name: "demo",
   summary: "Run the whole method offline on two small ledger tasks (no model, no credentials)",
   help: [
@@ -42,51 +85,16 @@ const demo: Command = {
     "lesson in the library. Executions really run python3. Running it again resumes: nothing",
     "is executed twice and every task reports skipped.",
   ].join("\n"),
-  options: {
-    k: { type: "string", valueName: "N", description: "candidates per mode (default 2)" },
-    mode: {
-      type: "string",
-      valueName: "LIST",
-      description: "comma list of parallel,sequential (default both)",
-    },
-    output: {
-      type: "string",
-      valueName: "DIR",
-      description: "where the demo writes (default <runs>/demo)",
-    },
-    substrate: {
-      type: "string",
-      valueName: "NAME",
-      description: "whose editable surface the harness is on: oc (default) or cx (Codex)",
-    },
-    domains: {
-      type: "string",
-      valueName: "N",
-      description: "how many accounting domains, each with the two ledgers (default 1)",
-    },
-    "only-domains": {
-      type: "string",
-      valueName: "LIST",
-      description: "comma list of domains to run",
-    },
-    queue: {
-      type: "boolean",
-      description: "queue one job per domain on the shared store for `harness2 worker`s",
-    },
-    ...SWEEP_FRONT_OPTIONS,
-  },
+  options: OPTIONS,
   run: runDemo,
-};
+});
 
 export default demo;
 
-async function runDemo(args: ParsedArgs, io: CliIO): Promise<number> {
-  const k = intOpt(args, "k", { min: 1, max: 8 }, "demo") ?? 2;
-  const substrateName = stringOpt(args, "substrate") ?? "oc";
-  if (substrateName !== "oc" && substrateName !== "cx") {
-    throw new UsageError(`--substrate must be oc or cx, got '${substrateName}'`, "demo");
-  }
-  const modeList = stringOpt(args, "mode") ?? "parallel,sequential";
+async function runDemo(args: Args, io: CliIO): Promise<number> {
+  const k = args.opts.k ?? 2;
+  const substrateName = args.opts.substrate ?? "oc";
+  const modeList = args.opts.mode ?? "parallel,sequential";
   let modes: ReturnType<typeof parseModes>;
   try {
     modes = parseModes(modeList === "both" ? "parallel,sequential" : modeList);
@@ -97,7 +105,7 @@ async function runDemo(args: ParsedArgs, io: CliIO): Promise<number> {
   // directory and the output folder (a regular file there was a raw ENOTDIR/EEXIST after the
   // sweep had started), then python3, then the store (corrupt, foreign, newer).
   const where = checkedLocation(args, io, { create: true });
-  const outputFlag = stringOpt(args, "output");
+  const outputFlag = args.opts.output;
   const output = resolve(io.cwd, outputFlag ?? join(where.runsDir, "demo"));
   const outputProblem = directoryProblem(output, true);
   if (outputProblem !== null) {
@@ -112,8 +120,8 @@ async function runDemo(args: ParsedArgs, io: CliIO): Promise<number> {
   }
   const config = loadRunConfig({ ...io.env, HARNESS2_RUNS_DIR: where.runsDir }, { cwd: io.cwd });
   const frontEnd = chooseFrontEnd(io, {
-    noTui: boolOpt(args, "no-tui"),
-    json: boolOpt(args, "json"),
+    noTui: args.opts["no-tui"],
+    json: args.opts.json,
   });
 
   // The adapter copies its base harness lazily, on first use, so its preflight (python3) runs
@@ -125,9 +133,9 @@ async function runDemo(args: ParsedArgs, io: CliIO): Promise<number> {
       : new (await import("../../substrate/opencode/substrate.ts")).OpencodeSubstrate({
           env: io.env,
         });
-  const domains = intOpt(args, "domains", { min: 1, max: DEMO_MAX_DOMAINS }, "demo") ?? 1;
+  const domains = args.opts.domains ?? 1;
   const adapter = new DemoAdapter({ root: output, env: io.env, substrate, domains });
-  const onlyDomains = (stringOpt(args, "only-domains") ?? "")
+  const onlyDomains = (args.opts["only-domains"] ?? "")
     .split(",")
     .map((d) => d.trim())
     .filter((d) => d !== "");
@@ -153,7 +161,7 @@ async function runDemo(args: ParsedArgs, io: CliIO): Promise<number> {
   );
 
   const identity = { channel: channel.kind, model: adapter.spec.channels.proposer?.model ?? "" };
-  if (boolOpt(args, "queue")) {
+  if (args.opts.queue) {
     const { queueSweep } = await import("../queue/plan.ts");
     const { taskStream } = await import("../../core/schedule/stream.ts");
     const cell = { benchmark: "demo", substrate: substrateName, k, seed: null, tag: "" };
@@ -253,7 +261,7 @@ async function runDemo(args: ParsedArgs, io: CliIO): Promise<number> {
     );
     for (const d of deadDomains) io.stdout(`  domain ${d.domain} failed: ${squish(d.error)}\n`);
     // The hints name --runs when it was given: they must work as printed.
-    const runsFlag = stringOpt(args, "runs") === undefined ? "" : ` --runs ${where.runsDir}`;
+    const runsFlag = args.opts.runs === undefined ? "" : ` --runs ${where.runsDir}`;
     const self = selfCommand(io.env, io.cwd);
     for (const line of renderPayoff(payoff, { sweep: session.sweep, runsFlag, self })) {
       io.stdout(`${line}\n`);

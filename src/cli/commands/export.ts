@@ -4,7 +4,7 @@
 import { existsSync, renameSync, writeFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { bundleText, sweepBundle } from "../../../store/transfer.ts";
-import { type Command, UsageError } from "../command.ts";
+import { defineCommand, type OptionSpecs, UsageError } from "../command.ts";
 import { CliError } from "../errors.ts";
 import { EXIT } from "../exit-codes.ts";
 import {
@@ -16,7 +16,9 @@ import {
 } from "../run-handle.ts";
 import { refusing } from "../transfer-cli.ts";
 
-const exportCommand: Command = {
+const OPTIONS = { runs: RUNS_OPTION } as const satisfies OptionSpecs;
+
+const exportCommand = defineCommand({
   name: "export",
   summary: "Write one sweep to a file that `harness2 import` reads into another store",
   args: "RUN FILE",
@@ -25,7 +27,7 @@ const exportCommand: Command = {
     "the sweep's recorded events (the store's own record of it); the run files (evidence,",
     "rollouts, library) stay in the runs directory: copy that along, and import with --rebase.",
   ].join("\n"),
-  options: { runs: RUNS_OPTION },
+  options: OPTIONS,
   positionals: { min: 2, max: 2 },
   async run(args, io) {
     const [handle, fileArg] = args.positionals as [string, string];
@@ -50,6 +52,6 @@ const exportCommand: Command = {
       db.close();
     }
   },
-};
+});
 
 export default exportCommand;

@@ -23,12 +23,35 @@ import { readTree } from "../../core/harness/tree.ts";
 import { dirExists, lstatOrNull } from "../../core/lib/safe-fs.ts";
 import { MODE_NAMES, modeToken } from "../../core/run/naming.ts";
 import { DEFAULT_SOLVER_STEPS } from "../../core/seams/executor.ts";
-import { boolOpt, type Command, intOpt, stringOpt, UsageError } from "../command.ts";
+import { defineCommand, type OptionSpecs, UsageError } from "../command.ts";
 import { CliError } from "../errors.ts";
 import { EXIT } from "../exit-codes.ts";
 import { browseLocation, openForBrowsing, RUNS_OPTION, readStore } from "../run-handle.ts";
 
-const harness: Command = {
+const OPTIONS = {
+  domain: { type: "string", valueName: "D", description: "The domain (required)" },
+  mode: {
+    type: "string",
+    valueName: "M",
+    description: "parallel (default) or sequential",
+  },
+  task: { type: "string", valueName: "T", description: "This task's harness, not the latest" },
+  model: {
+    type: "string",
+    valueName: "ID",
+    description: "provider/model for opencode.json (default $HARNESS2_SOLVER_MODEL)",
+  },
+  steps: {
+    type: "int",
+    min: 1,
+    valueName: "N",
+    description: `agent step cap (default ${DEFAULT_SOLVER_STEPS})`,
+  },
+  diff: { type: "boolean", description: "Print the harness against the starting harness" },
+  runs: RUNS_OPTION,
+} as const satisfies OptionSpecs;
+
+const harness = defineCommand({
   name: "harness",
   summary: "Export a domain's adopted harness as a ready-to-use OpenCode or Codex configuration",
   args: "export DIR",
@@ -41,27 +64,7 @@ const harness: Command = {
     "(the sweep, task and library entry it came from). Copy DIR's contents into your project.",
     "--diff also prints the harness against the starting harness the method recorded.",
   ].join("\n"),
-  options: {
-    domain: { type: "string", valueName: "D", description: "The domain (required)" },
-    mode: {
-      type: "string",
-      valueName: "M",
-      description: "parallel (default) or sequential",
-    },
-    task: { type: "string", valueName: "T", description: "This task's harness, not the latest" },
-    model: {
-      type: "string",
-      valueName: "ID",
-      description: "provider/model for opencode.json (default $HARNESS2_SOLVER_MODEL)",
-    },
-    steps: {
-      type: "string",
-      valueName: "N",
-      description: `agent step cap (default ${DEFAULT_SOLVER_STEPS})`,
-    },
-    diff: { type: "boolean", description: "Print the harness against the starting harness" },
-    runs: RUNS_OPTION,
-  },
+  options: OPTIONS,
   positionals: { min: 2, max: 2 },
   run: async (args, io) => {
     const [verb, out] = args.positionals as [string, string];
@@ -70,13 +73,13 @@ const harness: Command = {
     }
     if (out.trim() === "")
       throw new UsageError("'export' needs a directory (DIR), got an empty value", "harness");
-    const domain = stringOpt(args, "domain");
+    const domain = args.opts.domain;
     if (domain === undefined || domain === "") {
       throw new UsageError("--domain D is required: the domain whose harness to export", "harness");
     }
     let mode: "agg" | "seq";
     try {
-      mode = modeToken(stringOpt(args, "mode") ?? "parallel");
+      mode = modeToken(args.opts.mode ?? "parallel");
     } catch (err) {
       throw new UsageError((err as Error).message, "harness");
     }
@@ -87,8 +90,8 @@ const harness: Command = {
         "harness",
       );
     }
-    const steps = intOpt(args, "steps", { min: 1 }, "harness") ?? DEFAULT_SOLVER_STEPS;
-    const task = stringOpt(args, "task");
+    const steps = args.opts.steps ?? DEFAULT_SOLVER_STEPS;
+    const task = args.opts.task;
 
     const loc = browseLocation(args, io);
     const db = await openForBrowsing(loc);
@@ -139,7 +142,7 @@ const harness: Command = {
       const { materialiseCodex } = await import("../../substrate/codex/materialise.ts");
       files = (await materialiseCodex(source, dest)).files;
     } else {
-      const model = stringOpt(args, "model") ?? io.env.HARNESS2_SOLVER_MODEL ?? "";
+      const model = args.opts.model ?? io.env.HARNESS2_SOLVER_MODEL ?? "";
       if (!model.includes("/")) {
         throw new UsageError(
           "opencode.json names a model: pass --model provider/model (or set HARNESS2_SOLVER_MODEL)",
@@ -157,7 +160,7 @@ const harness: Command = {
       `Exported the ${MODE_NAMES[mode]} harness of ${entry.task} (${domain}, sweep ${entry.sweep}) to ${dest}: ${files.length} file(s), harness2-lessons.md, harness2-export.json\n`,
     );
 
-    if (boolOpt(args, "diff")) {
+    if (args.opts.diff) {
       const base = join(reflectionDir(entry.modeDir, { mode, k: entry.k }), "base_harness");
       if (entry.modeDir === "" || !dirExists(base) || lstatOrNull(base)?.isSymbolicLink()) {
         io.stderr("harness2 harness: no starting harness was recorded for that task; no diff\n");
@@ -168,7 +171,7 @@ const harness: Command = {
     }
     return EXIT.ok;
   },
-};
+});
 
 export default harness;
 

@@ -5,13 +5,15 @@ import type { StoreLocation } from "../../../store/db.ts";
 import { openRunStore, type RunStore } from "../../../store/open.ts";
 import { PgStoreError } from "../../../store/pg/log.ts";
 import { importBundle, markImported, readBundle } from "../../../store/transfer.ts";
-import { type Command, UsageError } from "../command.ts";
+import { defineCommand, type OptionSpecs, UsageError } from "../command.ts";
 import { CliError } from "../errors.ts";
 import { EXIT } from "../exit-codes.ts";
 import { checkedLocation, RUNS_OPTION } from "../run-handle.ts";
 import { REBASE_OPTION, rebaser, refusing } from "../transfer-cli.ts";
 
-const importCommand: Command = {
+const OPTIONS = { runs: RUNS_OPTION, rebase: REBASE_OPTION } as const satisfies OptionSpecs;
+
+const importCommand = defineCommand({
   name: "import",
   summary: "Read a sweep `harness2 export` wrote into this runs directory's store",
   args: "FILE",
@@ -22,7 +24,7 @@ const importCommand: Command = {
     "new place. An imported sweep is data: `judge` runs only this installation's own checks for",
     "it (--tasks DIR for a tasks sweep), never a path the file recorded.",
   ].join("\n"),
-  options: { runs: RUNS_OPTION, rebase: REBASE_OPTION },
+  options: OPTIONS,
   positionals: { min: 1, max: 1 },
   async run(args, io) {
     const file = args.positionals[0] as string;
@@ -44,7 +46,7 @@ const importCommand: Command = {
       await store.close();
     }
   },
-};
+});
 
 export default importCommand;
 

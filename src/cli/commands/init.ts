@@ -6,7 +6,7 @@
 import { chmodSync, existsSync, readdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { dirExists, writeFileSafe } from "../../core/lib/safe-fs.ts";
-import { type Command, UsageError } from "../command.ts";
+import { defineCommand, type OptionSpecs, UsageError } from "../command.ts";
 import { EXIT } from "../exit-codes.ts";
 import { selfCommand } from "../self.ts";
 
@@ -85,7 +85,9 @@ print(json.dumps({"passed": sum(line in lines for line in expected), "total": le
 `,
 };
 
-const init: Command = {
+const OPTIONS = {} as const satisfies OptionSpecs;
+
+const init = defineCommand({
   name: "init",
   summary: "Scaffold a task folder to start from: one domain, one task, its answer key",
   args: "DIR",
@@ -95,7 +97,7 @@ const init: Command = {
     "credit) and task.toml, plus prompts.toml and a README, each commented. Then it prints the",
     "commands to check and dry-run it.",
   ].join("\n"),
-  options: {},
+  options: OPTIONS,
   positionals: { min: 1, max: 1 },
   run: async (args, io) => {
     const raw = args.positionals[0] as string;
@@ -122,6 +124,6 @@ const init: Command = {
     );
     return EXIT.ok;
   },
-};
+});
 
 export default init;

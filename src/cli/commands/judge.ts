@@ -19,7 +19,7 @@ import {
 } from "../../judge/judge-identity.ts";
 import { baseSubjects, judgmentKeys, pickSubjects } from "../../judge/sweep-data.ts";
 import { loadBenchJudge } from "../bench-judges.ts";
-import { boolOpt, type Command, intOpt, stringOpt, UsageError } from "../command.ts";
+import { defineCommand, type OptionSpecs, UsageError } from "../command.ts";
 import { CliError } from "../errors.ts";
 import { EXIT } from "../exit-codes.ts";
 import { PARTITION_OPTIONS, partChoice, partForSweep } from "../partition-opts.ts";
@@ -53,7 +53,30 @@ function rowLine(r: Scored): string {
     : `  ${where}: ungraded — ${squish(r.reason)}`;
 }
 
-const judgeCommand: Command = {
+const OPTIONS = {
+  bases: {
+    type: "boolean",
+    description: "Also judge the base rollouts, so the report can pair them",
+  },
+  parallel: {
+    type: "int",
+    min: 1,
+    valueName: "N",
+    description: "Judgements at once (default: $HARNESS2_JUDGE_PARALLEL, else 8)",
+  },
+  rejudge: { type: "boolean", description: "Score again runs this judge already graded" },
+  tasks: {
+    type: "string",
+    valueName: "DIR",
+    description: "The task folder of a tasks sweep (default: the one the sweep recorded)",
+  },
+  json: { type: "boolean", description: "Print the judged rows as one JSON object" },
+  ...PARTITION_OPTIONS,
+  runs: RUNS_OPTION,
+  ...CELL_OPTIONS,
+} as const satisfies OptionSpecs;
+
+const judgeCommand = defineCommand({
   name: "judge",
   summary: "Score the chosen run of every finished task and mode of a sweep (outside the method)",
   args: "[RUN]",
@@ -69,32 +92,12 @@ const judgeCommand: Command = {
     "A plan id (pln_…, from `run --queue`) judges the newest sweep of each of its domains in",
     "turn (--json: one object per sweep).",
   ].join("\n"),
-  options: {
-    bases: {
-      type: "boolean",
-      description: "Also judge the base rollouts, so the report can pair them",
-    },
-    parallel: {
-      type: "string",
-      valueName: "N",
-      description: "Judgements at once (default: $HARNESS2_JUDGE_PARALLEL, else 8)",
-    },
-    rejudge: { type: "boolean", description: "Score again runs this judge already graded" },
-    tasks: {
-      type: "string",
-      valueName: "DIR",
-      description: "The task folder of a tasks sweep (default: the one the sweep recorded)",
-    },
-    json: { type: "boolean", description: "Print the judged rows as one JSON object" },
-    ...PARTITION_OPTIONS,
-    runs: RUNS_OPTION,
-    ...CELL_OPTIONS,
-  },
+  options: OPTIONS,
   positionals: { min: 0, max: 1 },
   async run(args, io) {
     // A --tasks folder that is not there is a wrong command line (README: exit 2), found before
     // the store is opened; without this check a sweep that is not a tasks sweep ignored it.
-    const tasksDir = tasksFolder(stringOpt(args, "tasks"), io.cwd);
+    const tasksDir = tasksFolder(args.opts.tasks, io.cwd);
     const choice = partChoice(args, io, "judge");
     const loc = browseLocation(args, io);
     // judge records judgments, so it opens the store for writing (never creating it).
@@ -114,15 +117,13 @@ const judgeCommand: Command = {
         const part = choice === null ? null : partForSweep(choice, sweep);
         const inPart = (s: { task: string }) => part === null || part.tasks.has(s.task);
         const picks = pickSubjects(records).filter(inPart);
-        const bases = (boolOpt(args, "bases") ? baseSubjects(records) : []).filter(inPart);
+        const bases = (args.opts.bases ? baseSubjects(records) : []).filter(inPart);
         if (picks.length === 0 && bases.length === 0) {
           throw new CliError(
             `nothing to judge in sweep ${sweep.id}: no task has finished a mode yet (is it still running?)`,
           );
         }
-        const parallel =
-          intOpt(args, "parallel", { min: 1 }, "judge") ??
-          loadRunConfig(io.env, { cwd: io.cwd }).judgeParallel;
+        const parallel = args.opts.parallel ?? loadRunConfig(io.env, { cwd: io.cwd }).judgeParallel;
         const bench = await loadBenchJudge(sweep.bench, {
           config: sweep.config,
           runsDir: loc.runsDir,
@@ -162,7 +163,7 @@ const judgeCommand: Command = {
             sink: writer,
             judge,
             previous,
-            rejudge: boolOpt(args, "rejudge"),
+            rejudge: args.opts.rejudge,
           });
         } finally {
           writer.close();
@@ -179,7 +180,7 @@ const judgeCommand: Command = {
           ungraded: ungraded.length,
           kept: rows.length - fresh.length,
         };
-        if (boolOpt(args, "json")) {
+        if (args.opts.json) {
           const partition = part === null ? {} : { partition: part.note };
           io.stdout(
             `${JSON.stringify({ sweep: sweep.id, judge, ...partition, ...counts, rows })}\n`,
@@ -199,7 +200,7 @@ const judgeCommand: Command = {
             `${what}: ${counts.graded} graded, ${counts.ungraded} ungraded, ${counts.kept} already graded (kept)${why}\n`,
           );
           // Works as printed: a --runs given here is given there too.
-          const runsFlag = stringOpt(args, "runs") === undefined ? "" : ` --runs ${loc.runsDir}`;
+          const runsFlag = args.opts.runs === undefined ? "" : ` --runs ${loc.runsDir}`;
           if (last) {
             io.stdout(
               `next: ${selfCommand(io.env, io.cwd)} report ${handle ?? sweep.id}${runsFlag}\n`,
@@ -224,7 +225,7 @@ const judgeCommand: Command = {
       await closeBrowsing(db);
     }
   },
-};
+});
 
 /** The --tasks folder as an absolute path, or a usage error when it is not a directory. */
 function tasksFolder(raw: string | undefined, cwd: string): string | undefined {

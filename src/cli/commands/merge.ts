@@ -5,11 +5,16 @@
 import { existsSync, rmSync } from "node:fs";
 import { openStore } from "../../../store/db.ts";
 import { importBundle, sweepBundle, sweepIds, TransferError } from "../../../store/transfer.ts";
-import { type Command, stringOpt, UsageError } from "../command.ts";
+import { defineCommand, type OptionSpecs, UsageError } from "../command.ts";
 import { EXIT } from "../exit-codes.ts";
 import { openSource, REBASE_OPTION, rebaser, refusing, storePathOf } from "../transfer-cli.ts";
 
-const merge: Command = {
+const OPTIONS = {
+  into: { type: "string", valueName: "STORE", description: "the store to merge into (required)" },
+  rebase: REBASE_OPTION,
+} as const satisfies OptionSpecs;
+
+const merge = defineCommand({
   name: "merge",
   summary: "Merge the stores of shards (runs dirs or harness2.db files) into one store",
   args: "STORE…",
@@ -19,13 +24,10 @@ const merge: Command = {
     "or nothing. Refused when a sweep is there already, when the experiments differ, or when two",
     "shards finished the same task. --rebase OLD=NEW rewrites the recorded run paths.",
   ].join("\n"),
-  options: {
-    into: { type: "string", valueName: "STORE", description: "the store to merge into (required)" },
-    rebase: REBASE_OPTION,
-  },
+  options: OPTIONS,
   positionals: { min: 1, max: 64 },
   async run(args, io) {
-    const intoArg = stringOpt(args, "into");
+    const intoArg = args.opts.into;
     if (intoArg === undefined || intoArg.trim() === "") {
       throw new UsageError(
         "--into STORE is required: the runs directory (or harness2.db) to merge into",
@@ -86,6 +88,6 @@ const merge: Command = {
         for (const f of ["", "-wal", "-shm"]) rmSync(`${into}${f}`, { force: true });
     }
   },
-};
+});
 
 export default merge;

@@ -18,7 +18,7 @@ import { webNote } from "../../core/run/web-policy.ts";
 import { summarise } from "../../judge/report.ts";
 import { renderMarkdown, renderText } from "../../judge/report-render.ts";
 import { type BaseCell, judgmentKeys, type PickCell, reportCells } from "../../judge/sweep-data.ts";
-import { boolOpt, type Command, colorFor, stringOpt, UsageError } from "../command.ts";
+import { colorFor, defineCommand, type OptionSpecs, UsageError } from "../command.ts";
 import { CliError } from "../errors.ts";
 import { EXIT } from "../exit-codes.ts";
 import {
@@ -57,7 +57,29 @@ function cellsOf(
   return { picks: [...picks.values()], bases: [...bases.values()] };
 }
 
-const reportCommand: Command = {
+const OPTIONS = {
+  json: { type: "boolean", description: "Print the report as JSON (the table's own numbers)" },
+  markdown: { type: "boolean", description: "Print the report as Markdown, for notes" },
+  html: {
+    type: "string",
+    valueName: "FILE",
+    description: "Write the report as one self-contained HTML page (tables and charts)",
+  },
+  "per-task": {
+    type: "boolean",
+    description: "Add the per-task delta table (pick − base harness)",
+  },
+  modes: {
+    type: "string",
+    valueName: "LIST",
+    description: "Only these modes: parallel, sequential (or agg, seq)",
+  },
+  ...PARTITION_OPTIONS,
+  runs: RUNS_OPTION,
+  ...CELL_OPTIONS,
+} as const satisfies OptionSpecs;
+
+const reportCommand = defineCommand({
   name: "report",
   summary:
     "Summarise judged sweeps: score and paired delta against the base harness per mode and k",
@@ -72,31 +94,11 @@ const reportCommand: Command = {
     "A plan id (pln_…, from `run --queue`) stands for the newest sweep of each of its domains, so",
     "`harness2 report pln_…` is one table over the whole fleet.",
   ].join("\n"),
-  options: {
-    json: { type: "boolean", description: "Print the report as JSON (the table's own numbers)" },
-    markdown: { type: "boolean", description: "Print the report as Markdown, for notes" },
-    html: {
-      type: "string",
-      valueName: "FILE",
-      description: "Write the report as one self-contained HTML page (tables and charts)",
-    },
-    "per-task": {
-      type: "boolean",
-      description: "Add the per-task delta table (pick − base harness)",
-    },
-    modes: {
-      type: "string",
-      valueName: "LIST",
-      description: "Only these modes: parallel, sequential (or agg, seq)",
-    },
-    ...PARTITION_OPTIONS,
-    runs: RUNS_OPTION,
-    ...CELL_OPTIONS,
-  },
+  options: OPTIONS,
   positionals: { min: 0, max: 64 },
   async run(args, io) {
-    const htmlFile = stringOpt(args, "html");
-    const formats = [boolOpt(args, "json"), boolOpt(args, "markdown"), htmlFile !== undefined];
+    const htmlFile = args.opts.html;
+    const formats = [args.opts.json, args.opts.markdown, htmlFile !== undefined];
     if (formats.filter(Boolean).length > 1) {
       throw new UsageError("--json, --markdown and --html are exclusive", "report");
     }
@@ -110,7 +112,7 @@ const reportCommand: Command = {
       if (dirExists(htmlPath)) throw new UsageError(`--html: ${htmlPath} is a directory`, "report");
     }
     const choice = partChoice(args, io, "report");
-    const modesRaw = stringOpt(args, "modes");
+    const modesRaw = args.opts.modes;
     let modes: ModeToken[] | null = null;
     if (modesRaw !== undefined) {
       try {
@@ -171,9 +173,9 @@ const reportCommand: Command = {
         const { renderHtml } = await import("../../judge/report-html.ts");
         writeFileSync(htmlPath, renderHtml(report));
         io.stdout(`wrote ${htmlPath} (${report.summaries.length} mode × k cell(s))\n`);
-      } else if (boolOpt(args, "json")) {
+      } else if (args.opts.json) {
         io.stdout(`${JSON.stringify(report, null, 2)}\n`);
-      } else if (boolOpt(args, "markdown")) {
+      } else if (args.opts.markdown) {
         io.stdout(renderMarkdown(report));
       } else if (io.isTTY) {
         const { renderReportView } = await import("../../../tui/report/report-view.tsx");
@@ -181,17 +183,17 @@ const reportCommand: Command = {
           renderReportView(report, {
             columns: process.stdout.columns || 120,
             color: colorFor(io),
-            perTask: boolOpt(args, "per-task"),
+            perTask: args.opts["per-task"],
           }),
         );
       } else {
-        io.stdout(renderText(report, { perTask: boolOpt(args, "per-task") }));
+        io.stdout(renderText(report, { perTask: args.opts["per-task"] }));
       }
       return EXIT.ok;
     } finally {
       db.close();
     }
   },
-};
+});
 
 export default reportCommand;

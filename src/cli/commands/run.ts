@@ -16,14 +16,17 @@ import type { BenchmarkAdapter } from "../../core/seams/benchmark.ts";
 import type { Channel } from "../../core/seams/channel.ts";
 import type { ChannelSpec } from "../../core/seams/channel-spec.ts";
 import { buildAdapter } from "../build-adapter.ts";
-import { CELL_OPTIONS } from "../cell-options.ts";
 import {
-  boolOpt,
+  CELL_OPTIONS,
+  DEPENDENCIES_OPTION,
+  STRICT_OPTION,
+  SUBSTRATE_OPTION,
+} from "../cell-options.ts";
+import {
   type CliIO,
-  type Command,
-  intOpt,
+  defineCommand,
+  type OptionSpecs,
   type ParsedArgs,
-  stringOpt,
   UsageError,
 } from "../command.ts";
 import { CliError } from "../errors.ts";
@@ -45,7 +48,64 @@ import {
   sweepLockNamespaces,
 } from "../sweep-session.ts";
 
-const run: Command = {
+const OPTIONS = {
+  ...CELL_OPTIONS,
+  ...DEPENDENCIES_OPTION,
+  k: {
+    type: "int",
+    min: 1,
+    max: 16,
+    valueName: "N",
+    description: "candidates per mode (default 1)",
+  },
+  mode: {
+    type: "string",
+    valueName: "LIST",
+    description: "comma list of parallel,sequential (default parallel)",
+  },
+  ...SUBSTRATE_OPTION,
+  "only-domains": {
+    type: "string",
+    valueName: "LIST",
+    description: "comma list of domains to run",
+  },
+  "only-tasks": {
+    type: "string",
+    valueName: "LIST",
+    description: "comma list of task ids to run",
+  },
+  "max-tasks": { type: "int", min: 1, valueName: "N", description: "at most N tasks per domain" },
+  ...PARTITION_OPTIONS,
+  seed: { type: "int", min: 0, valueName: "N", description: "shuffle the stream with this seed" },
+  tag: { type: "string", valueName: "TAG", description: "name a variant of the experiment" },
+  workers: {
+    type: "int",
+    min: 1,
+    max: 64,
+    valueName: "N",
+    description: "domains at once (default 1)",
+  },
+  ...STRICT_OPTION,
+  queue: {
+    type: "boolean",
+    description:
+      "queue one job per domain on the shared store for `harness2 worker`s; run nothing here",
+  },
+  "dry-run": {
+    type: "boolean",
+    description: "print the stream, namespaces and budgets; run nothing",
+  },
+  "allow-web": {
+    type: "boolean",
+    description:
+      "let the executor reach the web (default: only its model endpoint; recorded with the sweep)",
+  },
+  ...SWEEP_FRONT_OPTIONS,
+} as const satisfies OptionSpecs;
+
+type Args = ParsedArgs<typeof OPTIONS>;
+
+const run = defineCommand({
   name: "run",
   summary: "Adapt a harness on a benchmark's tasks: propose, probe, compose, select, reflect",
   args: "",
@@ -56,64 +116,9 @@ const run: Command = {
     "HARNESS2_IMPROVER_MODEL (provider/model for OpenCode). Running the same command again",
     "resumes: finished, intact tasks are skipped and finished rollouts are reused.",
   ].join("\n"),
-  options: {
-    ...CELL_OPTIONS,
-    dependencies: {
-      type: "string",
-      valueName: "DIR",
-      description:
-        "where setup installed benchmarks (default $HARNESS2_DEPENDENCIES or ./dependencies)",
-    },
-    k: { type: "string", valueName: "N", description: "candidates per mode (default 1)" },
-    mode: {
-      type: "string",
-      valueName: "LIST",
-      description: "comma list of parallel,sequential (default parallel)",
-    },
-    substrate: {
-      type: "string",
-      valueName: "NAME",
-      description: "executor framework: oc (default)",
-    },
-    "only-domains": {
-      type: "string",
-      valueName: "LIST",
-      description: "comma list of domains to run",
-    },
-    "only-tasks": {
-      type: "string",
-      valueName: "LIST",
-      description: "comma list of task ids to run",
-    },
-    "max-tasks": { type: "string", valueName: "N", description: "at most N tasks per domain" },
-    ...PARTITION_OPTIONS,
-    seed: { type: "string", valueName: "N", description: "shuffle the stream with this seed" },
-    tag: { type: "string", valueName: "TAG", description: "name a variant of the experiment" },
-    workers: { type: "string", valueName: "N", description: "domains at once (default 1)" },
-    runs: {
-      type: "string",
-      valueName: "DIR",
-      description: "runs directory (default $HARNESS2_RUNS_DIR or runs)",
-    },
-    strict: { type: "boolean", description: "refuse a task folder with any malformed task" },
-    queue: {
-      type: "boolean",
-      description:
-        "queue one job per domain on the shared store for `harness2 worker`s; run nothing here",
-    },
-    "dry-run": {
-      type: "boolean",
-      description: "print the stream, namespaces and budgets; run nothing",
-    },
-    "allow-web": {
-      type: "boolean",
-      description:
-        "let the executor reach the web (default: only its model endpoint; recorded with the sweep)",
-    },
-    ...SWEEP_FRONT_OPTIONS,
-  },
+  options: OPTIONS,
   run: runSweepCommand,
-};
+});
 
 export default run;
 
@@ -134,15 +139,15 @@ function list(raw: string | undefined): string[] {
     .filter((s) => s !== "");
 }
 
-function flags(args: ParsedArgs): RunFlags {
+function flags(args: Args): RunFlags {
   const modes = (() => {
     try {
-      return parseModes(stringOpt(args, "mode") ?? "parallel");
+      return parseModes(args.opts.mode ?? "parallel");
     } catch (err) {
       throw new UsageError((err as Error).message, "run");
     }
   })();
-  const tag = stringOpt(args, "tag") ?? "";
+  const tag = args.opts.tag ?? "";
   if (tag !== "") {
     try {
       validateTag(tag);
@@ -151,13 +156,13 @@ function flags(args: ParsedArgs): RunFlags {
     }
   }
   return {
-    k: intOpt(args, "k", { min: 1, max: 16 }, "run") ?? 1,
+    k: args.opts.k ?? 1,
     modes,
-    seed: intOpt(args, "seed", { min: 0 }, "run") ?? null,
+    seed: args.opts.seed ?? null,
     tag,
-    onlyDomains: list(stringOpt(args, "only-domains")),
-    onlyTasks: list(stringOpt(args, "only-tasks")),
-    maxTasks: intOpt(args, "max-tasks", { min: 1 }, "run") ?? null,
+    onlyDomains: list(args.opts["only-domains"]),
+    onlyTasks: list(args.opts["only-tasks"]),
+    maxTasks: args.opts["max-tasks"] ?? null,
   };
 }
 
@@ -186,14 +191,12 @@ async function assertSandbox(io: CliIO): Promise<void> {
   if (problem !== null) throw new CliError(problem.message);
 }
 
-async function runSweepCommand(args: ParsedArgs, given: CliIO): Promise<number> {
+async function runSweepCommand(args: Args, given: CliIO): Promise<number> {
   // --allow-web is the setting every executor reads (core/run/web-policy.ts).
-  const io = boolOpt(args, "allow-web")
-    ? { ...given, env: { ...given.env, [ALLOW_WEB]: "1" } }
-    : given;
+  const io = args.opts["allow-web"] ? { ...given, env: { ...given.env, [ALLOW_WEB]: "1" } } : given;
   const f = flags(args);
   const choice = partChoice(args, io, "run");
-  const workers = intOpt(args, "workers", { min: 1, max: 64 }, "run");
+  const workers = args.opts.workers;
   // A runs dir that is a file is one line before anything runs (2 from --runs, 1 from the env).
   const where = checkedLocation(args, io, { create: true });
   const config = loadRunConfig({ ...io.env, HARNESS2_RUNS_DIR: where.runsDir }, { cwd: io.cwd });
@@ -213,8 +216,8 @@ async function runSweepCommand(args: ParsedArgs, given: CliIO): Promise<number> 
   // The stream is planned before the store is opened or anything is written: an unknown
   // --only-domains / --only-tasks name is a bad command line (exit 2), and nothing ran.
   const stream = await plannedStream(adapter, streamOpts);
-  if (boolOpt(args, "dry-run")) {
-    printPlan(io, adapter, f, stream, runsRoot, boolOpt(args, "json"), part);
+  if (args.opts["dry-run"]) {
+    printPlan(io, adapter, f, stream, runsRoot, args.opts.json, part);
     return EXIT.ok;
   }
   // What must stay equal to continue this experiment, the partition it runs on included.
@@ -238,7 +241,7 @@ async function runSweepCommand(args: ParsedArgs, given: CliIO): Promise<number> 
   await adapter.preflight();
   const { channel, spec } = await buildChannel(config, io);
   await assertSandbox(io);
-  if (boolOpt(args, "queue")) {
+  if (args.opts.queue) {
     const { queueSweep } = await import("../queue/plan.ts");
     const seed = f.seed;
     return await queueSweep({
@@ -265,7 +268,7 @@ async function runSweepCommand(args: ParsedArgs, given: CliIO): Promise<number> 
     io,
     location: where,
     ...workerOf(io.env),
-    frontEnd: chooseFrontEnd(io, { noTui: boolOpt(args, "no-tui"), json: boolOpt(args, "json") }),
+    frontEnd: chooseFrontEnd(io, { noTui: args.opts["no-tui"], json: args.opts.json }),
     title: `${adapter.spec.name} k=${f.k}`,
     sessionLimit: config.sessionLimit,
     makeProposer: (ctx) =>

@@ -11,13 +11,11 @@ import { MODE_NAMES } from "../../core/events/registry.ts";
 import { formatDuration, formatUsd, formatWhen } from "../../core/lib/format.ts";
 import { fitColumns, type TextColumn, textTable } from "../../core/lib/text-table.ts";
 import {
-  boolOpt,
   type CliIO,
-  type Command,
   colorFor,
-  intOpt,
+  defineCommand,
+  type OptionSpecs,
   type ParsedArgs,
-  stringOpt,
   UsageError,
 } from "../command.ts";
 import { CliError } from "../errors.ts";
@@ -189,7 +187,32 @@ export function uniquePrefixes(ids: readonly string[]): Map<string, string> {
   return out;
 }
 
-const runsCommand: Command = {
+const OPTIONS = {
+  json: { type: "boolean", description: "Print one JSON object instead of a table" },
+  limit: { type: "int", min: 1, valueName: "N", description: "Show only the newest N sweeps" },
+  status: {
+    type: "string",
+    valueName: "S",
+    description: `Only sweeps with this status (${SweepStatus.options.join(", ")})`,
+  },
+  bench: { type: "string", valueName: "NAME", description: "Only sweeps of this benchmark" },
+  delete: {
+    type: "string",
+    valueName: "RUN",
+    description: "Remove one sweep's records from the store (its files stay); needs --yes",
+  },
+  prune: {
+    type: "boolean",
+    description:
+      "Remove the sweeps that recorded no work of their own (every task skipped); needs --yes",
+  },
+  yes: { type: "boolean", description: "Confirm --delete or --prune" },
+  runs: RUNS_OPTION,
+} as const satisfies OptionSpecs;
+
+type Args = ParsedArgs<typeof OPTIONS>;
+
+const runsCommand = defineCommand({
   name: "runs",
   summary: "List past sweeps, newest first: status, tasks, spend, duration",
   help: [
@@ -217,42 +240,21 @@ const runsCommand: Command = {
     "whose tasks were all skipped); without --yes either lists what would go and exits 1 with",
     "nothing removed. The files a sweep wrote are never touched, and a live sweep is refused.",
   ].join("\n"),
-  options: {
-    json: { type: "boolean", description: "Print one JSON object instead of a table" },
-    limit: { type: "string", valueName: "N", description: "Show only the newest N sweeps" },
-    status: {
-      type: "string",
-      valueName: "S",
-      description: `Only sweeps with this status (${SweepStatus.options.join(", ")})`,
-    },
-    bench: { type: "string", valueName: "NAME", description: "Only sweeps of this benchmark" },
-    delete: {
-      type: "string",
-      valueName: "RUN",
-      description: "Remove one sweep's records from the store (its files stay); needs --yes",
-    },
-    prune: {
-      type: "boolean",
-      description:
-        "Remove the sweeps that recorded no work of their own (every task skipped); needs --yes",
-    },
-    yes: { type: "boolean", description: "Confirm --delete or --prune" },
-    runs: RUNS_OPTION,
-  },
+  options: OPTIONS,
   async run(args, io) {
-    const limit = intOpt(args, "limit", { min: 1 }, "runs");
-    const status = stringOpt(args, "status");
+    const limit = args.opts.limit;
+    const status = args.opts.status;
     if (status !== undefined && !(SweepStatus.options as readonly string[]).includes(status)) {
       throw new UsageError(
         `--status must be one of ${SweepStatus.options.join(", ")}, got '${status}'`,
         "runs",
       );
     }
-    const bench = stringOpt(args, "bench");
+    const bench = args.opts.bench;
     const keep = (s: SweepSummary) =>
       (status === undefined || s.status === status) && (bench === undefined || s.bench === bench);
     const loc = browseLocation(args, io);
-    if (stringOpt(args, "delete") !== undefined || boolOpt(args, "prune")) {
+    if (args.opts.delete !== undefined || args.opts.prune) {
       return await forgetCommand(args, io, loc, keep);
     }
     const db = await openForBrowsing(loc);
@@ -269,7 +271,7 @@ const runsCommand: Command = {
           }
         })
       : [];
-    if (boolOpt(args, "json")) {
+    if (args.opts.json) {
       const listing: RunsListing = { store: loc.dbPath, sweeps };
       io.stdout(`${JSON.stringify(listing, null, 2)}\n`);
       return EXIT.ok;
@@ -295,7 +297,7 @@ const runsCommand: Command = {
     io.stdout(renderRuns(sweeps, io, allIds));
     return EXIT.ok;
   },
-};
+});
 
 export default runsCommand;
 
@@ -304,13 +306,13 @@ export default runsCommand;
  * with nothing removed; with --yes it removes the records (store/forget.ts) and says what stays.
  */
 async function forgetCommand(
-  args: ParsedArgs,
+  args: Args,
   io: CliIO,
   loc: StoreLocation,
   keep: (s: SweepSummary) => boolean,
 ): Promise<number> {
-  const handle = stringOpt(args, "delete");
-  if (handle !== undefined && boolOpt(args, "prune")) {
+  const handle = args.opts.delete;
+  if (handle !== undefined && args.opts.prune) {
     throw new UsageError("give --delete RUN or --prune, not both", "runs");
   }
   const db = await openForBrowsing(loc, { write: true });
@@ -336,7 +338,7 @@ async function forgetCommand(
         own > 0
           ? `; ${own} task(s) with results of their own leave the store (judge and report no longer see them)`
           : "";
-      if (!boolOpt(args, "yes")) {
+      if (!args.opts.yes) {
         io.stdout(`Would remove ${what}${held}. The files they wrote stay on disk.\n`);
         throw new CliError("nothing removed: add --yes to remove them", EXIT.failed);
       }

@@ -6,7 +6,7 @@
 // in the harness, so `judge --bases` and `report` show a real, non-zero delta.
 
 import { join } from "node:path";
-import { boolOpt, type Command, intOpt } from "../command.ts";
+import { defineCommand, type OptionSpecs } from "../command.ts";
 import { EXIT } from "../exit-codes.ts";
 import { selfCommand } from "../self.ts";
 
@@ -14,7 +14,25 @@ const EXAMPLES = join(import.meta.dir, "../../../fixtures/servers/examples");
 const SOLVER = { providerId: "h2solver", model: "solver-model" } as const;
 const IMPROVER = { providerId: "h2improver", model: "improver-model" } as const;
 
-const serveModel: Command = {
+const OPTIONS = {
+  "solver-port": {
+    type: "int",
+    min: 0,
+    max: 65535,
+    valueName: "N",
+    description: "the solver's port (default: any free)",
+  },
+  "improver-port": {
+    type: "int",
+    min: 0,
+    max: 65535,
+    valueName: "N",
+    description: "the improver's port (default: any free)",
+  },
+  json: { type: "boolean", description: "print the env as one JSON object instead of lines" },
+} as const satisfies OptionSpecs;
+
+const serveModel = defineCommand({
   name: "serve-model",
   summary: "Serve scripted models offline for the task folder `harness2 init` writes (k=1)",
   args: "",
@@ -26,22 +44,10 @@ const serveModel: Command = {
     "The replies are written for the task `init` scaffolds (reports/expense-summary) at --k 1;",
     "other tasks or k > 1 get answers that do not fit them.",
   ].join("\n"),
-  options: {
-    "solver-port": {
-      type: "string",
-      valueName: "N",
-      description: "the solver's port (default: any free)",
-    },
-    "improver-port": {
-      type: "string",
-      valueName: "N",
-      description: "the improver's port (default: any free)",
-    },
-    json: { type: "boolean", description: "print the env as one JSON object instead of lines" },
-  },
+  options: OPTIONS,
   async run(args, io) {
-    const solverPort = intOpt(args, "solver-port", { min: 0, max: 65535 }, "serve-model") ?? 0;
-    const improverPort = intOpt(args, "improver-port", { min: 0, max: 65535 }, "serve-model") ?? 0;
+    const solverPort = args.opts["solver-port"] ?? 0;
+    const improverPort = args.opts["improver-port"] ?? 0;
     const { startChatServer } = await import("../../../fixtures/servers/chat-server.ts");
     const { opencodeProviderConfig } = await import("../../../fixtures/servers/opencode-config.ts");
     const script = (name: string) => Bun.file(join(EXAMPLES, name)).json();
@@ -59,7 +65,7 @@ const serveModel: Command = {
       HARNESS2_SOLVER_MODEL: `${SOLVER.providerId}/${SOLVER.model}`,
       HARNESS2_IMPROVER_MODEL: `${IMPROVER.providerId}/${IMPROVER.model}`,
     };
-    if (boolOpt(args, "json")) {
+    if (args.opts.json) {
       io.stdout(`${JSON.stringify({ solver: solver.url, improver: improver.url, env })}\n`);
     } else {
       const self = selfCommand(io.env, io.cwd);
@@ -82,6 +88,6 @@ const serveModel: Command = {
     await Promise.all([solver.stop(), improver.stop()]);
     return EXIT.ok;
   },
-};
+});
 
 export default serveModel;

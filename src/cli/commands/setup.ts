@@ -4,7 +4,8 @@
 // half-written), 2 for a bad command line.
 
 import type { Manifest } from "../../benchmarks/common/install.ts";
-import { boolOpt, type Command, stringOpt, UsageError } from "../command.ts";
+import { WB_SUBSETS } from "../cell-options.ts";
+import { defineCommand, type OptionSpecs, UsageError } from "../command.ts";
 import { CliError } from "../errors.ts";
 import { EXIT } from "../exit-codes.ts";
 import { selfCommand } from "../self.ts";
@@ -12,7 +13,24 @@ import { selfCommand } from "../self.ts";
 const SETUP_BENCHES = ["jb", "lab", "wb"] as const;
 const TITLES: Record<string, string> = { jb: "JobBench", lab: "LAB", wb: "WorkBuddy-Bench" };
 
-const setup: Command = {
+const OPTIONS = {
+  bench: { type: "choice", choices: SETUP_BENCHES, description: "benchmark: jb, lab or wb" },
+  subset: {
+    type: "choice",
+    choices: WB_SUBSETS,
+    description:
+      "wb only: the subset that must hold tasks (office, web or code; all are installed)",
+  },
+  from: { type: "string", valueName: "DIR", description: "adopt this local checkout instead" },
+  dependencies: {
+    type: "string",
+    valueName: "DIR",
+    description: "where benchmarks live (default $HARNESS2_DEPENDENCIES or ./dependencies)",
+  },
+  json: { type: "boolean", description: "print the manifest as JSON" },
+} as const satisfies OptionSpecs;
+
+const setup = defineCommand({
   name: "setup",
   summary:
     "Install a benchmark's data (JobBench --bench jb, LAB --bench lab, WorkBuddy --bench wb), or adopt a copy (--from)",
@@ -29,41 +47,20 @@ const setup: Command = {
     "it checks the layout of a copy you already have and records it in place. Run it again after",
     "the data changed.",
   ].join("\n"),
-  options: {
-    bench: { type: "string", valueName: "NAME", description: "benchmark: jb, lab or wb" },
-    subset: {
-      type: "string",
-      valueName: "NAME",
-      description:
-        "wb only: the subset that must hold tasks (office, web or code; all are installed)",
-    },
-    from: { type: "string", valueName: "DIR", description: "adopt this local checkout instead" },
-    dependencies: {
-      type: "string",
-      valueName: "DIR",
-      description: "where benchmarks live (default $HARNESS2_DEPENDENCIES or ./dependencies)",
-    },
-    json: { type: "boolean", description: "print the manifest as JSON" },
-  },
+  options: OPTIONS,
   async run(args, io) {
-    const bench = stringOpt(args, "bench");
+    const bench = args.opts.bench;
     if (bench === undefined) {
       throw new UsageError(`--bench is required (available: ${SETUP_BENCHES.join(", ")})`, "setup");
-    }
-    if (!(SETUP_BENCHES as readonly string[]).includes(bench)) {
-      throw new UsageError(
-        `unknown benchmark '${bench}' (available: ${SETUP_BENCHES.join(", ")})`,
-        "setup",
-      );
     }
     const { subsetOpt } = await import("../build-adapter.ts");
     const subset = subsetOpt(args, bench, "setup", true);
     const { dependenciesDir, SetupError } = await import("../../benchmarks/common/install.ts");
-    const deps = dependenciesDir(stringOpt(args, "dependencies"), io.env, io.cwd);
-    const json = boolOpt(args, "json");
+    const deps = dependenciesDir(args.opts.dependencies, io.env, io.cwd);
+    const json = args.opts.json;
     const opts = {
       deps,
-      from: stringOpt(args, "from"),
+      from: args.opts.from,
       env: io.env,
       say: (line: string) => {
         if (!json) io.stdout(`${line}\n`);
@@ -113,6 +110,6 @@ const setup: Command = {
     io.stdout(`next: ${env}${selfCommand(io.env, io.cwd)} check --bench ${bench}${sub}\n`);
     return EXIT.ok;
   },
-};
+});
 
 export default setup;

@@ -8,7 +8,7 @@ import { taskProblems } from "../../core/events/outcome.ts";
 import type { ModeToken } from "../../core/events/registry.ts";
 import { formatDuration, formatUsd, formatWhen, squish } from "../../core/lib/format.ts";
 import { webNote } from "../../core/run/web-policy.ts";
-import { boolOpt, type CliIO, type Command, UsageError } from "../command.ts";
+import { type CliIO, defineCommand, type OptionSpecs, UsageError } from "../command.ts";
 import { CliError } from "../errors.ts";
 import { EXIT } from "../exit-codes.ts";
 import { recordedPartNote } from "../partition-opts.ts";
@@ -309,7 +309,13 @@ function renderTask(d: SweepDetail, t: TaskView, paint: Paint): string[] {
   return out;
 }
 
-const showCommand: Command = {
+const OPTIONS = {
+  json: { type: "boolean", description: "Print one JSON object instead of text" },
+  runs: RUNS_OPTION,
+  ...ONE_SWEEP_CELL_OPTIONS,
+} as const satisfies OptionSpecs;
+
+const showCommand = defineCommand({
   name: "show",
   summary: "Show one sweep, or one task of it: stages, ledger, tripwires, selection, library",
   args: "RUN [TASK]",
@@ -330,11 +336,7 @@ const showCommand: Command = {
     "Fields are only ever added, never renamed. An unknown or ambiguous RUN or TASK, or flags",
     "no sweep matches, is one line on stderr and exit 1.",
   ].join("\n"),
-  options: {
-    json: { type: "boolean", description: "Print one JSON object instead of text" },
-    runs: RUNS_OPTION,
-    ...ONE_SWEEP_CELL_OPTIONS,
-  },
+  options: OPTIONS,
   positionals: { min: 0, max: 2 },
   async run(args, io: CliIO) {
     // With the sweep's flags, the only argument left is TASK; otherwise RUN [TASK].
@@ -376,7 +378,7 @@ const showCommand: Command = {
       const known = taskNames.length > 0 ? `; it ran ${some}${more}` : "; it ran no tasks";
       throw new CliError(`no task '${task}' in sweep ${detail.sweep.id}${known}`, EXIT.failed);
     }
-    if (boolOpt(args, "json")) {
+    if (args.opts.json) {
       io.stdout(`${JSON.stringify(detail, null, 2)}\n`);
       return EXIT.ok;
     }
@@ -388,6 +390,6 @@ const showCommand: Command = {
     io.stdout(`${lines.join("\n")}\n`);
     return EXIT.ok;
   },
-};
+});
 
 export default showCommand;

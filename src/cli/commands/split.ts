@@ -13,14 +13,36 @@ import {
 import { taskStream } from "../../core/schedule/stream.ts";
 import { buildAdapter } from "../build-adapter.ts";
 import { CELL_OPTIONS } from "../cell-options.ts";
-import { boolOpt, type Command, intOpt, stringOpt, UsageError } from "../command.ts";
+import { defineCommand, type OptionSpecs, UsageError } from "../command.ts";
 import { CliError } from "../errors.ts";
 import { EXIT } from "../exit-codes.ts";
 import { partitionCell } from "../partition-opts.ts";
 import { checkedLocation } from "../run-handle.ts";
 import { selfCommand } from "../self.ts";
 
-const splitCommand: Command = {
+const OPTIONS = {
+  ...CELL_OPTIONS,
+  dependencies: {
+    type: "string",
+    valueName: "DIR",
+    description:
+      "where setup installed benchmarks (default $HARNESS2_DEPENDENCIES or ./dependencies)",
+  },
+  seed: { type: "int", min: 0, valueName: "N", description: "the shuffle's seed (required)" },
+  train: {
+    type: "string",
+    valueName: "F",
+    description: "the share of each domain that goes to train, between 0 and 1 (default 0.5)",
+  },
+  output: {
+    type: "string",
+    valueName: "FILE",
+    description: "where to write the partition (required)",
+  },
+  json: { type: "boolean", description: "Print the partition as JSON too" },
+} as const satisfies OptionSpecs;
+
+const splitCommand = defineCommand({
   name: "split",
   summary: "Partition a benchmark's tasks into train and test, per domain, reproducibly",
   args: "",
@@ -32,42 +54,23 @@ const splitCommand: Command = {
     "file records the task list's fingerprint; run, check, judge and report refuse it once the",
     "task list changed. An existing --output is never overwritten.",
   ].join("\n"),
-  options: {
-    ...CELL_OPTIONS,
-    dependencies: {
-      type: "string",
-      valueName: "DIR",
-      description:
-        "where setup installed benchmarks (default $HARNESS2_DEPENDENCIES or ./dependencies)",
-    },
-    seed: { type: "string", valueName: "N", description: "the shuffle's seed (required)" },
-    train: {
-      type: "string",
-      valueName: "F",
-      description: "the share of each domain that goes to train, between 0 and 1 (default 0.5)",
-    },
-    output: {
-      type: "string",
-      valueName: "FILE",
-      description: "where to write the partition (required)",
-    },
-    json: { type: "boolean", description: "Print the partition as JSON too" },
-  },
+  options: OPTIONS,
   positionals: { min: 0, max: 0 },
   async run(args, io) {
-    const seed = intOpt(args, "seed", { min: 0 }, "split");
+    const seed = args.opts.seed;
     if (seed === undefined)
       throw new UsageError("--seed N is required (the partition's seed)", "split");
-    const output = stringOpt(args, "output");
+    const output = args.opts.output;
     if (output === undefined || output === "") {
       throw new UsageError("--output FILE is required (where the partition goes)", "split");
     }
-    const rawTrain = stringOpt(args, "train") ?? "0.5";
+    const rawTrain = args.opts.train ?? "0.5";
     const train = Number(rawTrain);
     if (!/^\d*\.?\d+$/.test(rawTrain) || !(train > 0 && train < 1)) {
       throw new UsageError(`--train must be a number between 0 and 1, got '${rawTrain}'`, "split");
     }
-    const where = checkedLocation(args, io);
+    // split takes no --runs: the adapters are built where the environment puts the runs.
+    const where = checkedLocation({ opts: { runs: undefined } }, io);
     const { adapter } = await buildAdapter(args, io, where.runsDir);
     const stream = await taskStream(adapter, {});
     const tasks = [...stream.values()].reduce((n, t) => n + t.length, 0);
@@ -88,7 +91,7 @@ const splitCommand: Command = {
       if (err instanceof PartitionError) throw new CliError(err.message);
       throw err;
     }
-    if (boolOpt(args, "json")) {
+    if (args.opts.json) {
       io.stdout(`${JSON.stringify({ path, ...file }, null, 2)}\n`);
       return EXIT.ok;
     }
@@ -102,17 +105,15 @@ const splitCommand: Command = {
         `  ${domain}: train ${d.train.join(", ") || "-"} | test ${d.test.join(", ") || "-"}\n`,
       );
     }
-    const cell = ["bench", "tasks", "split", "subset", "dependencies"]
-      .flatMap((name) => {
-        const v = stringOpt(args, name);
-        return v === undefined ? [] : [`--${name} ${v}`];
-      })
+    const { bench, tasks: taskDir, split, subset, dependencies } = args.opts;
+    const cell = Object.entries({ bench, tasks: taskDir, split, subset, dependencies })
+      .flatMap(([name, v]) => (v === undefined ? [] : [`--${name} ${v}`]))
       .join(" ");
     io.stdout(
       `next: ${selfCommand(io.env, io.cwd)} run ${cell} --split-file ${output} --part train\n`,
     );
     return EXIT.ok;
   },
-};
+});
 
 export default splitCommand;

@@ -4,7 +4,7 @@
 
 import { resolve } from "node:path";
 import type { Census, SurfaceSpec, Tree } from "../../core/harness/tree.ts";
-import { boolOpt, type CliIO, type Command, stringOpt, UsageError } from "../command.ts";
+import { type CliIO, defineCommand, type OptionSpecs, UsageError } from "../command.ts";
 import { CliError } from "../errors.ts";
 import { EXIT } from "../exit-codes.ts";
 
@@ -25,7 +25,20 @@ type Report = {
   autotriggered: string[];
 };
 
-const validateCommand: Command = {
+const OPTIONS = {
+  surface: {
+    type: "string",
+    valueName: "NAME",
+    description: "Editable surface: opencode (default) or codex",
+  },
+  json: { type: "boolean", description: "Print one JSON object instead of text" },
+  "allow-subagents": {
+    type: "boolean",
+    description: "Accept sub_agents/ (off unless the deployment installs them)",
+  },
+} as const satisfies OptionSpecs;
+
+const validateCommand = defineCommand({
   name: "validate",
   summary: "Check a harness directory against an executor's editable surface",
   args: "DIR",
@@ -35,21 +48,10 @@ const validateCommand: Command = {
     "frontmatter, trigger lines, Python syntax (python3 compiles, never runs, the scripts), hooks,",
     "and script references. Exit 0 when valid, 1 when not, 2 for a bad command line.",
   ].join("\n"),
-  options: {
-    surface: {
-      type: "string",
-      valueName: "NAME",
-      description: "Editable surface: opencode (default) or codex",
-    },
-    json: { type: "boolean", description: "Print one JSON object instead of text" },
-    "allow-subagents": {
-      type: "boolean",
-      description: "Accept sub_agents/ (off unless the deployment installs them)",
-    },
-  },
+  options: OPTIONS,
   positionals: { min: 1, max: 1 },
   async run(args, io) {
-    const surfaceName = stringOpt(args, "surface") ?? "opencode";
+    const surfaceName = args.opts.surface ?? "opencode";
     const load = SURFACES[surfaceName];
     if (!load) {
       throw new UsageError(
@@ -62,12 +64,12 @@ const validateCommand: Command = {
     if (!dirExists(dir)) throw new UsageError(`no harness directory at '${dir}'`, "validate");
 
     const surface = await load();
-    const report = await check(surface, dir, boolOpt(args, "allow-subagents"));
-    if (boolOpt(args, "json")) io.stdout(`${JSON.stringify(report)}\n`);
+    const report = await check(surface, dir, args.opts["allow-subagents"]);
+    if (args.opts.json) io.stdout(`${JSON.stringify(report)}\n`);
     else printReport(io, report, surface);
     return report.valid ? EXIT.ok : EXIT.failed;
   },
-};
+});
 
 async function check(surface: SurfaceSpec, dir: string, allowSubagents: boolean): Promise<Report> {
   const tree = await import("../../core/harness/tree.ts");

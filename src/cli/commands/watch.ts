@@ -8,48 +8,47 @@ import { fleetDomains } from "../../../store/fleet-queries.ts";
 import { openRunStore, type RunStore } from "../../../store/open.ts";
 import { PgStoreError } from "../../../store/pg/log.ts";
 import { textTable } from "../../core/lib/text-table.ts";
-import {
-  boolOpt,
-  type CliIO,
-  type Command,
-  intOpt,
-  type ParsedArgs,
-  stringOpt,
-} from "../command.ts";
+import { type CliIO, defineCommand, type OptionSpecs, type ParsedArgs } from "../command.ts";
 import { CliError } from "../errors.ts";
 import { EXIT } from "../exit-codes.ts";
 import { domainJobs, isOpen, type JobRow } from "../queue/domain-queue.ts";
 import { needsSharedStore } from "../queue/runs-binding.ts";
 import { browseLocation, RUNS_OPTION } from "../run-handle.ts";
 
-const watch: Command = {
+const OPTIONS = {
+  runs: RUNS_OPTION,
+  plan: {
+    type: "string",
+    valueName: "ID",
+    description: "the plan to watch (default the newest)",
+  },
+  interval: {
+    type: "int",
+    min: 1,
+    max: 3600,
+    valueName: "S",
+    description: "seconds between redraws (default 2)",
+  },
+  once: { type: "boolean", description: "print the table once and exit" },
+} as const satisfies OptionSpecs;
+
+type Args = ParsedArgs<typeof OPTIONS>;
+
+const watch = defineCommand({
   name: "watch",
   summary: "Watch a queued sweep's fleet: which worker holds which domain, and tasks done",
   args: "",
   help: "Example: harness2 watch --plan pln_… (default: the newest plan)",
-  options: {
-    runs: RUNS_OPTION,
-    plan: {
-      type: "string",
-      valueName: "ID",
-      description: "the plan to watch (default the newest)",
-    },
-    interval: {
-      type: "string",
-      valueName: "S",
-      description: "seconds between redraws (default 2)",
-    },
-    once: { type: "boolean", description: "print the table once and exit" },
-  },
+  options: OPTIONS,
   run: runWatch,
-};
+});
 
 export default watch;
 
-async function runWatch(args: ParsedArgs, io: CliIO): Promise<number> {
+async function runWatch(args: Args, io: CliIO): Promise<number> {
   const loc = browseLocation(args, io);
   if (loc.pg === null) throw needsSharedStore("harness2 watch");
-  const interval = intOpt(args, "interval", { min: 1, max: 3600 }, "watch") ?? 2;
+  const interval = args.opts.interval ?? 2;
   let store: RunStore;
   try {
     store = await openRunStore(loc, { create: false });
@@ -63,16 +62,16 @@ async function runWatch(args: ParsedArgs, io: CliIO): Promise<number> {
       await pg.catchUp();
       const holders = new Map((await pg.refreshLocks()).map((l) => [l.key, l.worker]));
       const jobs = await domainJobs(pg.log.client);
-      const plan = stringOpt(args, "plan") ?? jobs.at(-1)?.plan;
+      const plan = args.opts.plan ?? jobs.at(-1)?.plan;
       if (plan === undefined) {
         io.stdout("No queued sweep in this store yet (queue one with run … --queue).\n");
         return EXIT.ok;
       }
       const text = fleetTable(store.db, plan, jobs, holders);
       const open = jobs.filter((j) => j.plan === plan && isOpen(j.state)).length;
-      if (boolOpt(args, "once") || !io.isTTY) {
+      if (args.opts.once || !io.isTTY) {
         io.stdout(text);
-        if (boolOpt(args, "once") || open === 0) return EXIT.ok;
+        if (args.opts.once || open === 0) return EXIT.ok;
       } else {
         io.stdout(`\u001b[H\u001b[2J${text}`);
         if (open === 0) return EXIT.ok;

@@ -10,14 +10,7 @@ import { hostname } from "node:os";
 import { join, resolve } from "node:path";
 import { PgLog, PgStoreError } from "../../../store/pg/log.ts";
 import { runProcess } from "../../core/lib/process.ts";
-import {
-  boolOpt,
-  type CliIO,
-  type Command,
-  intOpt,
-  type ParsedArgs,
-  stringOpt,
-} from "../command.ts";
+import { type CliIO, defineCommand, type OptionSpecs, type ParsedArgs } from "../command.ts";
 import { releaseEarlySignals } from "../early-signals.ts";
 import { CliError } from "../errors.ts";
 import { EXIT } from "../exit-codes.ts";
@@ -37,7 +30,29 @@ const MAIN = resolve(import.meta.dir, "../main.ts");
 /** How long a stopped child may take to record its interruption before it is killed. */
 const STOP_GRACE_MS = 60_000;
 
-const worker: Command = {
+const OPTIONS = {
+  runs: RUNS_OPTION,
+  concurrency: {
+    type: "int",
+    min: 1,
+    max: 64,
+    valueName: "N",
+    description: "domain jobs at once (default 1)",
+  },
+  name: {
+    type: "string",
+    valueName: "NAME",
+    description: "this worker's name in the fleet view (default host:pid)",
+  },
+  "until-empty": {
+    type: "boolean",
+    description: "exit once the queue holds no open job (a batch cluster's worker)",
+  },
+} as const satisfies OptionSpecs;
+
+type Args = ParsedArgs<typeof OPTIONS>;
+
+const worker = defineCommand({
   name: "worker",
   summary: "Run domain jobs of queued sweeps (harness2 run … --queue) from the shared store",
   args: "",
@@ -47,27 +62,15 @@ const worker: Command = {
     "Every worker mounts the sweep's runs directory at the same path and has the same model",
     "settings as the planner. SIGTERM or Ctrl-C stops it cleanly; its jobs go to other workers.",
   ].join("\n"),
-  options: {
-    runs: RUNS_OPTION,
-    concurrency: { type: "string", valueName: "N", description: "domain jobs at once (default 1)" },
-    name: {
-      type: "string",
-      valueName: "NAME",
-      description: "this worker's name in the fleet view (default host:pid)",
-    },
-    "until-empty": {
-      type: "boolean",
-      description: "exit once the queue holds no open job (a batch cluster's worker)",
-    },
-  },
+  options: OPTIONS,
   run: runWorker,
-};
+});
 
 export default worker;
 
-async function runWorker(args: ParsedArgs, io: CliIO): Promise<number> {
-  const concurrency = intOpt(args, "concurrency", { min: 1, max: 64 }, "worker") ?? 1;
-  const name = stringOpt(args, "name") ?? `${hostname()}:${process.pid}`;
+async function runWorker(args: Args, io: CliIO): Promise<number> {
+  const concurrency = args.opts.concurrency ?? 1;
+  const name = args.opts.name ?? `${hostname()}:${process.pid}`;
   const loc = checkedLocation(args, io, { create: false });
   if (loc.pg === null) throw needsSharedStore("harness2 worker");
   const settings = queueSettings(io.env);
@@ -177,9 +180,7 @@ async function runWorker(args: ParsedArgs, io: CliIO): Promise<number> {
   const done = new Promise<number>((resolveDone) => {
     let stopping = false;
     let poll: ReturnType<typeof setInterval> | null = null;
-    const watcher = boolOpt(args, "until-empty")
-      ? new Bun.SQL(loc.pg?.url ?? "", { max: 1 })
-      : null;
+    const watcher = args.opts["until-empty"] ? new Bun.SQL(loc.pg?.url ?? "", { max: 1 }) : null;
     const shutdown = async (code: number) => {
       if (stopping) return;
       stopping = true;
