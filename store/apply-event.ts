@@ -50,6 +50,7 @@ export class EventApplier {
       case "sweep.finished":
         this.s.sweepFinished!.run(
           ev.status,
+          ev.reason ?? "",
           ms(ev.ts),
           ev.tasksOk,
           ev.tasksFailed,

@@ -302,6 +302,13 @@ ALTER TABLE selections ADD COLUMN adopted_at INTEGER;
 ALTER TABLE rollouts ADD COLUMN priced INTEGER NOT NULL DEFAULT 1;
 `,
   },
+  {
+    version: 4,
+    description: "why an interrupted sweep stopped when the user did not stop it (the spending cap)",
+    sql: `
+ALTER TABLE sweeps ADD COLUMN stop_reason TEXT NOT NULL DEFAULT '';
+`,
+  },
 ];
 
 export const SCHEMA_VERSION: number = MIGRATIONS.length;

@@ -23,7 +23,7 @@ export function prepareStatements(db: Database): Statements {
         argv = excluded.argv, config = excluded.config, identity = excluded.identity,
         runs_root = excluded.runs_root, domains = excluded.domains, announced = 1,
         started_at = excluded.started_at`),
-    sweepFinished: p(`UPDATE sweeps SET status = ?, finished_at = ?, tasks_ok = ?,
+    sweepFinished: p(`UPDATE sweeps SET status = ?, stop_reason = ?, finished_at = ?, tasks_ok = ?,
         tasks_failed = ?, tasks_skipped = ?, usd = ?, wall_s = ? WHERE id = ?`),
     taskStarted: p(`INSERT INTO tasks (id, sweep_id, domain, task, k, modes, position, of,
         task_dir, status, started_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'running', ?)

@@ -50,6 +50,7 @@ export function summaryOf(row: Row, live: Set<string>, now: number): SweepSummar
     startedAt: iso(started),
     finishedAt: isoOrNull(row.finished_at),
     status,
+    ...(row.stop_reason === "budget" ? { stopReason: "budget" as const } : {}),
     bench: str(row.bench),
     substrate: str(row.substrate),
     ks,

@@ -23,6 +23,8 @@ export const SweepSummary = z.object({
   startedAt: iso,
   finishedAt: iso.nullable(),
   status: SweepStatus,
+  /** Why an interrupted sweep stopped when the user did not stop it: "budget" (its spending cap). */
+  stopReason: z.enum(["", "budget"]).optional(),
   bench: z.string(),
   substrate: z.string(),
   ks: z.array(z.number()),
@@ -53,6 +55,13 @@ export const SweepSummary = z.object({
   durationS: z.number(),
 });
 export type SweepSummary = z.infer<typeof SweepSummary>;
+
+/** A sweep's status as people read it: a sweep its spending cap stopped says so. */
+export function sweepStatusText(s: Pick<SweepSummary, "status" | "stopReason">): string {
+  return s.status === "interrupted" && s.stopReason === "budget"
+    ? "interrupted (spending cap)"
+    : s.status;
+}
 
 export const StageView = z.object({
   label: z.string(),

@@ -8,6 +8,8 @@ export const EXIT = {
   failed: 1,
   /** The command line itself is wrong: unknown command or flag, bad value. Nothing was run. */
   usage: 2,
+  /** The spending cap (--max-usd) stopped the sweep: finished work is kept; a higher cap resumes. */
+  capped: 3,
   /** Interrupted by the user (q / Ctrl-C / SIGTERM); finished work is kept and resumes. */
   interrupted: 130,
 } as const;

@@ -11,6 +11,8 @@ import type { ModeToken } from "../core/events/registry.ts";
 import { type EventOf, SweepFinished } from "../core/events/registry.ts";
 import type { Clock } from "../core/events/sink.ts";
 import { type EventSink, fanOut, RecordingSink, SYSTEM_CLOCK } from "../core/events/sink.ts";
+import { formatUsd } from "../core/lib/format.ts";
+import { SoftStop } from "../core/lib/interrupt.ts";
 import { sumUsd } from "../core/lib/money.ts";
 import { setSessionLimit } from "../core/proposer/proposer.ts";
 import { ns } from "../core/run/naming.ts";
@@ -23,9 +25,11 @@ import {
 import type { ProposerLike } from "../core/seams/channel.ts";
 import { type CliIO, colorFor, type OptionSpecs } from "./command.ts";
 import { releaseEarlySignals } from "./early-signals.ts";
+import { CliError } from "./errors.ts";
 import { EXIT } from "./exit-codes.ts";
 import { jsonPrinter, linePrinter } from "./printers.ts";
 import { selfCommand } from "./self.ts";
+import { recordedSpend, SpendMeter } from "./spend-cap.ts";
 import { durableSink, storeRecordSource } from "./store-resume.ts";
 
 export type FrontEnd = "tui" | "lines" | "json";
@@ -76,6 +80,8 @@ export type SweepSessionOptions = {
   title: string;
   /** The queue worker running this sweep as one domain job, and its plan (in its configuration). */
   worker?: { name: string; plan: string };
+  /** `--max-usd`: the experiment's spending cap in dollars; null = none (src/cli/spend-cap.ts). */
+  maxUsd?: number | null;
 };
 
 export type SweepSessionResult = {
@@ -83,6 +89,8 @@ export type SweepSessionResult = {
   result: SweepResult;
   events: RecordingSink;
   interrupted: boolean;
+  /** The spending cap stopped it (an interrupted sweep with reason "budget"). */
+  capped: boolean;
   exitCode: number;
 };
 
@@ -126,9 +134,35 @@ export async function runSweepSession(opts: SweepSessionOptions): Promise<SweepS
     await store.close();
     throw err;
   }
+  const maxUsd = opts.maxUsd ?? null;
+  const cellSpend = { bench: adapter.spec.name, substrate: adapter.substrate.name, tag, seed };
+  const prior = maxUsd === null ? 0 : recordedSpend(db, cellSpend);
+  if (maxUsd !== null && prior >= maxUsd) {
+    await lock.release();
+    await store.close();
+    throw new CliError(
+      `the spending cap ${formatUsd(maxUsd)} is already reached: earlier runs of this experiment recorded ${formatUsd(prior)}. Fix: raise --max-usd and run the same command to resume`,
+      EXIT.capped,
+    );
+  }
   const writer = new StoreWriter(db, store.writerOptions());
   const recording = new RecordingSink();
+  // The user's stop kills running work; the cap's only stops new work from starting (SoftStop).
   const abort = new AbortController();
+  const capStop = new AbortController();
+  const sweepSignal = AbortSignal.any([abort.signal, capStop.signal]);
+  const meter =
+    maxUsd === null
+      ? null
+      : new SpendMeter(maxUsd, prior, (spent) => {
+          if (abort.signal.aborted) return;
+          capStop.abort(new SoftStop("budget", abort.signal));
+          if (opts.frontEnd !== "tui") {
+            io.stderr(
+              `harness2: spending cap ${formatUsd(maxUsd)} reached (${formatUsd(spent)} recorded for this experiment): no new paid call starts, running ones finish; raise --max-usd and run the same command to resume\n`,
+            );
+          }
+        });
   let sink: EventSink | null = null;
   let forced = false;
 
@@ -192,7 +226,7 @@ export async function runSweepSession(opts: SweepSessionOptions): Promise<SweepS
   process.on("SIGTERM", onSignal);
   releaseEarlySignals();
 
-  sink = fanOut(durableSink(writer), front, recording);
+  sink = fanOut(durableSink(writer), front, recording, ...(meter === null ? [] : [meter.sink]));
   let result: SweepResult;
   try {
     result = await runSweep(
@@ -208,7 +242,7 @@ export async function runSweepSession(opts: SweepSessionOptions): Promise<SweepS
           inputs.k,
           (message) => io.stderr(`harness2: ${message}\n`),
         ),
-        signal: abort.signal,
+        signal: sweepSignal,
       },
       {
         ...opts.sweepOptions,
@@ -237,16 +271,25 @@ export async function runSweepSession(opts: SweepSessionOptions): Promise<SweepS
   // Interrupted means what the sweep recorded (or a forced stop), never a signal that came after.
   const finished = recording.ofType("sweep.finished").at(-1);
   const interrupted =
-    forced || (finished === undefined ? abort.signal.aborted : finished.status === "interrupted");
+    forced || (finished === undefined ? sweepSignal.aborted : finished.status === "interrupted");
+  const capped = !forced && interrupted && finished?.reason === "budget";
   // Below the live view's last frame: what was kept, what was lost, how to go on.
-  if (interrupted && opts.frontEnd === "tui") io.stdout(`${stoppedLine(recording, opts, io)}\n`);
+  if (capped && opts.frontEnd !== "json") io.stdout(`${cappedLine(meter, opts, io)}\n`);
+  else if (interrupted && opts.frontEnd === "tui") io.stdout(`${stoppedLine(recording, opts, io)}\n`);
   const failed = result.domains.some((d) => "error" in d || d.failed > 0);
   return {
     sweep,
     result,
     events: recording,
     interrupted,
-    exitCode: interrupted ? EXIT.interrupted : failed ? EXIT.failed : EXIT.ok,
+    capped,
+    exitCode: capped
+      ? EXIT.capped
+      : interrupted
+        ? EXIT.interrupted
+        : failed
+          ? EXIT.failed
+          : EXIT.ok,
   };
 }
 
@@ -287,15 +330,24 @@ export function stoppedLine(events: RecordingSink, opts: SweepSessionOptions, io
     .ofType("task.started")
     .filter((t) => !done.has(`${t.task}\u0000${t.k}`))
     .map((t) => t.task);
-  const quote = (a: string) => (/^[\w./=:,@+-]+$/.test(a) ? a : `'${a.replaceAll("'", "'\\''")}'`);
-  const resume = [selfCommand(io.env, io.cwd), ...(opts.sweepOptions.argv ?? []).map(quote)].join(
-    " ",
-  );
+  const resume = resumeCommand(opts, io);
   const lost =
     running.length > 0
       ? `the unfinished work of ${running.join(", ")} resumes from its last checkpoint`
       : "nothing was in flight";
   return `interrupted: ${done.size} task(s) finished and kept; ${lost}. Resume with: ${resume}`;
+}
+
+/** The line a sweep its cap stopped leaves: what was spent, and the command that resumes. */
+function cappedLine(meter: SpendMeter | null, opts: SweepSessionOptions, io: CliIO): string {
+  const spent = meter === null ? "" : ` (${formatUsd(meter.spent)} of ${formatUsd(meter.capUsd)})`;
+  return `stopped by the spending cap${spent}: finished work is kept. Resume with a higher --max-usd: ${resumeCommand(opts, io)}`;
+}
+
+/** The command that ran this sweep, as it can be typed again. */
+function resumeCommand(opts: SweepSessionOptions, io: CliIO): string {
+  const quote = (a: string) => (/^[\w./=:,@+-]+$/.test(a) ? a : `'${a.replaceAll("'", "'\\''")}'`);
+  return [selfCommand(io.env, io.cwd), ...(opts.sweepOptions.argv ?? []).map(quote)].join(" ");
 }
 
 /** Runs a check that may refuse the sweep; a refusal closes the store before it is thrown. */

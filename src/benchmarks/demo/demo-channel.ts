@@ -11,8 +11,37 @@ const SCRIPT = "harness/scripts/summarize.py";
 /** The base script's bug: the filter that drops refunds and fees. */
 const BUGGY = /\n([ \t]*)if amount > 0:\n[ \t]*total \+= amount\n/;
 
+/**
+ * `HARNESS2_DEMO_CALL_USD`: what each scripted improver session reports it cost (default 0), so
+ * the spending cap and the spend columns can be tried offline. Refused unless a finite amount ≥ 0.
+ */
+export const DEMO_CALL_USD = "HARNESS2_DEMO_CALL_USD";
+
+export function demoCallUsd(env: Record<string, string | undefined>): number {
+  const raw = env[DEMO_CALL_USD]?.trim();
+  if (raw === undefined || raw === "") return 0;
+  const usd = Number(raw);
+  if (!/^\d*\.?\d+$/.test(raw) || !Number.isFinite(usd)) {
+    throw new DemoSettingError(
+      `${DEMO_CALL_USD}=${raw} is not an amount of dollars: set a number ≥ 0 (e.g. 0.01) or unset it`,
+    );
+  }
+  return usd;
+}
+
+/** A demo setting that cannot be used; the CLI prints its message (exit 1). */
+export class DemoSettingError extends Error {
+  override name = "DemoSettingError";
+}
+
 export class DemoChannel implements Channel {
   readonly kind = "demo";
+  readonly #callUsd: number;
+
+  constructor(opts: { callUsd?: number } = {}) {
+    this.#callUsd = opts.callUsd ?? 0;
+  }
+
   /** In-process: it reads the evidence where it is and edits its own copy of the harness. */
   readonly workspace = "in-place" as const;
   /** Sessions this channel actually ran (cache hits never reach a channel). */
@@ -20,6 +49,11 @@ export class DemoChannel implements Channel {
 
   async run(req: ChannelRequest): Promise<ChannelResult> {
     this.sessions++;
+    const result = await this.#answer(req);
+    return { ...result, usd: this.#callUsd };
+  }
+
+  async #answer(req: ChannelRequest): Promise<ChannelResult> {
     const context = req.context;
     if (context === null) return reply("", "no evidence was given");
     if (existsSync(join(context, "candidates"))) return this.#select(context);

@@ -6,7 +6,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { directoryProblem, openStore } from "../../../store/db.ts";
 import { DEMO_MAX_DOMAINS, DemoAdapter, demoDomains } from "../../benchmarks/demo/demo-adapter.ts";
-import { DemoChannel } from "../../benchmarks/demo/demo-channel.ts";
+import { DemoChannel, demoCallUsd } from "../../benchmarks/demo/demo-channel.ts";
 import { type PayoffInput, readPayoff, renderPayoff } from "../../benchmarks/demo/payoff.ts";
 import { squish } from "../../core/lib/format.ts";
 import { Proposer } from "../../core/proposer/proposer.ts";
@@ -25,6 +25,7 @@ import { EXIT } from "../exit-codes.ts";
 import { workerOf } from "../queue/worker-env.ts";
 import { checkedLocation } from "../run-handle.ts";
 import { selfCommand } from "../self.ts";
+import { CAP_OPTIONS, capOf } from "../spend-cap.ts";
 import {
   chooseFrontEnd,
   runSweepSession,
@@ -71,6 +72,7 @@ const OPTIONS = {
     type: "boolean",
     description: "queue one job per domain on the shared store for `harness2 worker`s",
   },
+  ...CAP_OPTIONS,
   ...SWEEP_FRONT_OPTIONS,
 } as const satisfies OptionSpecs;
 
@@ -93,6 +95,13 @@ export default demo;
 
 async function runDemo(args: Args, io: CliIO): Promise<number> {
   const k = args.opts.k ?? 2;
+  const maxUsd = capOf(args.opts["max-usd"], "demo");
+  let callUsd: number;
+  try {
+    callUsd = demoCallUsd(io.env);
+  } catch (err) {
+    throw new CliError((err as Error).message);
+  }
   const substrateName = args.opts.substrate ?? "oc";
   const modeList = args.opts.mode ?? "parallel,sequential";
   let modes: ReturnType<typeof parseModes>;
@@ -151,7 +160,7 @@ async function runDemo(args: Args, io: CliIO): Promise<number> {
   // The store's own refusals (corrupt, foreign, newer) before anything else is written; a
   // PostgreSQL store is opened by the session (or the queue) itself.
   if (where.pg === null) openStore(where.dbPath).close();
-  const channel = new DemoChannel();
+  const channel = new DemoChannel({ callUsd });
   const runsRoot = join(output, "runs");
   // One library per surface: a lesson learnt on OpenCode is never served to a Codex run.
   const libraryRoot = join(
@@ -179,6 +188,7 @@ async function runDemo(args: Args, io: CliIO): Promise<number> {
   const session = await runSweepSession({
     io,
     location: where,
+    maxUsd,
     ...workerOf(io.env),
     frontEnd,
     title: `demo k=${k}`,
@@ -220,6 +230,9 @@ async function runDemo(args: Args, io: CliIO): Promise<number> {
     },
   });
 
+  // Stopped by its spending cap: the session said what was spent and how to resume; there is no
+  // before → after to show yet.
+  if (session.capped) return session.exitCode;
   const rows = session.result.domains.flatMap((d) => ("error" in d ? [] : d.tasks));
   const ok = rows.filter((r) => r.status === "ok").length;
   const skipped = rows.filter((r) => r.status === "skipped").length;

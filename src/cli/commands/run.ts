@@ -41,6 +41,7 @@ import {
 } from "../partition-opts.ts";
 import { workerOf } from "../queue/worker-env.ts";
 import { checkedLocation } from "../run-handle.ts";
+import { CAP_OPTIONS, capOf } from "../spend-cap.ts";
 import {
   chooseFrontEnd,
   runSweepSession,
@@ -100,6 +101,7 @@ const OPTIONS = {
     description:
       "let the executor reach the web (default: only its model endpoint; recorded with the sweep)",
   },
+  ...CAP_OPTIONS,
   ...SWEEP_FRONT_OPTIONS,
 } as const satisfies OptionSpecs;
 
@@ -195,6 +197,7 @@ async function runSweepCommand(args: Args, given: CliIO): Promise<number> {
   // --allow-web is the setting every executor reads (core/run/web-policy.ts).
   const io = args.opts["allow-web"] ? { ...given, env: { ...given.env, [ALLOW_WEB]: "1" } } : given;
   const f = flags(args);
+  const maxUsd = capOf(args.opts["max-usd"], "run");
   const choice = partChoice(args, io, "run");
   const workers = args.opts.workers;
   // A runs dir that is a file is one line before anything runs (2 from --runs, 1 from the env).
@@ -267,6 +270,7 @@ async function runSweepCommand(args: Args, given: CliIO): Promise<number> {
   const session = await runSweepSession({
     io,
     location: where,
+    maxUsd,
     ...workerOf(io.env),
     frontEnd: chooseFrontEnd(io, { noTui: args.opts["no-tui"], json: args.opts.json }),
     title: `${adapter.spec.name} k=${f.k}`,

@@ -6,7 +6,12 @@ import { existsSync } from "node:fs";
 import type { StoreLocation } from "../../../store/db.ts";
 import { forgetSweeps, idleSweepIds, ownTaskCount, SweepLiveError } from "../../../store/forget.ts";
 import { listSweeps } from "../../../store/sweep-list.ts";
-import { type RunsListing, SweepStatus, type SweepSummary } from "../../../store/views.ts";
+import {
+  type RunsListing,
+  SweepStatus,
+  type SweepSummary,
+  sweepStatusText,
+} from "../../../store/views.ts";
 import { MODE_NAMES } from "../../core/events/registry.ts";
 import { formatDuration, formatUsd, formatWhen } from "../../core/lib/format.ts";
 import { fitColumns, type TextColumn, textTable } from "../../core/lib/text-table.ts";
@@ -106,7 +111,7 @@ function row(s: SweepSummary): string[] {
   return [
     s.id,
     formatWhen(s.startedAt),
-    s.status,
+    sweepStatusText(s),
     s.bench || "?",
     s.substrate || "?",
     s.ks.join(",") || "-",

@@ -3,7 +3,13 @@
 // with TASK, that task in full. Read-only: never creates a store or writes a row.
 
 import { sweepDetail, sweepTaskNames } from "../../../store/queries.ts";
-import type { ModeView, SweepDetail, TaskView, TripwireView } from "../../../store/views.ts";
+import {
+  type ModeView,
+  type SweepDetail,
+  sweepStatusText,
+  type TaskView,
+  type TripwireView,
+} from "../../../store/views.ts";
 import { taskProblems } from "../../core/events/outcome.ts";
 import type { ModeToken } from "../../core/events/registry.ts";
 import { formatDuration, formatUsd, formatWhen, squish } from "../../core/lib/format.ts";
@@ -32,7 +38,7 @@ function header(d: SweepDetail, paint: Paint): string[] {
   const t = s.tasks;
   const ended = s.finishedAt ? `  finished ${formatWhen(s.finishedAt)}` : "";
   return [
-    `${label("sweep")}${paint(s.id, "bold")}  ${paint(s.status, toneOf(s.status))}`,
+    `${label("sweep")}${paint(s.id, "bold")}  ${paint(sweepStatusText(s), toneOf(s.status))}`,
     `${label("bench")}${s.bench || "?"}  substrate ${s.substrate || "?"}  k ${s.ks.join(",") || "-"}  modes ${s.modes.join(",") || "-"}  seed ${s.seed ?? "-"}  tag ${s.tag || "-"}`,
     `${label("started")}${formatWhen(s.startedAt)}${ended}  duration ${formatDuration(s.durationS)}`,
     `${label("spend")}${formatUsd(s.usd)}`,

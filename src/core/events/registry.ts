@@ -72,6 +72,8 @@ export const SweepFinished = z.object({
   type: z.literal("sweep.finished"),
   ...base,
   status: z.enum(["ok", "failed", "interrupted"]),
+  /** Why an interrupted sweep stopped when it was not the user: "budget" (the spending cap). */
+  reason: z.enum(["budget"]).optional(),
   tasksOk: z.number().int().nonnegative(),
   tasksFailed: z.number().int().nonnegative(),
   tasksSkipped: z.number().int().nonnegative(),

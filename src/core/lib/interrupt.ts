@@ -25,6 +25,55 @@ export class InterruptedError extends Error {
   }
 }
 
+/**
+ * The reason of a stop that lets running work finish (a spending cap reached, docs/method.md
+ * "Spending cap"): nothing new starts, but sessions and executions already running are not
+ * killed, so what they paid for is recorded and kept. `hard` is the stop that still kills them (a
+ * second request from the user).
+ */
+export class SoftStop {
+  constructor(
+    readonly why: "budget",
+    readonly hard: AbortSignal,
+  ) {}
+}
+
+/** Whether `signal` was stopped softly (nothing new starts; running work finishes). */
+export function isSoftStop(signal: AbortSignal | undefined): boolean {
+  return signal?.aborted === true && signal.reason instanceof SoftStop;
+}
+
+/**
+ * The signal to give work that is starting now (a session, an execution): it aborts when the
+ * sweep's signal aborts, except for a SoftStop, whose hard part it follows instead. `done()`
+ * drops the listeners once the work has ended.
+ */
+export function runningSignal(signal: AbortSignal | undefined): {
+  signal: AbortSignal | undefined;
+  done: () => void;
+} {
+  if (signal === undefined) return { signal: undefined, done: () => {} };
+  const running = new AbortController();
+  let hard: AbortSignal | null = null;
+  const onHard = () => running.abort();
+  const follow = () => {
+    const reason: unknown = signal.reason;
+    if (!(reason instanceof SoftStop)) return running.abort(reason);
+    hard = reason.hard;
+    if (hard.aborted) running.abort();
+    else hard.addEventListener("abort", onHard, { once: true });
+  };
+  if (signal.aborted) follow();
+  else signal.addEventListener("abort", follow, { once: true });
+  return {
+    signal: running.signal,
+    done: () => {
+      signal.removeEventListener("abort", follow);
+      (hard as AbortSignal | null)?.removeEventListener("abort", onHard);
+    },
+  };
+}
+
 /** Throws InterruptedError when `signal` has been aborted: nothing new starts after an interrupt. */
 export function throwIfInterrupted(signal: AbortSignal | undefined, before: string): void {
   if (signal?.aborted) throw new InterruptedError(`interrupted before ${before}`);

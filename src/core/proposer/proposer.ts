@@ -13,7 +13,7 @@ import { ProposerCall } from "../events/registry.ts";
 import { type Clock, type EventSink, emit, NULL_SINK, SYSTEM_CLOCK } from "../events/sink.ts";
 import { describeError } from "../lib/errors.ts";
 import { hashDirectory } from "../lib/fingerprint.ts";
-import { InterruptedError, throwIfInterrupted } from "../lib/interrupt.ts";
+import { InterruptedError, runningSignal, throwIfInterrupted } from "../lib/interrupt.ts";
 import { Limiter } from "../lib/limiter.ts";
 import { roundUsd } from "../lib/money.ts";
 import { copyTreeSafe, dirExists } from "../lib/safe-fs.ts";
@@ -138,76 +138,83 @@ export class Proposer implements ProposerLike {
     let busyMs = 0;
     let interrupted = false;
     let answer: Answer | null = null;
-    for (let a = 1; a <= tries; a++) {
-      if (a > 1) await this.#backoff(a, signal);
-      // An interrupted call is never retried.
-      if (signal?.aborted) {
-        interrupted = true;
-        break;
-      }
-      const started = clock.now();
-      const tmp = ownedTempDir("prop", cfg.tmpRoot ?? tmpdir());
-      try {
-        const workspace = join(tmp, "work");
-        const sessionDir = join(tmp, "session");
-        mkdirSync(workspace, { recursive: true });
-        mkdirSync(sessionDir, { recursive: true });
-        const context = this.#prepare(workspace, contextDir, harvest);
-        const outcome = await this.#attempt(
-          { workspace, context, sessionDir, mission, system, timeoutS: wallLimit },
-          signal,
-          () => {
-            launched = a;
-          },
-        );
-        spent += outcome.usd; // fix: a timed-out or failed attempt's reported spend still counts
-        // A session killed by the interrupt is no reply, whatever text it left: never cached.
+    // A session is killed by a user's stop, never by a soft one (a spending cap): what a running
+    // session was paying for is kept (docs/method.md "Spending cap").
+    const running = runningSignal(signal);
+    try {
+      for (let a = 1; a <= tries; a++) {
+        if (a > 1) await this.#backoff(a, signal);
+        // An interrupted call is never retried.
         if (signal?.aborted) {
           interrupted = true;
           break;
         }
-        if (outcome.text.trim() === "") {
-          last = outcome.error || "empty reply";
-          continue;
-        }
-        // The session answered: whatever fails from here on is local and starts no other session
-        // (fix docs/differences.md E31: the original re-ran the model when a copy or a write
-        // failed).
-        answer = {
-          text: outcome.text,
-          attempts: a,
-          workspace: null,
-          skippedLinks: [],
-          harvestError: "",
-        };
-        if (harvest) {
-          try {
-            // An in-place channel runs in this process (WorkspaceNeed): its folder can be moved.
-            const inProcess = cfg.channel.workspace === "in-place";
-            const got = this.#audit.harvest(workspace, harvest, stem, inProcess);
-            answer.workspace = got?.dir ?? null;
-            answer.skippedLinks = got?.skippedLinks ?? [];
-          } catch (err) {
-            answer.harvestError = describeError(err);
-            this.#audit.dropWorkspace(stem); // a half copy must never be served as a cache hit
+        const started = clock.now();
+        const tmp = ownedTempDir("prop", cfg.tmpRoot ?? tmpdir());
+        try {
+          const workspace = join(tmp, "work");
+          const sessionDir = join(tmp, "session");
+          mkdirSync(workspace, { recursive: true });
+          mkdirSync(sessionDir, { recursive: true });
+          const context = this.#prepare(workspace, contextDir, harvest);
+          const outcome = await this.#attempt(
+            { workspace, context, sessionDir, mission, system, timeoutS: wallLimit },
+            running.signal,
+            () => {
+              launched = a;
+            },
+          );
+          spent += outcome.usd; // fix: a timed-out or failed attempt's reported spend still counts
+          // A session killed by the interrupt is no reply, whatever text it left: never cached.
+          if (running.signal?.aborted) {
+            interrupted = true;
+            break;
           }
-        }
-        break;
-      } catch (err) {
-        if (err instanceof InterruptedError || signal?.aborted) {
-          interrupted = true;
+          if (outcome.text.trim() === "") {
+            last = outcome.error || "empty reply";
+            continue;
+          }
+          // The session answered: whatever fails from here on is local and starts no other session
+          // (fix docs/differences.md E31: the original re-ran the model when a copy or a write
+          // failed).
+          answer = {
+            text: outcome.text,
+            attempts: a,
+            workspace: null,
+            skippedLinks: [],
+            harvestError: "",
+          };
+          if (harvest) {
+            try {
+              // An in-place channel runs in this process (WorkspaceNeed): its folder can be moved.
+              const inProcess = cfg.channel.workspace === "in-place";
+              const got = this.#audit.harvest(workspace, harvest, stem, inProcess);
+              answer.workspace = got?.dir ?? null;
+              answer.skippedLinks = got?.skippedLinks ?? [];
+            } catch (err) {
+              answer.harvestError = describeError(err);
+              this.#audit.dropWorkspace(stem); // a half copy must never be served as a cache hit
+            }
+          }
           break;
+        } catch (err) {
+          if (err instanceof InterruptedError || running.signal?.aborted) {
+            interrupted = true;
+            break;
+          }
+          if (err instanceof ChannelSetupError) {
+            // Permanent: retrying a missing binary with back-off only wastes minutes.
+            last = err.message;
+            break;
+          }
+          last = describeError(err);
+        } finally {
+          busyMs += clock.now() - started;
+          void removeTreeSoon(tmp);
         }
-        if (err instanceof ChannelSetupError) {
-          // Permanent: retrying a missing binary with back-off only wastes minutes.
-          last = err.message;
-          break;
-        }
-        last = describeError(err);
-      } finally {
-        busyMs += clock.now() - started;
-        void removeTreeSoon(tmp);
       }
+    } finally {
+      running.done();
     }
     // Wall time excludes back-off sleeps: it is time spent in sessions (docs/differences.md E30).
     const wallS = Math.round(busyMs / 100) / 10;

@@ -13,7 +13,9 @@ import {
   allOrInterrupted,
   asInterruption,
   InterruptedError,
+  isSoftStop,
   mapInterruptible,
+  runningSignal,
   throwIfInterrupted,
 } from "../lib/interrupt.ts";
 import { dirExists } from "../lib/safe-fs.ts";
@@ -56,10 +58,11 @@ export function missingDir(workDir: string): string {
   return join(workDir, "missing");
 }
 
-function executeOptions(inputs: RolloutInputs): ExecuteOptions {
+/** The adapter's options; `signal` is the running one (a soft stop lets the execution finish). */
+function executeOptions(inputs: RolloutInputs, signal: AbortSignal | undefined): ExecuteOptions {
   return {
     ...(inputs.rolloutTimeoutS === null ? {} : { timeoutS: inputs.rolloutTimeoutS }),
-    ...(inputs.signal ? { signal: inputs.signal } : {}),
+    ...(signal ? { signal } : {}),
   };
 }
 
@@ -215,20 +218,29 @@ export async function roll(
   const runId = inputs.runIdOf(label);
   const started = emitStarted(inputs, label, runId);
   let rolled: Rolled;
+  const running = runningSignal(inputs.signal);
   try {
     const runDir = await inputs.adapter.execute(
       inputs.scope.task,
       harnessDir,
       runId,
-      executeOptions(inputs),
+      executeOptions(inputs, running.signal),
     );
     rolled = await describeRun(inputs, label, runId, runDir, started);
   } catch (err) {
-    const interrupted = asInterruption(err, inputs.signal);
+    const interrupted = asInterruption(err, running.signal);
     if (interrupted !== null) throw interruptedRollout(label, interrupted.usd);
     rolled = dead(inputs, label, runId, err);
+  } finally {
+    running.done();
   }
-  if (inputs.signal?.aborted) throw interruptedRollout(label, rolled.view.usd);
+  if (inputs.signal?.aborted) {
+    // Stopped softly, the rollout ran to its end: it is recorded (its spend with it), and what
+    // follows it does not start.
+    if (!isSoftStop(inputs.signal)) throw interruptedRollout(label, rolled.view.usd);
+    emitFinished(inputs, rolled);
+    throw interruptedRollout(label, 0);
+  }
   emitFinished(inputs, rolled);
   return rolled;
 }
@@ -279,14 +291,22 @@ export async function rollBases(
   const started = labels.map((l, i) => emitStarted(inputs, l, runIds[i] as string));
   let dirs: (string | Error)[] | null = null;
   let failure: unknown = null;
+  const running = runningSignal(inputs.signal);
   try {
-    dirs = await executeMany(inputs.scope.task, null, runIds, executeOptions(inputs));
+    dirs = await executeMany(
+      inputs.scope.task,
+      null,
+      runIds,
+      executeOptions(inputs, running.signal),
+    );
   } catch (err) {
-    const interrupted = asInterruption(err, inputs.signal);
+    const interrupted = asInterruption(err, running.signal);
     if (interrupted !== null) throw interrupted;
     // One call: its failure is every base's failure (docs/differences.md R4, unavoidable for a
     // batch).
     failure = err;
+  } finally {
+    running.done();
   }
   if (inputs.signal?.aborted) {
     let usd = 0;

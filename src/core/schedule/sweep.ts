@@ -4,6 +4,7 @@
 import { type ModeToken, SweepFinished, SweepStarted } from "../events/registry.ts";
 import { emit } from "../events/sink.ts";
 import { describeError } from "../lib/errors.ts";
+import { isSoftStop } from "../lib/interrupt.ts";
 import { mapLimited } from "../lib/limiter.ts";
 import { roundUsd } from "../lib/money.ts";
 import { type DomainResult, runDomain } from "./domain.ts";
@@ -85,6 +86,7 @@ export async function runSweep(
     ts: finishedMs,
     sweep: inputs.sweep,
     status: inputs.signal?.aborted ? "interrupted" : failed === 0 && dead === 0 ? "ok" : "failed",
+    ...(isSoftStop(inputs.signal) ? { reason: "budget" as const } : {}),
     tasksOk: sum((d) => d.done - d.skipped),
     tasksFailed: failed,
     tasksSkipped: sum((d) => d.skipped),

@@ -1,0 +1,84 @@
+// `--max-usd` (issue 34): the cap stops a sweep once the experiment's recorded spend reaches it,
+// running calls finish, the sweep is recorded as stopped by the cap (exit 3), the same cap again
+// is refused, and a higher cap resumes it to the same result as an uncapped run without paying
+// twice for anything. The demo's scripted improver is priced with HARNESS2_DEMO_CALL_USD.
+
+import { Database } from "bun:sqlite";
+import { afterAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { runCli } from "../helpers/cli.ts";
+
+const root = mkdtempSync(join(tmpdir(), "h2-cap-"));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+const env = { HARNESS2_DEMO_CALL_USD: "0.01" };
+const demo = (runs: string, ...extra: string[]) =>
+  runCli(["demo", "--no-tui", "--k", "2", "--runs", runs, ...extra], { env });
+
+function paid(runs: string): { calls: number; usd: number } {
+  const db = new Database(join(runs, "harness2.db"), { readonly: true });
+  try {
+    const row = db
+      .query(
+        "SELECT COUNT(*) AS n, COALESCE(SUM(usd), 0) AS usd FROM proposer_calls WHERE cached = 0",
+      )
+      .get() as { n: number; usd: number };
+    return { calls: row.n, usd: Math.round(row.usd * 1e4) / 1e4 };
+  } finally {
+    db.close();
+  }
+}
+const chosen = (runs: string) =>
+  JSON.parse(readFileSync(join(runs, "demo", "demo.json"), "utf8")).chosen as unknown[];
+
+describe("the spending cap", () => {
+  test("stops at the cap, refuses the same cap, and a higher one resumes to the uncapped result", async () => {
+    const whole = join(root, "whole");
+    expect((await demo(whole)).code).toBe(0);
+    const plan = paid(whole);
+    expect(plan.calls).toBeGreaterThan(10);
+
+    const runs = join(root, "capped");
+    const capped = await demo(runs, "--max-usd", "0.05");
+    expect(capped.code).toBe(3);
+    expect(capped.stderr).toContain("spending cap $0.05 reached");
+    expect(capped.stdout).toContain("stopped by the spending cap");
+    expect(capped.stdout).toContain("--max-usd 0.05");
+    const first = paid(runs);
+    // The cap is reached at the 5th call; calls already running then may finish, no new one starts.
+    expect(first.calls).toBeGreaterThanOrEqual(5);
+    expect(first.calls).toBeLessThan(plan.calls);
+    const listed = await runCli(["runs", "--runs", runs, "--json"]);
+    const sweep = JSON.parse(listed.stdout).sweeps[0];
+    expect(sweep).toMatchObject({ status: "interrupted", stopReason: "budget" });
+    expect((await runCli(["runs", "--runs", runs])).stdout).toContain("interrupted (spending cap)");
+
+    const again = await demo(runs, "--max-usd", "0.05");
+    expect(again.code).toBe(3);
+    expect(again.stderr.trim().split("\n")).toHaveLength(1);
+    expect(again.stderr).toContain("already reached");
+    expect(paid(runs)).toEqual(first);
+
+    const resumed = await demo(runs, "--max-usd", "10");
+    expect(resumed.code).toBe(0);
+    // Nothing recorded is paid for twice: the two runs together paid what one uncapped run did.
+    expect(paid(runs)).toEqual(plan);
+    expect(chosen(runs)).toEqual(chosen(whole));
+  }, 120_000);
+
+  test("a bad cap or demo price is one line and nothing runs", async () => {
+    const runs = join(root, "bad");
+    for (const value of ["0", "-1", "ten", "1e400", ""]) {
+      const r = await runCli(["demo", "--no-tui", "--runs", runs, `--max-usd=${value}`]);
+      expect(r.code).toBe(2);
+      expect(r.stderr.trim().split("\n")).toHaveLength(1);
+    }
+    const price = await runCli(["demo", "--no-tui", "--runs", runs], {
+      env: { HARNESS2_DEMO_CALL_USD: "cheap" },
+    });
+    expect(price.code).toBe(1);
+    expect(price.stderr).toContain("HARNESS2_DEMO_CALL_USD=cheap is not an amount of dollars");
+    expect((await runCli(["run", "--bench", "tasks", "--max-usd", "x"])).code).toBe(2);
+  });
+});
