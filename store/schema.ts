@@ -304,7 +304,8 @@ ALTER TABLE rollouts ADD COLUMN priced INTEGER NOT NULL DEFAULT 1;
   },
   {
     version: 4,
-    description: "why an interrupted sweep stopped when the user did not stop it (the spending cap)",
+    description:
+      "why an interrupted sweep stopped when the user did not stop it (the spending cap)",
     sql: `
 ALTER TABLE sweeps ADD COLUMN stop_reason TEXT NOT NULL DEFAULT '';
 `,

@@ -275,7 +275,8 @@ export async function runSweepSession(opts: SweepSessionOptions): Promise<SweepS
   const capped = !forced && interrupted && finished?.reason === "budget";
   // Below the live view's last frame: what was kept, what was lost, how to go on.
   if (capped && opts.frontEnd !== "json") io.stdout(`${cappedLine(meter, opts, io)}\n`);
-  else if (interrupted && opts.frontEnd === "tui") io.stdout(`${stoppedLine(recording, opts, io)}\n`);
+  else if (interrupted && opts.frontEnd === "tui")
+    io.stdout(`${stoppedLine(recording, opts, io)}\n`);
   const failed = result.domains.some((d) => "error" in d || d.failed > 0);
   return {
     sweep,

@@ -126,6 +126,10 @@ describe("a demo sweep judged (k=2, both modes)", () => {
       const report = await reportJson(s);
       const text = await cli(s, "report");
       expect(text.code).toBe(0);
+      // It ends with how to take the adopted harness home (the markdown, for notes, does not).
+      expect(text.stdout).toMatch(
+        /Take the adopted harness home: \S+ harness export \.\/adapted-harness --domain accounting\n$/,
+      );
       const lines = text.stdout.split("\n");
       const head = lines.findIndex((l) => l.startsWith("mode ") && l.includes("score"));
       expect(lines[head]?.trim().split(/\s+/)).toEqual([...SCORE_COLUMNS]);
@@ -176,6 +180,7 @@ describe("a demo sweep judged (k=2, both modes)", () => {
         "| parallel | 2 | 2 | 2 | 1.000 | 1.000 | 0.000 | +1.000 | 2 | 0 | 0 | 0 |",
       );
       expect(r.stdout).toContain("| ledger-1 | +1.000 | +1.000 |");
+      expect(r.stdout).not.toContain("Take the adopted harness home");
     },
     SLOW,
   );

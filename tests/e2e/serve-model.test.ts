@@ -5,7 +5,7 @@
 // Then SIGTERM stops the servers and the command exits 0.
 
 import { afterAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { MAIN, runCli } from "../helpers/cli.ts";
@@ -51,6 +51,16 @@ describe("harness2 serve-model with harness2 init's task", () => {
     );
     if (run.code !== 0) console.error(run.stdout, run.stderr);
     expect(run.code).toBe(0);
+    // The run ends with its verdict and the commands that come next, and they work as printed.
+    expect(run.stdout).toContain(
+      "Verdict: 1 task adapted, 0 failed, 0 already done; 1 lesson stored",
+    );
+    const exportLine = run.stdout.split("\n").find((l) => l.includes(" harness export "));
+    const exportArgs = (exportLine ?? "").trim().split(/\s+/).slice(1, 8);
+    expect(exportArgs.slice(0, 3)).toEqual(["harness", "export", "./adapted-harness"]);
+    const exported = await runCli(exportArgs, { cwd: root, env });
+    expect(exported.code).toBe(0);
+    expect(existsSync(join(root, "adapted-harness", "AGENTS.md"))).toBe(true);
     const judged = await runCli(["judge", "last", "--bases", "--json", "--runs", runs], {
       cwd: root,
       env,

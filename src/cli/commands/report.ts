@@ -18,7 +18,7 @@ import { webNote } from "../../core/run/web-policy.ts";
 import { summarise } from "../../judge/report.ts";
 import { renderMarkdown, renderText } from "../../judge/report-render.ts";
 import { type BaseCell, judgmentKeys, type PickCell, reportCells } from "../../judge/sweep-data.ts";
-import { colorFor, defineCommand, type OptionSpecs, UsageError } from "../command.ts";
+import { type CliIO, colorFor, defineCommand, type OptionSpecs, UsageError } from "../command.ts";
 import { CliError } from "../errors.ts";
 import { EXIT } from "../exit-codes.ts";
 import {
@@ -28,6 +28,7 @@ import {
   recordedPartNote,
 } from "../partition-opts.ts";
 import { browseLocation, openForBrowsing, RUNS_OPTION, readStore } from "../run-handle.ts";
+import { selfCommand } from "../self.ts";
 import { CELL_OPTIONS, selectSweeps } from "../sweep-handles.ts";
 
 /**
@@ -189,6 +190,9 @@ const reportCommand = defineCommand({
       } else {
         io.stdout(renderText(report, { perTask: args.opts["per-task"] }));
       }
+      if (htmlPath === undefined && !args.opts.json && !args.opts.markdown) {
+        io.stdout(takeHomeLine(cells.picks, args.opts.runs === undefined ? "" : loc.runsDir, io));
+      }
       return EXIT.ok;
     } finally {
       db.close();
@@ -197,3 +201,13 @@ const reportCommand = defineCommand({
 });
 
 export default reportCommand;
+
+/** How to take the adopted harness home, for the domains the report covers (issue 35). */
+function takeHomeLine(picks: readonly PickCell[], runsDir: string, io: CliIO): string {
+  const domains = [...new Set(picks.filter((p) => p.pick !== null).map((p) => p.domain))];
+  const first = domains[0];
+  if (first === undefined) return "";
+  const runs = runsDir === "" ? "" : ` --runs ${runsDir}`;
+  const more = domains.length > 1 ? ` (one export per domain: ${domains.join(", ")})` : "";
+  return `\nTake the adopted harness home: ${selfCommand(io.env, io.cwd)} harness export ./adapted-harness --domain ${first}${runs}${more}\n`;
+}

@@ -41,6 +41,7 @@ import {
 } from "../partition-opts.ts";
 import { workerOf } from "../queue/worker-env.ts";
 import { checkedLocation } from "../run-handle.ts";
+import { selfCommand } from "../self.ts";
 import { CAP_OPTIONS, capOf } from "../spend-cap.ts";
 import {
   chooseFrontEnd,
@@ -48,6 +49,7 @@ import {
   SWEEP_FRONT_OPTIONS,
   sweepLockNamespaces,
 } from "../sweep-session.ts";
+import { verdictLines } from "../sweep-verdict.ts";
 
 const OPTIONS = {
   ...CELL_OPTIONS,
@@ -267,12 +269,13 @@ async function runSweepCommand(args: Args, given: CliIO): Promise<number> {
     });
   }
   const variant = `k${f.k}-${adapter.substrate.name}${f.seed === null ? "" : `-s${f.seed}`}${f.tag ? `-${f.tag}` : ""}`;
+  const frontEnd = chooseFrontEnd(io, { noTui: args.opts["no-tui"], json: args.opts.json });
   const session = await runSweepSession({
     io,
     location: where,
     maxUsd,
     ...workerOf(io.env),
-    frontEnd: chooseFrontEnd(io, { noTui: args.opts["no-tui"], json: args.opts.json }),
+    frontEnd,
     title: `${adapter.spec.name} k=${f.k}`,
     sessionLimit: config.sessionLimit,
     makeProposer: (ctx) =>
@@ -314,6 +317,12 @@ async function runSweepCommand(args: Args, given: CliIO): Promise<number> {
       identity,
     },
   });
+  if (frontEnd !== "json") {
+    const runsFlag = args.opts.runs === undefined ? "" : ` --runs ${where.runsDir}`;
+    const self = selfCommand(io.env, io.cwd);
+    const ending = { events: session.events, sweep: session.sweep, self, runsFlag };
+    for (const line of verdictLines(ending)) io.stdout(`${line}\n`);
+  }
   return session.exitCode;
 }
 
