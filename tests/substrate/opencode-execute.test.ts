@@ -215,7 +215,9 @@ describe("OpenCode executor with the real opencode binary", () => {
       server = startChatServer([{ hang: true }]);
       const { adapter } = setup(server);
       const runId = "tasks-oc-agg1/notes/summary/inv1";
-      const timeoutS = Math.max(8, Math.ceil(2 * firstRequestS));
+      // Three times what the first session took to reach its model (twice missed once under a
+      // parallel suite on a busy machine), at least 10 s.
+      const timeoutS = Math.max(10, Math.ceil(3 * firstRequestS));
       const err = await adapter
         .execute("notes/summary", null, runId, { timeoutS })
         .catch((e: unknown) => e);
