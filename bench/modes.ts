@@ -5,13 +5,14 @@
 //   node_modules/.bin/bun bench/modes.ts [--runs N] [--k K]
 
 import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { cpus, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { DEMO_FIXTURES } from "../src/benchmarks/demo/demo-adapter.ts";
 import { hashDirectory } from "../src/core/lib/fingerprint.ts";
 import { load, median, min } from "./stats.ts";
 
-const TARGET_RATIO = 0.6;
+/** Issue 36: both modes at once take at most this share of the two run one after the other, where a core is idle. */
+const TARGET_RATIO = 0.7;
 const arg = (name: string) => {
   const i = process.argv.indexOf(name);
   return i > 0 ? process.argv[i + 1] : undefined;
@@ -50,7 +51,7 @@ console.log(
   `modes bench — bun ${Bun.version}, k=${K}, ${RUNS} runs each (interleaved), minimum and median`,
 );
 console.log(
-  `input: fixtures/demo (2 tasks), sha256/16 ${inputHash}; load average at start: ${load()}`,
+  `input: fixtures/demo (2 tasks), sha256/16 ${inputHash}; ${cpus().length} cores; load average at start: ${load()}`,
 );
 const cases = [
   { name: "parallel only", mode: "parallel", at: "2" },
