@@ -3,7 +3,7 @@
 // would start (each asked for its version, as `check` does), or why there is none. `--json`
 // gives the same as one object.
 
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import pkg from "../../package.json" with { type: "json" };
@@ -23,22 +23,37 @@ export type VersionReport = {
   codex: Tool;
 };
 
-/** The commit of HEAD, read from `.git` without starting git; null when it cannot be read. */
+/**
+ * The commit of HEAD, read from `.git` without starting git; null when it cannot be read. A `.git`
+ * file (a worktree or submodule) names the folder holding HEAD, whose refs may live in the common
+ * folder its `commondir` names.
+ */
 export function checkoutCommit(root: string = ROOT): string | null {
   try {
-    const git = join(root, ".git");
+    let git = join(root, ".git");
+    if (existsSync(git) && !statSync(git).isDirectory()) {
+      const pointer = readFileSync(git, "utf8").trim().match(/^gitdir: (.+)$/);
+      if (pointer === null) return null;
+      git = resolve(root, pointer[1] as string);
+    }
     if (!existsSync(join(git, "HEAD"))) return null;
     const head = readFileSync(join(git, "HEAD"), "utf8").trim();
     if (!head.startsWith("ref: ")) return /^[0-9a-f]{40}$/.test(head) ? head.slice(0, 7) : null;
     const ref = head.slice(5);
-    const loose = join(git, ref);
-    if (existsSync(loose)) return readFileSync(loose, "utf8").trim().slice(0, 7);
-    const packed = join(git, "packed-refs");
-    if (!existsSync(packed)) return null;
-    const line = readFileSync(packed, "utf8")
-      .split("\n")
-      .find((l) => l.endsWith(` ${ref}`));
-    return line === undefined ? null : line.slice(0, 7);
+    const common = existsSync(join(git, "commondir"))
+      ? resolve(git, readFileSync(join(git, "commondir"), "utf8").trim())
+      : git;
+    for (const dir of [...new Set([git, common])]) {
+      const loose = join(dir, ref);
+      if (existsSync(loose)) return readFileSync(loose, "utf8").trim().slice(0, 7);
+      const packed = join(dir, "packed-refs");
+      if (!existsSync(packed)) continue;
+      const line = readFileSync(packed, "utf8")
+        .split("\n")
+        .find((l) => l.endsWith(` ${ref}`));
+      if (line !== undefined) return line.slice(0, 7);
+    }
+    return null;
   } catch {
     return null;
   }

@@ -1,4 +1,7 @@
 import { describe, expect, test } from "bun:test";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import pkg from "../../package.json" with { type: "json" };
 import { checkoutCommit } from "../../src/cli/version.ts";
 import { SCHEMA_VERSION } from "../../store/schema.ts";
@@ -84,5 +87,27 @@ describe("error formatting at the CLI edge", () => {
     const domain = formatError(new SweepLockedError("namespace x is being run\nby sweep y"));
     expect(domain).toEqual({ message: "namespace x is being run by sweep y", code: 1 });
     expect(formatError(new TypeError("x is undefined")).message).toBe("TypeError: x is undefined");
+  });
+});
+
+describe("the commit --version names", () => {
+  test("is read from a worktree's .git file, its HEAD and its common folder's refs", () => {
+    const root = mkdtempSync(join(tmpdir(), "h2-version-"));
+    try {
+      const common = join(root, "main.git");
+      const own = join(common, "worktrees", "wt");
+      mkdirSync(join(common, "refs", "heads"), { recursive: true });
+      mkdirSync(own, { recursive: true });
+      mkdirSync(join(root, "wt"));
+      writeFileSync(join(root, "wt", ".git"), `gitdir: ${own}\n`);
+      writeFileSync(join(own, "HEAD"), "ref: refs/heads/topic\n");
+      writeFileSync(join(own, "commondir"), "../..\n");
+      writeFileSync(join(common, "packed-refs"), `${"ab12cd3".padEnd(40, "0")} refs/heads/topic\n`);
+      expect(checkoutCommit(join(root, "wt"))).toBe("ab12cd3");
+      writeFileSync(join(root, "wt", ".git"), "not a pointer\n");
+      expect(checkoutCommit(join(root, "wt"))).toBeNull();
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
   });
 });
