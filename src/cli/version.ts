@@ -32,7 +32,9 @@ export function checkoutCommit(root: string = ROOT): string | null {
   try {
     let git = join(root, ".git");
     if (existsSync(git) && !statSync(git).isDirectory()) {
-      const pointer = readFileSync(git, "utf8").trim().match(/^gitdir: (.+)$/);
+      const pointer = readFileSync(git, "utf8")
+        .trim()
+        .match(/^gitdir: (.+)$/);
       if (pointer === null) return null;
       git = resolve(root, pointer[1] as string);
     }

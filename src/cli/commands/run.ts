@@ -41,6 +41,7 @@ import {
 } from "../partition-opts.ts";
 import { workerOf } from "../queue/worker-env.ts";
 import { checkedLocation } from "../run-handle.ts";
+import { estimateFromStore, plannedCalls, printPlan } from "../run-plan.ts";
 import { selfCommand } from "../self.ts";
 import { CAP_OPTIONS, capOf } from "../spend-cap.ts";
 import {
@@ -126,7 +127,7 @@ const run = defineCommand({
 
 export default run;
 
-type RunFlags = {
+export type RunFlags = {
   k: number;
   modes: ModeToken[];
   seed: number | null;
@@ -222,7 +223,9 @@ async function runSweepCommand(args: Args, given: CliIO): Promise<number> {
   // --only-domains / --only-tasks name is a bad command line (exit 2), and nothing ran.
   const stream = await plannedStream(adapter, streamOpts);
   if (args.opts["dry-run"]) {
-    printPlan(io, adapter, f, stream, runsRoot, args.opts.json, part);
+    const models = { solver: config.solverModel, improver: improverChannel(config).model };
+    const estimate = await estimateFromStore(where, models, plannedCalls(f, stream));
+    printPlan(io, { adapter, flags: f, stream, runsRoot, json: args.opts.json, part, estimate });
     return EXIT.ok;
   }
   // What must stay equal to continue this experiment, the partition it runs on included.
@@ -354,67 +357,4 @@ async function plannedStream(
       "run",
     );
   }
-}
-
-function printPlan(
-  io: CliIO,
-  adapter: BenchmarkAdapter,
-  f: RunFlags,
-  stream: Map<string, string[]>,
-  runsRoot: string,
-  json: boolean,
-  part: AppliedPart | null,
-): void {
-  const cell = {
-    benchmark: adapter.spec.name,
-    substrate: adapter.substrate.name,
-    k: f.k,
-    seed: f.seed,
-    tag: f.tag,
-  };
-  const namespaces = f.modes.map((mode) => ns({ ...cell, mode }));
-  // What the sweep will lock: the parallel namespace too, whose folders hold every mode's base
-  // rollouts and the summaries (docs/differences.md R22).
-  const locks = sweepLockNamespaces(cell, f.modes);
-  const tasks = [...stream.values()].reduce((n, t) => n + t.length, 0);
-  const perTask = {
-    rollouts: f.modes.length * expectedRollouts(f.k) - (f.modes.length - 1) * f.k,
-    sessions: f.modes.length * expectedSessions(f.k),
-  };
-  const plan = {
-    bench: adapter.spec.name,
-    substrate: adapter.substrate.name,
-    k: f.k,
-    modes: f.modes.map((m) => MODE_NAMES[m]),
-    namespaces,
-    locks,
-    runsRoot,
-    ...(part === null ? {} : { partition: part.identity }),
-    domains: [...stream.entries()].map(([domain, ids]) => ({ domain, tasks: ids })),
-    budget: {
-      perModePerTask: { R: expectedRollouts(f.k), P: expectedSessions(f.k) },
-      perTask,
-      total: { rollouts: tasks * perTask.rollouts, sessions: tasks * perTask.sessions },
-    },
-  };
-  if (json) {
-    io.stdout(`${JSON.stringify(plan, null, 2)}\n`);
-    return;
-  }
-  io.stdout(
-    `Dry run: ${plan.bench}/${plan.substrate} k=${f.k} modes=${plan.modes.join(",")} — nothing is run or written.\n`,
-  );
-  io.stdout(`Namespaces: ${namespaces.join(", ")} (under ${runsRoot})\n`);
-  const shared = f.modes.includes("agg")
-    ? ""
-    : " (the parallel one holds the base rollouts and summaries)";
-  io.stdout(`Locked while it runs: ${locks.join(", ")}${shared}\n`);
-  if (part !== null) io.stdout(`${part.note[0]?.toUpperCase()}${part.note.slice(1)}.\n`);
-  for (const d of plan.domains) io.stdout(`  ${d.domain}: ${d.tasks.join(", ")}\n`);
-  io.stdout(
-    `Budget per mode and task: R=${plan.budget.perModePerTask.R} rollouts, P=${plan.budget.perModePerTask.P} improver sessions (bases shared by the modes).\n`,
-  );
-  io.stdout(
-    `Total: ${tasks} task(s), ${plan.budget.total.rollouts} executions, ${plan.budget.total.sessions} improver sessions, plus selection and reflection sessions.\n`,
-  );
 }

@@ -1,0 +1,159 @@
+// `run --dry-run`: what a sweep would do, before anything is run, written or spent — its task
+// stream, namespaces and locks, the rollouts and improver sessions the plan implies, and what they
+// would roughly cost, learned from earlier sweeps in the store (src/cli/spend-estimate.ts).
+
+import type { StoreLocation } from "../../store/db.ts";
+import type { ModeToken } from "../core/events/registry.ts";
+import { formatUsd } from "../core/lib/format.ts";
+import { expectedRollouts, expectedSessions } from "../core/recursion/ledger.ts";
+import { MODE_NAMES, ns } from "../core/run/naming.ts";
+import type { BenchmarkAdapter } from "../core/seams/benchmark.ts";
+import type { CliIO } from "./command.ts";
+import type { AppliedPart } from "./partition-opts.ts";
+import { openForBrowsing } from "./run-handle.ts";
+import {
+  estimateSpend,
+  type PlannedCalls,
+  ROLES,
+  recordedCallCosts,
+  type SpendEstimate,
+} from "./spend-estimate.ts";
+import { sweepLockNamespaces } from "./sweep-session.ts";
+
+type PlanFlags = { k: number; modes: ModeToken[]; seed: number | null; tag: string };
+
+/** The calls of each role a sweep of `stream` implies (bases shared by the modes). */
+export function plannedCalls(f: PlanFlags, stream: Map<string, string[]>): PlannedCalls {
+  const tasks = [...stream.values()].reduce((n, t) => n + t.length, 0);
+  const modes = f.modes.length;
+  return {
+    executor: tasks * (modes * expectedRollouts(f.k) - (modes - 1) * f.k),
+    stages: tasks * modes * expectedSessions(f.k),
+    // One selector session per task and mode when there is more than one final to choose from.
+    selection: f.k > 1 ? tasks * modes : 0,
+    reflection: tasks * modes,
+  };
+}
+
+/** The estimate from the store at `where` (read-only; none when there is no store yet). */
+export async function estimateFromStore(
+  where: StoreLocation,
+  models: { solver: string; improver: string },
+  planned: PlannedCalls,
+): Promise<SpendEstimate> {
+  const none = { executor: [], stages: [], selection: [], reflection: [] };
+  let db: Awaited<ReturnType<typeof openForBrowsing>> = null;
+  try {
+    db = await openForBrowsing(where);
+  } catch {
+    // A store the dry run cannot read gives no estimate; the real run says what is wrong with it.
+    db = null;
+  }
+  try {
+    return estimateSpend(planned, db === null ? none : recordedCallCosts(db, models), models);
+  } finally {
+    db?.close();
+  }
+}
+
+export type PlanInputs = {
+  adapter: BenchmarkAdapter;
+  flags: PlanFlags;
+  stream: Map<string, string[]>;
+  runsRoot: string;
+  json: boolean;
+  part: AppliedPart | null;
+  estimate: SpendEstimate;
+};
+
+export function printPlan(io: CliIO, p: PlanInputs): void {
+  const { adapter, flags: f, stream, runsRoot, part, estimate } = p;
+  const cell = {
+    benchmark: adapter.spec.name,
+    substrate: adapter.substrate.name,
+    k: f.k,
+    seed: f.seed,
+    tag: f.tag,
+  };
+  const namespaces = f.modes.map((mode) => ns({ ...cell, mode }));
+  // What the sweep will lock: the parallel namespace too, whose folders hold every mode's base
+  // rollouts and the summaries (docs/differences.md R22).
+  const locks = sweepLockNamespaces(cell, f.modes);
+  const tasks = [...stream.values()].reduce((n, t) => n + t.length, 0);
+  const perTask = {
+    rollouts: f.modes.length * expectedRollouts(f.k) - (f.modes.length - 1) * f.k,
+    sessions: f.modes.length * expectedSessions(f.k),
+  };
+  const plan = {
+    bench: adapter.spec.name,
+    substrate: adapter.substrate.name,
+    k: f.k,
+    modes: f.modes.map((m) => MODE_NAMES[m]),
+    namespaces,
+    locks,
+    runsRoot,
+    ...(part === null ? {} : { partition: part.identity }),
+    domains: [...stream.entries()].map(([domain, ids]) => ({ domain, tasks: ids })),
+    budget: {
+      perModePerTask: { R: expectedRollouts(f.k), P: expectedSessions(f.k) },
+      perTask,
+      total: { rollouts: tasks * perTask.rollouts, sessions: tasks * perTask.sessions },
+    },
+    estimate,
+  };
+  if (p.json) {
+    io.stdout(`${JSON.stringify(plan, null, 2)}\n`);
+    return;
+  }
+  io.stdout(
+    `Dry run: ${plan.bench}/${plan.substrate} k=${f.k} modes=${plan.modes.join(",")} — nothing is run or written.\n`,
+  );
+  io.stdout(`Namespaces: ${namespaces.join(", ")} (under ${runsRoot})\n`);
+  const shared = f.modes.includes("agg")
+    ? ""
+    : " (the parallel one holds the base rollouts and summaries)";
+  io.stdout(`Locked while it runs: ${locks.join(", ")}${shared}\n`);
+  if (part !== null) io.stdout(`${part.note[0]?.toUpperCase()}${part.note.slice(1)}.\n`);
+  for (const d of plan.domains) io.stdout(`  ${d.domain}: ${d.tasks.join(", ")}\n`);
+  io.stdout(
+    `Budget per mode and task: R=${plan.budget.perModePerTask.R} rollouts, P=${plan.budget.perModePerTask.P} improver sessions (bases shared by the modes).\n`,
+  );
+  io.stdout(
+    `Total: ${tasks} task(s), ${plan.budget.total.rollouts} executions, ${plan.budget.total.sessions} improver sessions, plus selection and reflection sessions.\n`,
+  );
+  for (const line of estimateLines(estimate)) io.stdout(`${line}\n`);
+}
+
+const ROLE_WORDS = {
+  executor: "executor rollouts",
+  stages: "improver stage sessions",
+  selection: "selections",
+  reflection: "reflections",
+} as const;
+
+/** The estimate in words: where it comes from, a range per role, and the total. */
+export function estimateLines(e: SpendEstimate): string[] {
+  if (e.basis === "none") {
+    return [
+      `Estimate: none yet — no earlier sweep in this store used ${e.models.solver} (executor) or ${e.models.improver} (improver); a first small sweep (--max-tasks 1) teaches it, and --max-usd bounds it.`,
+    ];
+  }
+  const range = (u: { low: number; median: number; high: number }) =>
+    `${formatUsd(u.low)}–${formatUsd(u.high)} (median ${formatUsd(u.median)})`;
+  const out = [
+    "Estimate, from the cost of earlier calls with the same models in this store (middle half of their spread):",
+  ];
+  for (const role of ROLES) {
+    const r = e.roles[role];
+    if (r.calls === 0) continue;
+    const what = `${r.calls} ${ROLE_WORDS[role]}`;
+    out.push(
+      r.usd === null
+        ? `  ${what}: unknown (no earlier call of this kind with this model)`
+        : `  ${what}: ${range(r.usd)} from ${r.samples} earlier call(s)`,
+    );
+  }
+  const partial = e.total.complete ? "" : " for the roles above that have an estimate";
+  out.push(`  total${partial}: ${range(e.total)}`);
+  return out;
+}
