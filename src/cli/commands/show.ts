@@ -2,6 +2,7 @@
 // with status and cost, ledger R/P against 4k/3k, tripwires, the selection and library entries;
 // with TASK, that task in full. Read-only: never creates a store or writes a row.
 
+import { lineageOf } from "../../../store/lineage.ts";
 import { sweepDetail, sweepTaskNames } from "../../../store/queries.ts";
 import {
   type ModeView,
@@ -17,6 +18,7 @@ import { webNote } from "../../core/run/web-policy.ts";
 import { type CliIO, defineCommand, type OptionSpecs, UsageError } from "../command.ts";
 import { CliError } from "../errors.ts";
 import { EXIT } from "../exit-codes.ts";
+import { lineageLines } from "../lineage-text.ts";
 import { recordedPartNote } from "../partition-opts.ts";
 import { browseLocation, openForBrowsing, RUNS_OPTION, readStore } from "../run-handle.ts";
 import {
@@ -220,6 +222,7 @@ function renderTask(d: SweepDetail, t: TaskView, paint: Paint): string[] {
         ),
       );
     }
+    out.push(...lineageLines(m));
     const labels = (kind: "rollout" | "session") =>
       m.ledger
         .filter((e) => e.kind === kind)
@@ -385,7 +388,12 @@ const showCommand = defineCommand({
       throw new CliError(`no task '${task}' in sweep ${detail.sweep.id}${known}`, EXIT.failed);
     }
     if (args.opts.json) {
-      io.stdout(`${JSON.stringify(detail, null, 2)}\n`);
+      // Each mode with its lineage (store/lineage.ts): a field added, none changed.
+      const tasks = detail.tasks.map((t) => ({
+        ...t,
+        modes: t.modes.map((m) => ({ ...m, lineage: lineageOf(m) })),
+      }));
+      io.stdout(`${JSON.stringify({ ...detail, tasks }, null, 2)}\n`);
       return EXIT.ok;
     }
     const paint = painter(io);
