@@ -49,15 +49,8 @@ export class EventApplier {
         return;
       case "sweep.finished":
         this.s.sweepFinished!.run(
-          ev.status,
-          ev.reason ?? "",
-          ms(ev.ts),
-          ev.tasksOk,
-          ev.tasksFailed,
-          ev.tasksSkipped,
-          ev.usd,
-          ev.wallS,
-          ev.sweep,
+          ...[ev.status, ev.reason ?? "", ms(ev.ts), ev.tasksOk, ev.tasksFailed, ev.tasksSkipped],
+          ...[ev.usd, ev.wallS, ev.sweep],
         );
         return;
       case "task.started":
