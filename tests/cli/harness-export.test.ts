@@ -67,6 +67,105 @@ describe("harness export", () => {
     });
   });
 
+  test("drops into any project: no path of this machine, and the model only when asked", async () => {
+    const dir = join(ROOT, "oc-plain");
+    const r = await runCli(["harness", "export", dir, "--domain", "accounting", "--runs", OC], {
+      env: { HARNESS2_SOLVER_MODEL: "scripted/solver" },
+    });
+    expect(r.code).toBe(0);
+    const config = JSON.parse(readFileSync(join(dir, "opencode.json"), "utf8"));
+    expect(config).toEqual({
+      $schema: "https://opencode.ai/config.json",
+      agent: { build: { steps: 200 } },
+    });
+    for (const f of ["AGENTS.md", "opencode.json", "scripts/summarize.py"]) {
+      expect(readFileSync(join(dir, f), "utf8")).not.toContain(ROOT);
+    }
+  });
+
+  test("--into merges into a project: a marked AGENTS.md section, its own files kept, never clobbered", async () => {
+    const project = join(ROOT, "project");
+    mkdirSync(project);
+    writeFileSync(join(project, "AGENTS.md"), "# My project\n\nMy own rules.\n");
+    writeFileSync(join(project, "opencode.json"), '{"model":"mine/model"}\n');
+    const into = () =>
+      runCli(["harness", "export", "--into", project, "--domain", "accounting", "--runs", OC]);
+    const first = await into();
+    expect(first.code).toBe(0);
+    expect(first.stdout).toContain("kept your opencode.json");
+    const agents = readFileSync(join(project, "AGENTS.md"), "utf8");
+    expect(
+      agents.startsWith("# My project\n\nMy own rules.\n\n<!-- harness2: adopted harness (begin"),
+    ).toBe(true);
+    expect(agents).toContain("scripts/summarize.py");
+    expect(readFileSync(join(project, "opencode.json"), "utf8")).toBe('{"model":"mine/model"}\n');
+    expect(readdirSync(join(project, ".harness2")).sort()).toEqual(["export.json", "lessons.md"]);
+    expect(readFileSync(join(project, "scripts", "summarize.py"), "utf8")).not.toContain(
+      "if amount > 0",
+    );
+    // Again: the section is replaced, not repeated; identical files are left as they are.
+    expect((await into()).code).toBe(0);
+    const again = readFileSync(join(project, "AGENTS.md"), "utf8");
+    expect(again.match(/adopted harness \(begin/g)).toHaveLength(1);
+    expect(again.startsWith("# My project")).toBe(true);
+    // A file of the project's that differs stops the merge before anything is written.
+    writeFileSync(join(project, "scripts", "summarize.py"), "print('mine')\n");
+    writeFileSync(join(project, "AGENTS.md"), "# Changed\n");
+    const refused = await into();
+    expect(refused.code).toBe(1);
+    expect(refused.stderr.trim().split("\n")).toHaveLength(1);
+    expect(refused.stderr).toContain("scripts/summarize.py");
+    expect(readFileSync(join(project, "AGENTS.md"), "utf8")).toBe("# Changed\n");
+    // Codex: the same into another project.
+    const cxProject = join(ROOT, "cx-project");
+    mkdirSync(cxProject);
+    const cx = await runCli([
+      "harness",
+      "export",
+      "--into",
+      cxProject,
+      "--domain",
+      "accounting",
+      "--runs",
+      CX,
+    ]);
+    expect(cx.code).toBe(0);
+    expect(readFileSync(join(cxProject, "AGENTS.md"), "utf8")).toContain(
+      "<!-- harness2: adopted harness (end) -->",
+    );
+    expect(existsSync(join(cxProject, "opencode.json"))).toBe(false);
+  });
+
+  test("--into refusals: a missing project, or both a DIR and --into, is a bad command line", async () => {
+    const missing = await runCli([
+      "harness",
+      "export",
+      "--into",
+      join(ROOT, "nope"),
+      "--domain",
+      "accounting",
+      "--runs",
+      OC,
+    ]);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain("is not an existing folder");
+    const both = await runCli([
+      "harness",
+      "export",
+      join(ROOT, "d"),
+      "--into",
+      ROOT,
+      "--domain",
+      "accounting",
+      "--runs",
+      OC,
+    ]);
+    expect(both.code).toBe(2);
+    const neither = await runCli(["harness", "export", "--domain", "accounting", "--runs", OC]);
+    expect(neither.code).toBe(2);
+    expect(existsSync(join(ROOT, "nope"))).toBe(false);
+  });
+
   test("--task and --mode pick another entry; --diff shows the fix against the starting harness", async () => {
     const r = await exportTo(
       OC,

@@ -15,17 +15,20 @@ import {
   readFileSync,
   writeFileSync,
 } from "node:fs";
+import { tmpdir } from "node:os";
 import { basename, dirname, join, resolve } from "node:path";
 import { domainsWithEntries, latestAdoptedEntry } from "../../../store/export-queries.ts";
 import { reflectionDir } from "../../core/adoption/reflection.ts";
 import { treeDiff } from "../../core/harness/diff.ts";
 import { readTree } from "../../core/harness/tree.ts";
 import { dirExists, lstatOrNull } from "../../core/lib/safe-fs.ts";
+import { ownedTempDir, removeTreeSoon } from "../../core/lib/temp-dirs.ts";
 import { MODE_NAMES, modeToken } from "../../core/run/naming.ts";
 import { DEFAULT_SOLVER_STEPS } from "../../core/seams/executor.ts";
 import { defineCommand, type OptionSpecs, UsageError } from "../command.ts";
 import { CliError } from "../errors.ts";
 import { EXIT } from "../exit-codes.ts";
+import { isProject, mergeInto } from "../harness-into.ts";
 import { browseLocation, openForBrowsing, RUNS_OPTION, readStore } from "../run-handle.ts";
 
 const OPTIONS = {
@@ -39,7 +42,14 @@ const OPTIONS = {
   model: {
     type: "string",
     valueName: "ID",
-    description: "provider/model for opencode.json (default $HARNESS2_SOLVER_MODEL)",
+    description:
+      "provider/model to name in opencode.json (default: none, the project's own choice)",
+  },
+  into: {
+    type: "string",
+    valueName: "PROJECT",
+    description:
+      "merge into this existing project folder instead of a new DIR: AGENTS.md gets a marked section, no file of yours is overwritten",
   },
   steps: {
     type: "int",
@@ -65,14 +75,21 @@ const harness = defineCommand({
     "--diff also prints the harness against the starting harness the method recorded.",
   ].join("\n"),
   options: OPTIONS,
-  positionals: { min: 2, max: 2 },
+  positionals: { min: 1, max: 2 },
   run: async (args, io) => {
-    const [verb, out] = args.positionals as [string, string];
+    const [verb, out] = args.positionals as [string, string | undefined];
     if (verb !== "export") {
       throw new UsageError(`unknown action '${verb}' (the one action is 'export DIR')`, "harness");
     }
-    if (out.trim() === "")
-      throw new UsageError("'export' needs a directory (DIR), got an empty value", "harness");
+    const into = args.opts.into;
+    if ((out === undefined) === (into === undefined)) {
+      throw new UsageError(
+        "'export' needs either a new directory (export DIR) or an existing project (export --into PROJECT)",
+        "harness",
+      );
+    }
+    if (out?.trim() === "" || into?.trim() === "")
+      throw new UsageError("'export' needs a directory, got an empty value", "harness");
     const domain = args.opts.domain;
     if (domain === undefined || domain === "") {
       throw new UsageError("--domain D is required: the domain whose harness to export", "harness");
@@ -83,10 +100,29 @@ const harness = defineCommand({
     } catch (err) {
       throw new UsageError((err as Error).message, "harness");
     }
-    const dest = resolve(io.cwd, out);
-    if (existsSync(dest) && (!dirExists(dest) || readdirSync(dest).length > 0)) {
+    const project = into === undefined ? null : resolve(io.cwd, into);
+    if (project !== null && !isProject(project)) {
       throw new UsageError(
-        `${dest} is not a new or empty directory: choose another DIR`,
+        `--into ${project} is not an existing folder: name your project's folder`,
+        "harness",
+      );
+    }
+    const dest =
+      project === null ? resolve(io.cwd, out as string) : ownedTempDir("export", tmpdir());
+    if (
+      project === null &&
+      existsSync(dest) &&
+      (!dirExists(dest) || readdirSync(dest).length > 0)
+    ) {
+      throw new UsageError(
+        `${dest} is not a new or empty directory: choose another DIR, or merge with --into ${out}`,
+        "harness",
+      );
+    }
+    const model = args.opts.model;
+    if (model !== undefined && !model.includes("/")) {
+      throw new UsageError(
+        `--model names the model opencode.json uses: pass --model provider/model, got '${model}'`,
         "harness",
       );
     }
@@ -142,23 +178,38 @@ const harness = defineCommand({
       const { materialiseCodex } = await import("../../substrate/codex/materialise.ts");
       files = (await materialiseCodex(source, dest)).files;
     } else {
-      const model = args.opts.model ?? io.env.HARNESS2_SOLVER_MODEL ?? "";
-      if (!model.includes("/")) {
-        throw new UsageError(
-          "opencode.json names a model: pass --model provider/model (or set HARNESS2_SOLVER_MODEL)",
-          "harness",
-        );
-      }
       const { materialise } = await import("../../substrate/opencode/materialise.ts");
-      files = (await materialise(source, dest, { model, steps })).files;
+      // No absolute path of this machine goes into an export: the working folder is the project's.
+      const template = { workingDirectory: "the project's root folder" };
+      files = (await materialise(source, dest, { model: model ?? "", steps, template })).files;
+      writeFileSync(join(dest, "opencode.json"), exportedConfig(model, steps));
     }
 
-    writeFileSync(join(dest, "harness2-lessons.md"), lessonsOf(entry.path, domain));
-    const provenance = { ...entry, exportedFrom: source, files };
-    writeFileSync(join(dest, "harness2-export.json"), `${JSON.stringify(provenance, null, 2)}\n`);
-    io.stdout(
-      `Exported the ${MODE_NAMES[mode]} harness of ${entry.task} (${domain}, sweep ${entry.sweep}) to ${dest}: ${files.length} file(s), harness2-lessons.md, harness2-export.json\n`,
-    );
+    const lessons = lessonsOf(entry.path, domain);
+    const provenance = `${JSON.stringify({ ...entry, exportedFrom: source, files }, null, 2)}\n`;
+    const what = `the ${MODE_NAMES[mode]} harness of ${entry.task} (${domain}, sweep ${entry.sweep})`;
+    if (project !== null) {
+      try {
+        const merged = mergeInto(project, dest, {
+          "lessons.md": lessons,
+          "export.json": provenance,
+        });
+        const kept = merged.kept.length > 0 ? `; kept your ${merged.kept.join(", ")}` : "";
+        const same =
+          merged.unchanged.length > 0 ? `, ${merged.unchanged.length} already there` : "";
+        io.stdout(
+          `Merged ${what} into ${project}: ${merged.written.length} file(s) written${same}${kept}; AGENTS.md holds it between harness2 markers, .harness2/ the lessons and provenance\n`,
+        );
+      } finally {
+        void removeTreeSoon(dest);
+      }
+    } else {
+      writeFileSync(join(dest, "harness2-lessons.md"), lessons);
+      writeFileSync(join(dest, "harness2-export.json"), provenance);
+      io.stdout(
+        `Exported ${what} to ${dest}: ${files.length} file(s), harness2-lessons.md, harness2-export.json\n`,
+      );
+    }
 
     if (args.opts.diff) {
       const base = join(reflectionDir(entry.modeDir, { mode, k: entry.k }), "base_harness");
@@ -174,6 +225,19 @@ const harness = defineCommand({
 });
 
 export default harness;
+
+/**
+ * The opencode.json of an export: what the harness sets (its step cap) and the model only when
+ * asked; none of the rollout's own settings or its workspace fence, whose paths are this machine's.
+ */
+function exportedConfig(model: string | undefined, steps: number): string {
+  const config = {
+    $schema: "https://opencode.ai/config.json",
+    ...(model === undefined ? {} : { model }),
+    agent: { build: { steps } },
+  };
+  return `${JSON.stringify(config, null, 2)}\n`;
+}
 
 /**
  * Every lesson of the entry's library (its INDEX.md order is the stream order), as one file. Only

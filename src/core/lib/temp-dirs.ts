@@ -71,7 +71,7 @@ function isPlainTree(dir: string, skipDirs: ReadonlySet<string>): boolean {
 }
 
 /** The kinds of temporary folder a harness2 process makes in the temp dir, each named by its pid. */
-const OWNED_TEMP = /^harness2-(?:removing|prop|harvest|check|store)-(\d+)-/;
+const OWNED_TEMP = /^harness2-(?:removing|prop|harvest|check|store|export)-(\d+)-/;
 
 /**
  * A fresh temporary folder `harness2-<kind>-<pid>-` plus a random suffix, under `parent` (default:
@@ -80,7 +80,7 @@ const OWNED_TEMP = /^harness2-(?:removing|prop|harvest|check|store)-(\d+)-/;
  * harness2 process deletes it.
  */
 export function ownedTempDir(
-  kind: "prop" | "harvest" | "check" | "store",
+  kind: "prop" | "harvest" | "check" | "store" | "export",
   parent = tmpdir(),
 ): string {
   return mkdtempSync(join(parent, `harness2-${kind}-${process.pid}-`));
