@@ -43,6 +43,31 @@ describe("task folder problems", () => {
     ]);
   });
 
+  test("a prompts.toml problem refuses the run before anything is spent, as a task.toml one does", async () => {
+    // Issue 35: these gave a warning, exit 0, and the run went on with the default prompts.
+    const cases: [string, string | Uint8Array, string][] = [
+      ["corrupt", 'work = "unclosed\n', "is not valid TOML"],
+      ["unknown", 'work = "Chores"\nbogus = 1\n', "unknown key(s) bogus"],
+      ["word", 'yardstick = "the score of each"\n', 'contains the word "score"'],
+      [
+        "latin1",
+        new Uint8Array([0x77, 0x6f, 0x72, 0x6b, 0x20, 0x3d, 0x20, 0x22, 0xe9, 0x22, 0x0a]),
+        "is not UTF-8 text",
+      ],
+    ];
+    for (const [name, toml, says] of cases) {
+      const dir = folder(`prompts-${name}`, { "d/a/task.md": "Do it." });
+      writeFileSync(join(dir, "prompts.toml"), toml);
+      const r = await runCli(["run", "--bench", "tasks", "--tasks", dir, "--dry-run"], {
+        env: ENV,
+      });
+      expect(r.code).toBe(1);
+      expect(r.stderr).toContain("prompts.toml");
+      expect(r.stderr).toContain(says);
+      expect(r.stdout).not.toContain("Dry run");
+    }
+  });
+
   test("run lists each problem on its own line above a one-line refusal, exit 1", async () => {
     const dir = folder("tomls", {
       "d/a/task.md": "Do it.",

@@ -139,8 +139,17 @@ export function readTaskFolder(
   const promptsPath = join(root, TASK_LAYOUT.prompts);
   let prompts = parsePromptsToml(null);
   if (lstatOrNull(promptsPath)?.isFile()) {
-    prompts = parsePromptsToml(readFileSync(promptsPath, "utf8"));
-    for (const p of prompts.problems) problems.push({ path: promptsPath, ...p });
+    const text = utf8OrNull(readFileSync(promptsPath));
+    prompts =
+      text === null
+        ? {
+            ...parsePromptsToml(null),
+            problems: [{ problem: "is not UTF-8 text", fix: "save it as UTF-8" }],
+          }
+        : parsePromptsToml(text);
+    // A prompts.toml problem refuses the folder, strict or not, as a task.toml one does: a run on
+    // the default prompts the user did not ask for would spend money on the wrong instructions.
+    for (const p of prompts.problems) problems.push({ path: promptsPath, ...p, refuses: true });
   }
 
   const harnessPath = join(root, harnessFolder);
@@ -396,4 +405,13 @@ function readTask(
     checkTimeoutS: settings.check_timeout ?? DEFAULT_CHECK_TIMEOUT_S,
     deliverables: settings.deliverables ?? [],
   };
+}
+
+/** The bytes as UTF-8 text, or null when they are not UTF-8 (never replaced characters). */
+function utf8OrNull(bytes: Uint8Array): string | null {
+  try {
+    return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    return null;
+  }
 }
