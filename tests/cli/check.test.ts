@@ -68,7 +68,7 @@ describe("harness2 check, offline", () => {
     expect(off.stdout).toContain("warn  improver sandbox: off (HARNESS2_IMPROVER_SANDBOX=off");
   });
 
-  test("a reserved string in a task.md or an input is a warn line with the fix; warns are no problem", async () => {
+  test("a reserved string in a task.md or an input is a FAIL line with the fix (run refuses it)", async () => {
     const tasks = join(ROOT, "tasks-reserved");
     mkdirSync(join(tasks, "qa/report/inputs/data"), { recursive: true });
     mkdirSync(join(tasks, "qa/clean"), { recursive: true });
@@ -76,22 +76,31 @@ describe("harness2 check, offline", () => {
     writeFileSync(join(tasks, "qa/report/inputs/data/last.json"), '{"passed_count": 3}\n');
     writeFileSync(join(tasks, "qa/clean/task.md"), "Summarise the batch.");
     const runs = join(ROOT, "runs-reserved");
-    const r = await runCli(["check", "--tasks", tasks, "--runs", runs], {
-      env: { ...CLEAN, HARNESS2_SOLVER_MODEL: "local/m", HARNESS2_IMPROVER_MODEL: "local/m" },
-    });
-    const warns = r.stdout.split("\n").filter((l) => l.startsWith("warn"));
-    expect(warns).toEqual([
+    const env = { ...CLEAN, HARNESS2_SOLVER_MODEL: "local/m", HARNESS2_IMPROVER_MODEL: "local/m" };
+    const r = await runCli(["check", "--tasks", tasks, "--runs", runs], { env });
+    expect(r.code).toBe(1);
+    const reserved = failLines(r.stdout).filter((l) => l.includes("reserved string"));
+    expect(reserved).toEqual([
       expect.stringMatching(
-        /^warn {2}qa\/report\/task\.md: holds a reserved string \(the JSON key "p·ass_rate"\) that only a grader's output carries: .* Fix: rename it in the task; the reserved strings are listed in fixtures\/tasks\/README\.md, "Reserved strings"$/,
+        /^FAIL {2}qa\/report\/task\.md: holds a reserved string \(the JSON key "p·ass_rate", at byte \d+\) that only a grader's output carries: blocked before any model saw it.* Fix: rename it in the task; the reserved strings are listed in fixtures\/tasks\/README\.md, "Reserved strings"$/,
       ),
       expect.stringMatching(
-        /^warn {2}qa\/report\/inputs\/data\/last\.json: holds a reserved string \(the JSON key "p·assed_count"\)/,
+        /^FAIL {2}qa\/report\/inputs\/data\/last\.json: holds a reserved string \(the JSON key "p·assed_count", at byte \d+\)/,
       ),
     ]);
     // No line quotes the marker itself: a check's output may be pasted anywhere.
     expect(r.stdout).not.toContain('"pass_rate"');
     expect(r.stdout).not.toContain('"passed_count"');
-    expect(failLines(r.stdout)).not.toContainEqual(expect.stringContaining("reserved"));
+    // run refuses the folder before anything is spent, in the same words, without the marker.
+    const run = await runCli(
+      ["run", "--bench", "tasks", "--tasks", tasks, "--dry-run", "--runs", runs],
+      { env },
+    );
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain("last.json: holds a reserved string");
+    expect(run.stderr).toContain("blocked before any model saw it");
+    expect(run.stderr).not.toContain('"passed_count"');
+    expect(run.stdout).not.toContain("Dry run");
   });
 
   test("--json: one object with every check, the same problems and exit code as the lines", async () => {

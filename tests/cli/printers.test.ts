@@ -85,7 +85,9 @@ describe("headless printers", () => {
     expect(out[0]).toContain("inv1 (INV): fell back, 2 attempt(s)");
     expect(out[0]).not.toContain("more");
     expect(out[1]).toContain("TRIPWIRE grader_verdict at inv1");
-    expect(out[1]).toContain("[PASSED]");
+    // The marker is named, never repeated (a line may be pasted anywhere), and it was blocked.
+    expect(out[1]).toContain('["P·ASSED"] — blocked before any model saw it');
+    expect(out[1]).not.toContain("PASSED");
     expect(out[2]).toContain("selection c1 [A] FALLBACK — matches the ledger");
   });
 

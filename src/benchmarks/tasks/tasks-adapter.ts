@@ -25,6 +25,7 @@ import {
   improverChannel,
   joinDeliverable,
 } from "../common/cell.ts";
+import { reservedStringProblems } from "./reserved-strings.ts";
 import {
   answerKeyGlobs,
   formatProblem,
@@ -312,11 +313,13 @@ export function createTasksAdapter(opts: TasksAdapterOptions): CreatedTasksBench
     opts.executor.surface(),
     opts.executor.baseHarnessFolder,
   );
+  // A task file holding a reserved string refuses the folder before anything is spent.
+  const problems = [...folder.problems, ...reservedStringProblems(folder.tasks)];
   // A problem that could leak an answer key or escape the workspace refuses the folder, strict
   // or not: skipping such a task is not enough when the same input sits in another one.
-  const refused = folder.problems.some((p) => p.refuses === true);
-  if ((opts.strict && folder.problems.length > 0) || folder.tasks.length === 0 || refused) {
-    throw new TasksFormatError(opts.tasksDir, folder.problems);
+  const refused = problems.some((p) => p.refuses === true);
+  if ((opts.strict && problems.length > 0) || folder.tasks.length === 0 || refused) {
+    throw new TasksFormatError(opts.tasksDir, problems);
   }
-  return { adapter: new TasksAdapter(folder, opts), problems: folder.problems };
+  return { adapter: new TasksAdapter(folder, opts), problems };
 }

@@ -280,42 +280,15 @@ async function checkTasks(
 }
 
 /**
- * Warns of a reserved string (one only a grader's output carries) in a task's task.md or
- * inputs: evidence holding it is shown to no model, so every stage of that task would fall back.
+ * A reserved string (one only a grader's output carries) in a task's task.md or inputs: run
+ * refuses the folder for it before anything is spent, so check says FAIL.
  */
 async function reportReservedStrings(
   report: Report,
   tasks: readonly { id: string; dir: string; instructions: string; inputsDir: string | null }[],
 ): Promise<void> {
-  const { assertNoGraderVerdicts, assertTreeHasNoGraderVerdicts } = await import(
-    "../../core/safety/tripwires.ts"
-  );
-  const { TripwireError } = await import("../../core/safety/tripwire.ts");
-  const { NULL_SINK, SYSTEM_CLOCK } = await import("../../core/events/sink.ts");
-  const ctx = { sink: NULL_SINK, clock: SYSTEM_CLOCK, sweep: "check", stage: "check" };
-  const fix =
-    'rename it in the task; the reserved strings are listed in fixtures/tasks/README.md, "Reserved strings"';
-  for (const task of tasks) {
-    const where: [string, () => void][] = [
-      ["task.md", () => assertTreeHasNoGraderVerdicts({ "task.md": task.instructions }, ctx)],
-    ];
-    const inputs = task.inputsDir;
-    if (inputs !== null) where.push(["inputs/", () => assertNoGraderVerdicts(inputs, ctx)]);
-    for (const [part, scan] of where) {
-      try {
-        scan();
-      } catch (err) {
-        if (!(err instanceof TripwireError)) throw err;
-        const file = part === "task.md" ? "task.md" : `inputs/${err.path}`;
-        report.line(
-          "warn",
-          `${task.id}/${file}`,
-          `holds a reserved string (${maskMarker(err.marker)}) that only a grader's output carries: evidence holding it is shown to no model, so every stage of this task would fall back`,
-          fix,
-        );
-      }
-    }
-  }
+  const { reservedStringProblems } = await import("../../benchmarks/tasks/reserved-strings.ts");
+  for (const p of reservedStringProblems(tasks)) report.line("FAIL", p.subject, p.problem, p.fix);
 }
 
 async function surfaceOf(substrate: "oc" | "cx") {

@@ -3,6 +3,7 @@
 // end paints the toned spans), no decisions. The words are the glossary's (docs/method.md).
 
 import { formatUsd } from "../lib/format.ts";
+import { maskMarker } from "../lib/marker-mask.ts";
 import { type HarnessEvent, MODE_NAMES, type ModeToken } from "./registry.ts";
 
 /** How a span is painted where colour is on. */
@@ -156,7 +157,7 @@ export function describeEvent(event: HarnessEvent): EventLine | null {
       return line(
         [
           tone(
-            `TRIPWIRE ${event.kind} at ${event.stage}${event.task ? ` (${event.task})` : ""}: ${event.path}${event.marker ? ` [${event.marker}]` : ""} — ${first(event.message)}`,
+            `TRIPWIRE ${event.kind} at ${event.stage}${event.task ? ` (${event.task})` : ""}: ${event.path}${event.marker ? ` [${maskMarker(event.marker)}]` : ""} — blocked before any model saw it: ${first(event.message)}`,
             "error",
           ),
         ],
