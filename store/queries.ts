@@ -105,6 +105,7 @@ function rolloutOf(r: Row, live: boolean): RolloutView {
     wallS: numOrNull(r.wall_s),
     reused: bool(r.reused),
     error: str(r.error),
+    priced: r.priced === undefined || r.priced === null ? true : bool(r.priced),
   };
 }
 

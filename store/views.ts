@@ -4,6 +4,7 @@
 
 import { z } from "zod";
 import { Judgment, SelectionMade } from "../src/core/events/registry.ts";
+import { formatUsd } from "../src/core/lib/format.ts";
 
 /**
  * running: a live process holds the sweep's lock. unfinished: no end was recorded and nothing
@@ -171,8 +172,20 @@ export const RolloutView = z.object({
   wallS: z.number().nullable(),
   reused: z.boolean(),
   error: z.string(),
+  /** False when the executor could not price it (a Codex model with no price): `usd` is unknown. */
+  priced: z.boolean().optional(),
 });
 export type RolloutView = z.infer<typeof RolloutView>;
+
+/** A rollout's status as people read it: one that ended normally but delivered nothing says so. */
+export function rolloutStatusText(r: Pick<RolloutView, "status" | "delivered">): string {
+  return r.status === "ok" && !r.delivered ? "ok, delivered nothing" : r.status;
+}
+
+/** A rollout's cost as people read it: an unpriced one is unknown, never $0. */
+export function rolloutCostText(r: Pick<RolloutView, "usd" | "priced">): string {
+  return r.priced === false ? "unknown" : formatUsd(r.usd);
+}
 
 export const ProposerCallView = z.object({
   mode: z.string().nullable(),

@@ -35,15 +35,17 @@ describe("harness2 show RUN", () => {
     for (const t of [taskName(0, 0), taskName(0, 1), taskName(1, 0), taskName(1, 1)]) {
       expect(out).toContain(`\n${t}  `);
     }
-    expect(out).toContain("  agg  ok  R 8/8  P 6/6  $0.15");
-    expect(out).toContain("  seq  ok  R 8/8  P 6/6  $0.15");
+    // Modes by their names (--json keeps the tokens), and no "-" for an unset seed or tag.
+    expect(out).toContain("  parallel  ok  R 8/8  P 6/6  $0.15");
+    expect(out).toContain("  sequential  ok  R 8/8  P 6/6  $0.15");
+    expect(out).toContain("modes parallel,sequential  seed none  tag none");
     expect(out).toContain("stages     inv1 ok $0.02 · dom1 fell back $0.02 · inv2 ok $0.02");
     expect(out).toContain(
       "selection  agg2 (B) — Candidate B delivers the complete report with sources.",
     );
     expect(out).toContain("selection  c2 (B) — ");
     expect(out).toContain(
-      "tripwire   grader_verdict at inv1: context/inv1/rollouts/base1.md [PASSED] — grader verdict marker in evidence",
+      'tripwire   grader_verdict at inv1: context/inv1/rollouts/base1.md ["P·ASSED"] blocked — grader verdict marker in evidence',
     );
     expect(out).toContain(`library    + ${taskName(1, 1).replace("/", "__")}`);
     expect(out.match(/tripwire {3}/g)).toHaveLength(2);

@@ -335,7 +335,7 @@ describe("TripwireAlerts", () => {
     expect(out).toContain("TRIPWIRE");
     expect(out).toContain("press a to acknowledge");
     expect(out).toContain(
-      "grader_verdict at dom1 (ledger-1 parallel): context/dom1/rollouts/base1.md [marker \"P·ASSED\"]",
+      'grader_verdict at dom1 (ledger-1 parallel): context/dom1/rollouts/base1.md [marker "P·ASSED"]',
     );
     expect(out).toContain("╭");
   });

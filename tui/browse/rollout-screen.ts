@@ -2,7 +2,12 @@
 // text) and what it did (its trajectory in the shared [ACTION]/[OBSERVATION] grammar). The texts
 // are read by the CLI (RolloutText); this only lays them out.
 
-import type { RolloutView, TaskView } from "../../store/views.ts";
+import {
+  type RolloutView,
+  rolloutCostText,
+  rolloutStatusText,
+  type TaskView,
+} from "../../store/views.ts";
 import { type Line, line, textLines } from "../components/Lines.tsx";
 import { formatDuration, formatUsd } from "../live/derive.ts";
 import { statusTone } from "./screens.ts";
@@ -29,9 +34,12 @@ export function rolloutLines(
     ],
     [
       { text: "status " },
-      { text: r.status, tone: statusTone(r.status) },
       {
-        text: ` · delivered ${r.delivered ? "yes" : "no"} · ${r.reused ? "reused · " : ""}${r.wallS === null ? "" : `${formatDuration(r.wallS)} · `}cost ${formatUsd(r.usd)}`,
+        text: rolloutStatusText(r),
+        tone: r.status === "ok" && !r.delivered ? "warn" : statusTone(r.status),
+      },
+      {
+        text: ` · delivered ${r.delivered ? "yes" : "no"} · ${r.reused ? "reused · " : ""}${r.wallS === null ? "" : `${formatDuration(r.wallS)} · `}cost ${rolloutCostText(r)}`,
       },
     ],
     line(`run folder ${r.runDir || "—"}`, "dim"),

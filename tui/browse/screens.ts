@@ -3,14 +3,16 @@
 
 import { MODE_NAMES, type ModeToken } from "../../src/core/events/registry.ts";
 import { formatWhen } from "../../src/core/lib/format.ts";
-import type {
-  ModeView,
-  RolloutView,
-  SelectionView,
-  StageView,
-  SweepDetail,
-  SweepSummary,
-  TaskView,
+import {
+  type ModeView,
+  type RolloutView,
+  rolloutCostText,
+  rolloutStatusText,
+  type SelectionView,
+  type StageView,
+  type SweepDetail,
+  type SweepSummary,
+  type TaskView,
 } from "../../store/views.ts";
 import { type Line, line } from "../components/Lines.tsx";
 import { type Column, tableLines } from "../components/Table.tsx";
@@ -173,7 +175,13 @@ export function tasksLines(tasks: TaskView[], cursor: number, width: number): Li
 export const ROLLOUT_COLUMNS: Column<RolloutView>[] = [
   { header: "run", cell: (r) => r.runId.split("/")[0] ?? "", max: 24 },
   { header: "label", cell: (r) => r.label },
-  { header: "status", cell: (r) => ({ text: r.status, tone: statusTone(r.status) }) },
+  {
+    header: "status",
+    cell: (r) => ({
+      text: rolloutStatusText(r),
+      tone: r.status === "ok" && !r.delivered ? "warn" : statusTone(r.status),
+    }),
+  },
   { header: "delivered", cell: (r) => (r.delivered ? "yes" : "no") },
   { header: "reused", cell: (r) => (r.reused ? "reused" : "") },
   {
@@ -181,7 +189,7 @@ export const ROLLOUT_COLUMNS: Column<RolloutView>[] = [
     cell: (r) => (r.wallS === null ? "—" : formatDuration(r.wallS)),
     align: "right",
   },
-  { header: "cost", cell: (r) => formatUsd(r.usd), align: "right" },
+  { header: "cost", cell: (r) => rolloutCostText(r), align: "right" },
   {
     header: "error",
     cell: (r) => ({ text: r.error.split("\n")[0] ?? "", tone: "error" }),

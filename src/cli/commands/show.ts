@@ -6,6 +6,8 @@ import { lineageOf } from "../../../store/lineage.ts";
 import { sweepDetail, sweepTaskNames } from "../../../store/queries.ts";
 import {
   type ModeView,
+  rolloutCostText,
+  rolloutStatusText,
   type SweepDetail,
   sweepStatusText,
   type TaskView,
@@ -14,6 +16,8 @@ import {
 import { taskProblems } from "../../core/events/outcome.ts";
 import type { ModeToken } from "../../core/events/registry.ts";
 import { formatDuration, formatUsd, formatWhen, squish } from "../../core/lib/format.ts";
+import { maskMarker } from "../../core/lib/marker-mask.ts";
+import { MODE_NAMES } from "../../core/run/naming.ts";
 import { webNote } from "../../core/run/web-policy.ts";
 import { type CliIO, defineCommand, type OptionSpecs, UsageError } from "../command.ts";
 import { CliError } from "../errors.ts";
@@ -41,7 +45,7 @@ function header(d: SweepDetail, paint: Paint): string[] {
   const ended = s.finishedAt ? `  finished ${formatWhen(s.finishedAt)}` : "";
   return [
     `${label("sweep")}${paint(s.id, "bold")}  ${paint(sweepStatusText(s), toneOf(s.status))}`,
-    `${label("bench")}${s.bench || "?"}  substrate ${s.substrate || "?"}  k ${s.ks.join(",") || "-"}  modes ${s.modes.join(",") || "-"}  seed ${s.seed ?? "-"}  tag ${s.tag || "-"}`,
+    `${label("bench")}${s.bench || "?"}  substrate ${s.substrate || "?"}  k ${s.ks.join(",") || "-"}  modes ${s.modes.map(modeWord).join(",") || "-"}  seed ${s.seed ?? "none"}  tag ${s.tag || "none"}`,
     `${label("started")}${formatWhen(s.startedAt)}${ended}  duration ${formatDuration(s.durationS)}`,
     `${label("spend")}${formatUsd(s.usd)}`,
     `${label("tasks")}${t.ok} ok, ${t.failed} failed, ${t.running} running, ${t.skipped} skipped of ${t.total}`,
@@ -87,8 +91,9 @@ function ledgerCounts(m: ModeView, paint: Paint): string {
 }
 
 function tripwireLine(t: TripwireView): string {
-  const marker = t.marker ? ` [${t.marker}]` : "";
-  return `${t.kind} at ${t.where || "?"}: ${t.path}${marker}${t.message ? ` — ${squish(t.message)}` : ""}`;
+  // Named masked, never repeated: a line of show may be pasted anywhere (docs/differences.md X10).
+  const marker = t.marker ? ` [${maskMarker(t.marker)}]` : "";
+  return `${t.kind} at ${t.where || "?"}: ${t.path}${marker} blocked${t.message ? ` — ${squish(t.message)}` : ""}`;
 }
 
 function selectionLine(m: ModeView, maxWhy: number): string | null {
@@ -145,7 +150,7 @@ function renderSweep(d: SweepDetail, paint: Paint): string[] {
     if (t.error) out.push(`  ${paint(`error: ${squish(t.error)}`, "bad")}`);
     for (const m of t.modes) {
       out.push(
-        `  ${paint(m.mode, "bold")}  ${paint(m.status, toneOf(m.status))}  ${ledgerCounts(m, paint)}  ${formatUsd(m.usd)}`,
+        `  ${paint(modeWord(m.mode), "bold")}  ${paint(m.status, toneOf(m.status))}  ${ledgerCounts(m, paint)}  ${formatUsd(m.usd)}`,
       );
       if (m.stages.length > 0) {
         const stages = m.stages.map(
@@ -191,7 +196,7 @@ function renderTask(d: SweepDetail, t: TaskView, paint: Paint): string[] {
   for (const m of t.modes) {
     out.push(
       "",
-      `${paint(m.mode, "bold")}  ${paint(m.status, toneOf(m.status))}  ${ledgerCounts(m, paint)}  ${formatUsd(m.usd)}${m.phase && m.status === "running" ? `  phase ${m.phase}` : ""}`,
+      `${paint(modeWord(m.mode), "bold")}  ${paint(m.status, toneOf(m.status))}  ${ledgerCounts(m, paint)}  ${formatUsd(m.usd)}${m.phase && m.status === "running" ? `  phase ${m.phase}` : ""}`,
     );
     if (m.error) out.push(`  ${paint(`error: ${squish(m.error)}`, "bad")}`);
     if (m.stages.length > 0) {
@@ -271,9 +276,9 @@ function renderTask(d: SweepDetail, t: TaskView, paint: Paint): string[] {
         ],
         t.rollouts.map((r) => [
           r.label,
-          r.reused ? `${r.status} (reused)` : r.status,
+          r.reused ? `${rolloutStatusText(r)} (reused)` : rolloutStatusText(r),
           r.delivered ? "yes" : "no",
-          formatUsd(r.usd),
+          rolloutCostText(r),
           formatDuration(r.wallS),
           r.runId,
         ]),
@@ -407,3 +412,8 @@ const showCommand = defineCommand({
 });
 
 export default showCommand;
+
+/** A mode as people read it (parallel, sequential); --json keeps the tokens. */
+function modeWord(mode: string): string {
+  return mode === "agg" || mode === "seq" ? MODE_NAMES[mode] : mode;
+}
