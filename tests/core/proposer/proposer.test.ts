@@ -14,7 +14,7 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { RecordingSink } from "../../../src/core/events/sink.ts";
-import { InterruptedError } from "../../../src/core/lib/interrupt.ts";
+import { InterruptedError, SoftStop } from "../../../src/core/lib/interrupt.ts";
 import { Limiter } from "../../../src/core/lib/limiter.ts";
 import { auditStem, Proposer } from "../../../src/core/proposer/proposer.ts";
 import {
@@ -367,7 +367,8 @@ describe("Proposer.call interrupted", () => {
     expect(err).not.toBeInstanceOf(ProposerError);
     expect((err as InterruptedError).usd).toBeCloseTo(0.3, 6);
     expect(channel.requests).toHaveLength(1); // no retry
-    expect(channel.requests[0]?.signal).toBe(controller.signal);
+    // The session got a signal that follows the sweep's: the user's stop reached it.
+    expect(channel.requests[0]?.signal?.aborted).toBe(true);
     const ev = sink.ofType("proposer.call");
     expect(ev).toHaveLength(1);
     expect(ev[0]).toMatchObject({ error: "interrupted", usd: 0.3, cached: false, attempts: 1 });
@@ -379,6 +380,44 @@ describe("Proposer.call interrupted", () => {
     const again = await p.call("m", evidence, "inv1.a1", { harvest: "context/harness" });
     expect(again).toMatchObject({ cached: false, text: "fresh" });
     expect(channel.requests).toHaveLength(2);
+  });
+
+  test("a soft stop (the spending cap) lets a running session finish: its reply is recorded and cached", async () => {
+    const user = new AbortController();
+    const cap = new AbortController();
+    const sweep = AbortSignal.any([user.signal, cap.signal]);
+    let entered: () => void = () => {};
+    const inSession = new Promise<void>((r) => {
+      entered = r;
+    });
+    let release: () => void = () => {};
+    const finish = new Promise<void>((r) => {
+      release = r;
+    });
+    const channel = new ScriptedChannel([
+      async (req) => {
+        entered();
+        await finish;
+        expect(req.signal?.aborted).toBe(false);
+        return { text: "a whole reply", usd: 0.2, error: "", timedOut: false };
+      },
+    ]);
+    const sink = new RecordingSink();
+    const p = proposer(channel, { sink });
+    const call = p.call("m", evidence, "inv1.a1", { signal: sweep });
+    await inSession;
+    cap.abort(new SoftStop("budget", user.signal));
+    release();
+    const reply = await call;
+    expect(reply).toMatchObject({ text: "a whole reply", cached: false, usd: 0.2 });
+    expect(sink.ofType("proposer.call")[0]).toMatchObject({ error: "", usd: 0.2 });
+    // Nothing new starts once stopped softly; what was answered is served from the cache.
+    const next = await p.call("m", evidence, "inv1.a1", {});
+    expect(next.cached).toBe(true);
+    await expect(p.call("other", evidence, "dom1.a1", { signal: sweep })).rejects.toBeInstanceOf(
+      InterruptedError,
+    );
+    expect(channel.requests).toHaveLength(1);
   });
 
   test("an abort during the back-off ends the call at once, without a second session", async () => {
