@@ -33,8 +33,29 @@ export function mainHelp(): string {
   return `${lines.join("\n")}\n`;
 }
 
-export async function main(argv: string[], io: CliIO): Promise<number> {
+export async function main(argv: string[], given: CliIO): Promise<number> {
   const [first, ...rest] = argv;
+  // harness2.toml (working folder, then the user's config folder) under the environment's own
+  // variables: every command and module sees the merged settings (src/core/run/config-file.ts).
+  let io = given;
+  if (first !== "--help" && first !== "-h") {
+    const { ConfigFileError, readConfigFiles, rememberLoaded } = await import(
+      "../core/run/config-file.ts"
+    );
+    try {
+      const files = readConfigFiles(given.env, given.cwd);
+      rememberLoaded(files);
+      if (Object.keys(files.values).length > 0) {
+        io = { ...given, env: { ...files.values, ...given.env } };
+        // Modules that read process.env directly see the same values.
+        for (const [k, v] of Object.entries(files.values)) process.env[k] ??= v;
+      }
+    } catch (err) {
+      if (!(err instanceof ConfigFileError)) throw err;
+      given.stderr(`harness2: ${err.message}\n`);
+      return EXIT.failed;
+    }
+  }
   if (first === undefined && io.isTTY) {
     // In a terminal, no subcommand opens the TUI home; elsewhere it prints the help.
     const { runHomeScreen } = await import("./home.ts");

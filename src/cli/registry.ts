@@ -56,6 +56,11 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: () => import("./commands/bridge.ts").then((m) => m.default),
   },
   {
+    name: "config",
+    summary: "Show the effective settings and where each comes from (environment or harness2.toml)",
+    load: () => import("./commands/config.ts").then((m) => m.default),
+  },
+  {
     name: "harness",
     summary: "Export a domain's adopted harness as a ready-to-use OpenCode or Codex configuration",
     load: () => import("./commands/harness.ts").then((m) => m.default),
