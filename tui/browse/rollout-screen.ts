@@ -9,7 +9,7 @@ import {
   type TaskView,
 } from "../../store/views.ts";
 import { type Line, line, textLines } from "../components/Lines.tsx";
-import { formatDuration, formatUsd } from "../live/derive.ts";
+import { formatDuration } from "../live/derive.ts";
 import { statusTone } from "./screens.ts";
 
 /** A rollout's deliverable files and trajectory, as the CLI read them from its run folder. */

@@ -10,7 +10,6 @@ import { ownedTempDir } from "../../core/lib/temp-dirs.ts";
 import { loadRunConfig } from "../../core/run/config.ts";
 import { ConfigError } from "../../core/run/env-vars.ts";
 import type { RunConfig } from "../../core/run/run-config.ts";
-import { maskMarker } from "../../core/safety/markers.ts";
 import { CELL_OPTIONS, SUBSTRATES } from "../cell-options.ts";
 import { checkGit, checkPython, checkSandbox } from "../check/host.ts";
 import { liveImprover, liveSolver } from "../check/live.ts";

@@ -6,9 +6,8 @@ import { join } from "node:path";
 import { improverChannel } from "../../benchmarks/common/cell.ts";
 import type { ModeToken } from "../../core/events/registry.ts";
 import { Proposer } from "../../core/proposer/proposer.ts";
-import { expectedRollouts, expectedSessions } from "../../core/recursion/ledger.ts";
 import { loadRunConfig } from "../../core/run/config.ts";
-import { MODE_NAMES, ns, parseModes, validateTag } from "../../core/run/naming.ts";
+import { parseModes, validateTag } from "../../core/run/naming.ts";
 import type { RunConfig } from "../../core/run/run-config.ts";
 import { ALLOW_WEB, webPolicyOf } from "../../core/run/web-policy.ts";
 import { StreamError, taskStream } from "../../core/schedule/stream.ts";
@@ -32,13 +31,7 @@ import {
 import { CliError } from "../errors.ts";
 import { EXIT } from "../exit-codes.ts";
 import { experimentIdentity } from "../experiment-identity.ts";
-import {
-  type AppliedPart,
-  applyPart,
-  PARTITION_OPTIONS,
-  partChoice,
-  withinPart,
-} from "../partition-opts.ts";
+import { applyPart, PARTITION_OPTIONS, partChoice, withinPart } from "../partition-opts.ts";
 import { workerOf } from "../queue/worker-env.ts";
 import { checkedLocation } from "../run-handle.ts";
 import { estimateFromStore, plannedCalls, printPlan } from "../run-plan.ts";
