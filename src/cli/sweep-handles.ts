@@ -14,7 +14,7 @@ import { EXIT } from "./exit-codes.ts";
 import { resolveRunHandle } from "./run-handle.ts";
 
 /**
- * One RUN handle: a sweep, or a queued plan (`pln_…`, README "Running on many machines"), which
+ * One RUN handle: a sweep, or a queued plan (`pln_…`, docs/guide/many-machines.md), which
  * stands for the newest sweep of each of its domains. A command that looks at one sweep is told
  * which sweeps the plan holds.
  */

@@ -171,7 +171,7 @@ export function codexSettings(
   if (!(CODEX_SANDBOXES as readonly string[]).includes(sandbox)) {
     throw new CodexSetupError(
       `${CODEX_SETTINGS.sandbox}=${JSON.stringify(sandbox)} is not allowed`,
-      `Use one of ${CODEX_SANDBOXES.join(", ")} (README: "The Codex sandbox")`,
+      `Use one of ${CODEX_SANDBOXES.join(", ")} (docs/guide/codex.md, "The sandbox")`,
     );
   }
   return {

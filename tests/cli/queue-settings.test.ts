@@ -1,4 +1,4 @@
-// The pure parts of the fleet (README "Running on many machines"): the queue's settings from the
+// The pure parts of the fleet (docs/guide/many-machines.md): the queue's settings from the
 // environment, when a domain is handed on before pg-boss expires it, what of the planner's
 // command line a domain job carries, and how a job's child learns its worker.
 

@@ -1,4 +1,4 @@
-// One sweep across many workers (README "Running on many machines"), against a private PostgreSQL
+// One sweep across many workers (docs/guide/many-machines.md), against a private PostgreSQL
 // cluster and real `harness2 worker` processes: a demo-style sweep of four domains is queued, two
 // workers take its domains, one is killed with SIGKILL in the middle of a task and its domain is
 // retried by the other; the selections, ledgers and library then equal a single-process run, no

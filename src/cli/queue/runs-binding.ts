@@ -1,4 +1,4 @@
-// A fleet's runs directory and its store (README "Running on many machines"): every worker
+// A fleet's runs directory and its store (docs/guide/many-machines.md): every worker
 // mounts the one runs directory the store's queued sweeps run in, at the same path. The runs
 // directory holds a marker naming the store, and the store records the path; `run --queue`
 // binds them, and `worker` and `check` refuse a runs directory that is not the store's. No
@@ -16,7 +16,7 @@ export const STORE_MARKER = ".harness2-store";
 /** The one line for a queue command without a PostgreSQL store. */
 export function needsSharedStore(command: string): CliError {
   return new CliError(
-    `${command} needs the shared PostgreSQL store: set HARNESS2_DB=postgres://USER@HOST:PORT/DATABASE (the same on the planner and every worker; README "Running on many machines")`,
+    `${command} needs the shared PostgreSQL store: set HARNESS2_DB=postgres://USER@HOST:PORT/DATABASE (the same on the planner and every worker; docs/guide/many-machines.md)`,
     EXIT.usage,
   );
 }

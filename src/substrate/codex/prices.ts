@@ -1,5 +1,5 @@
 // Codex reports tokens, never a cost: a rollout's cost comes from a price table the user gives in
-// HARNESS2_CODEX_PRICES (README "Codex prices"). A model the table does not name has an UNKNOWN
+// HARNESS2_CODEX_PRICES (docs/guide/codex.md, "Prices"). A model the table does not name has an UNKNOWN
 // cost — recorded as null and shown as unknown — never a made-up 0.
 
 import { readFileSync } from "node:fs";
