@@ -45,25 +45,23 @@ describe("estimateSpend", () => {
 describe("run --dry-run", () => {
   test("learns from an earlier sweep with the same improver model, and the estimate holds that sweep's spend", async () => {
     const runs = join(root, "runs");
-    const plan = (improver: string) =>
-      runCli(
-        [
-          "run",
-          "--bench",
-          "tasks",
-          "--tasks",
-          TASKS,
-          "--k",
-          "2",
-          "--mode",
-          "parallel,sequential",
-          "--dry-run",
-          "--json",
-          "--runs",
-          runs,
-        ],
-        { env: { HARNESS2_SOLVER_MODEL: "x/solver", HARNESS2_IMPROVER_MODEL: improver } },
-      );
+    const args = [
+      "run",
+      "--bench",
+      "tasks",
+      "--tasks",
+      TASKS,
+      "--k",
+      "2",
+      "--dry-run",
+      "--runs",
+      runs,
+    ];
+    const both = ["--mode", "parallel,sequential"];
+    const env = (improver: string) => ({
+      env: { HARNESS2_SOLVER_MODEL: "x/solver", HARNESS2_IMPROVER_MODEL: improver },
+    });
+    const plan = (improver: string) => runCli([...args, ...both, "--json"], env(improver));
     const before = await plan("local/deterministic");
     expect(before.code).toBe(0);
     expect(JSON.parse(before.stdout).estimate.basis).toBe("none");
@@ -85,25 +83,7 @@ describe("run --dry-run", () => {
     expect(after.total.high).toBeGreaterThanOrEqual(0.32);
     // Another model learns nothing from it.
     expect(JSON.parse((await plan("other/model")).stdout).estimate.basis).toBe("none");
-    const text = await runCli(
-      [
-        "run",
-        "--bench",
-        "tasks",
-        "--tasks",
-        TASKS,
-        "--k",
-        "2",
-        "--mode",
-        "parallel,sequential",
-        "--dry-run",
-        "--runs",
-        runs,
-      ],
-      {
-        env: { HARNESS2_SOLVER_MODEL: "x/solver", HARNESS2_IMPROVER_MODEL: "local/deterministic" },
-      },
-    );
+    const text = await runCli([...args, ...both], env("local/deterministic"));
     expect(text.stdout).toContain(
       "24 improver stage sessions: $0.24–$0.24 (median $0.24) from 24 earlier call(s)",
     );

@@ -136,27 +136,30 @@ describe("harness2 demo, k=2", () => {
   });
 });
 
+/** Starts a demo and kills it with SIGKILL once its output matches `when`; what it printed. */
+async function killDemoWhen(when: RegExp, runs: string, k: string): Promise<string> {
+  const proc = Bun.spawn([process.execPath, MAIN, "demo", "--no-tui", "--k", k, "--runs", runs], {
+    stdout: "pipe",
+    stderr: "ignore",
+    env: { ...process.env, NO_COLOR: "1" },
+  });
+  const reader = proc.stdout.getReader();
+  let seen = "";
+  while (!when.test(seen)) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    seen += new TextDecoder().decode(value);
+  }
+  proc.kill("SIGKILL");
+  await proc.exited;
+  return seen;
+}
+
 describe("a demo killed mid-sweep", () => {
   test("resumes to the same final results", async () => {
     const runs = join(root, "killed");
-    const proc = Bun.spawn(
-      [process.execPath, MAIN, "demo", "--no-tui", "--k", "1", "--runs", runs],
-      {
-        stdout: "pipe",
-        stderr: "pipe",
-        env: { ...process.env, NO_COLOR: "1" },
-      },
-    );
     // wait until the first task has finished, then kill -9 in the middle of the second
-    const reader = proc.stdout.getReader();
-    let seen = "";
-    while (!/ledger-1 k=1: ok/.test(seen)) {
-      const { value, done } = await reader.read();
-      if (done) break;
-      seen += new TextDecoder().decode(value);
-    }
-    proc.kill("SIGKILL");
-    await proc.exited;
+    const seen = await killDemoWhen(/ledger-1 k=1: ok/, runs, "1");
     expect(seen).toContain("ledger-1 k=1: ok");
 
     const r = await demo(runs, "--k", "1");
@@ -179,23 +182,7 @@ describe("a demo killed -9 mid-task, twice", () => {
     const plan = whole.report as DemoJson;
     for (const [i, waitFor] of [/ledger-1 parallel inv1/, /ledger-2 sequential c1/].entries()) {
       const runs = join(root, `kill9-${i}`);
-      const proc = Bun.spawn(
-        [process.execPath, MAIN, "demo", "--no-tui", "--k", "2", "--runs", runs],
-        {
-          stdout: "pipe",
-          stderr: "ignore",
-          env: { ...process.env, NO_COLOR: "1" },
-        },
-      );
-      const reader = proc.stdout.getReader();
-      let seen = "";
-      while (!waitFor.test(seen)) {
-        const { value, done } = await reader.read();
-        if (done) break;
-        seen += new TextDecoder().decode(value);
-      }
-      proc.kill("SIGKILL");
-      await proc.exited;
+      const seen = await killDemoWhen(waitFor, runs, "2");
       expect(seen).toMatch(waitFor);
       const sweepRuns = join(runs, "demo", "runs");
       const marks = readdirSync(sweepRuns, { recursive: true }).filter((f) =>
