@@ -104,7 +104,9 @@ export function describeEvent(event: HarnessEvent): EventLine | null {
       const state = event.fellBack
         ? tone("fell back", "warn")
         : event.keptBase
-          ? "kept base"
+          ? // "kept base" alone read as "kept the task's buggy starting harness" right before such
+            // a candidate won: it means the edit changed nothing in the harness it was given.
+            "kept base (its edit changed nothing in the harness it was given)"
           : tone("accepted", "ok");
       const cached = event.cached ? " cached" : "";
       const err = event.error ? ` — ${first(event.error)}` : "";
