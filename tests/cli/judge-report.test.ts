@@ -68,6 +68,13 @@ describe("a demo sweep judged (k=2, both modes)", () => {
         expect(row).toMatchObject({ graded: 1, score: base ? 0 : 1, reason: "" });
         expect(row.judge).toBe('{"scorer":"demo-ledger-total","version":"1"}');
       }
+      // --json gives the judge's identity as an object, not JSON text inside JSON.
+      const again = JSON.parse((await cli(s, "judge", "--json")).stdout);
+      expect(again.judge).toEqual({ scorer: "demo-ledger-total", version: "1" });
+      expect(again.rows[0]?.judge ?? again.judge).toEqual({
+        scorer: "demo-ledger-total",
+        version: "1",
+      });
     },
     SLOW,
   );

@@ -182,9 +182,11 @@ const judgeCommand = defineCommand({
         };
         if (args.opts.json) {
           const partition = part === null ? {} : { partition: part.note };
-          io.stdout(
-            `${JSON.stringify({ sweep: sweep.id, judge, ...partition, ...counts, rows })}\n`,
-          );
+          // The judge's identity is JSON text in the store; here it is the object it holds, so
+          // --json is not JSON inside JSON (issue 35).
+          const decodedRows = rows.map((r) => ({ ...r, judge: decoded(r.judge) }));
+          const out = { sweep: sweep.id, judge: decoded(judge), ...partition, ...counts };
+          io.stdout(`${JSON.stringify({ ...out, rows: decodedRows })}\n`);
         } else {
           io.stdout(
             `judging sweep ${sweep.id} (${sweep.bench}/${sweep.substrate}) with ${judge}, ${parallel} at once\n`,
@@ -250,3 +252,13 @@ function tasksFolder(raw: string | undefined, cwd: string): string | undefined {
 }
 
 export default judgeCommand;
+
+/** A judge identity stored as JSON text, as the value it holds (the text itself if it is not JSON). */
+function decoded(text: string): unknown {
+  if (!text.startsWith("{")) return text;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
