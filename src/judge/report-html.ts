@@ -17,9 +17,16 @@ const ci = (s: Spread, opts: { signed?: boolean } = {}) =>
   s.low === null || s.high === null ? "" : ` ${interval(s, opts)}`;
 const usd = (x: number) => `$${x.toFixed(4)}`;
 
-const W = 640;
-const LABEL = 150;
+/** The plot's width; the label column grows with the longest label (task ids run long). */
+const PLOT_W = 490;
 const ROW = 26;
+/** About the width of one character of the 12 px label font. */
+const CHAR_W = 7.2;
+
+/** The label column's width for these labels: every label whole, at least 150 px. */
+function labelWidth(labels: readonly string[]): number {
+  return Math.max(150, Math.ceil(Math.max(0, ...labels.map((l) => l.length)) * CHAR_W) + 16);
+}
 
 /** Horizontal bars over [lo, hi], one per row, with an optional interval whisker. */
 function barChart(
@@ -33,6 +40,8 @@ function barChart(
   lo: number,
   hi: number,
 ): string {
+  const LABEL = labelWidth(rows.map((r) => r.label));
+  const W = LABEL + PLOT_W;
   const plot = W - LABEL - 70;
   const x = (v: number) => LABEL + ((Math.min(hi, Math.max(lo, v)) - lo) / (hi - lo)) * plot;
   const zero = x(Math.max(lo, Math.min(hi, 0)));
@@ -48,7 +57,7 @@ function barChart(
   rows.forEach((r, i) => {
     const y = 6 + i * ROW;
     parts.push(
-      `<text x="${LABEL - 8}" y="${y + 15}" text-anchor="end" class="label">${esc(r.label)}</text>`,
+      `<text x="${LABEL - 8}" y="${y + 15}" text-anchor="end" class="label"><title>${esc(r.label)}</title>${esc(r.label)}</text>`,
     );
     if (r.value === null) {
       parts.push(`<text x="${LABEL}" y="${y + 15}" class="none">not graded</text>`);
@@ -77,6 +86,8 @@ function spendChart(summaries: readonly ModeSummary[]): string {
   const parts = ["stages", "selection", "reflection", "executor"] as const;
   const total = (s: ModeSummary) => parts.reduce((n, p) => n + s.spend[p], 0);
   const max = Math.max(0, ...summaries.map(total));
+  const LABEL = labelWidth(summaries.map((s) => s.name));
+  const W = LABEL + PLOT_W;
   const plot = W - LABEL - 90;
   const h = summaries.length * ROW + 34;
   const out = [
@@ -96,7 +107,7 @@ function spendChart(summaries: readonly ModeSummary[]): string {
         );
       x += w;
     }
-    out.push(`<text x="${x + 6}" y="${y + 15}" class="value">${usd(total(s))}</text>`);
+    out.push(`<text x="${x + 6}" y="${y + 15}" class="value">total ${usd(total(s))}</text>`);
   });
   const ly = summaries.length * ROW + 22;
   parts.forEach((p, i) => {
@@ -141,7 +152,7 @@ export function renderHtml(report: Report): string {
         "Δ vs base (95% CI)",
         "Δ n",
         "picks: selector / trivial / fallback",
-        "spend",
+        "spend (improver + executor)",
       ],
       s.map((m) => [
         m.name,

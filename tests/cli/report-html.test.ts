@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { renderHtml } from "../../src/judge/report-html.ts";
 import { runCli } from "../helpers/cli.ts";
 
 const ROOT = mkdtempSync(join(tmpdir(), "h2-report-html-"));
@@ -46,6 +47,23 @@ describe("report --html", () => {
     // Per-task deltas: ledger-1 before ledger-2, the stream order.
     const perTask = html.slice(html.indexOf("Per-task delta"));
     expect(perTask.indexOf(">ledger-1<")).toBeLessThan(perTask.indexOf(">ledger-2<"));
+  });
+
+  test("a label of any length is drawn whole, and the spend totals say what they are", async () => {
+    // Issue 35: labels over ~20 characters (every JobBench and LAB task id) were clipped.
+    const json = JSON.parse((await runCli(["report", "--json", "--runs", RUNS])).stdout);
+    const long = "employment/wrongful-termination-review-of-a-long-contract";
+    json.summaries[0].delta.perTask[0].task = long;
+    const html = renderHtml(json);
+    const svg = html.slice(html.lastIndexOf("<svg", html.indexOf(`>${long}<`)));
+    const label = svg.match(/<text x="([\d.]+)"[^>]*class="label"><title>([^<]+)<\/title>/);
+    expect(label?.[2]).toBe(long);
+    // The text ends at x, drawn right to left: it fits when x is at least its width.
+    expect(Number(label?.[1])).toBeGreaterThanOrEqual(long.length * 7);
+    const width = Number(svg.match(/width="([\d.]+)"/)?.[1]);
+    expect(width).toBeGreaterThan(Number(label?.[1]));
+    expect(html).toContain("<th>spend (improver + executor)</th>");
+    expect(html).toMatch(/class="value">total \$/);
   });
 
   test("refusals: exclusive with --json, a missing folder, a directory", async () => {
