@@ -10,27 +10,15 @@
 // - the lessons and the provenance go to `.harness2/` (lessons.md, export.json).
 // Nothing is followed through a link: a link where a file would go is a conflict.
 
-import { existsSync, lstatSync, readdirSync, readFileSync } from "node:fs";
-import { join, relative } from "node:path";
-import { writeFileSafe } from "../core/lib/safe-fs.ts";
+import { lstatSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { walkFiles, writeFileSafe } from "../core/lib/safe-fs.ts";
 import { CliError } from "./errors.ts";
 import { EXIT } from "./exit-codes.ts";
 
 export const SECTION_BEGIN =
   "<!-- harness2: adopted harness (begin; harness2 harness export rewrites this section) -->";
 export const SECTION_END = "<!-- harness2: adopted harness (end) -->";
-
-/** Every regular file under `dir`, as paths relative to it. */
-function filesUnder(dir: string, at = dir): string[] {
-  const out: string[] = [];
-  for (const name of readdirSync(at)) {
-    const path = join(at, name);
-    const st = lstatSync(path);
-    if (st.isDirectory()) out.push(...filesUnder(dir, path));
-    else if (st.isFile()) out.push(relative(dir, path));
-  }
-  return out.sort();
-}
 
 /** The project's AGENTS.md with the harness's section in place (appended, or replacing the last export's). */
 export function withSection(existing: string | null, harnessText: string): string {
@@ -60,7 +48,7 @@ export function mergeInto(
   const plan: [string, Buffer | string][] = [];
   const conflicts: string[] = [];
   const occupied = (rel: string) => lstatSync(join(project, rel), { throwIfNoEntry: false });
-  for (const rel of filesUnder(rendered)) {
+  for (const rel of walkFiles(rendered)) {
     const bytes = readFileSync(join(rendered, rel));
     const st = occupied(rel);
     if (rel === "AGENTS.md") {
@@ -100,9 +88,4 @@ export function mergeInto(
     result.written.push(rel);
   }
   return result;
-}
-
-/** Whether `dir` is a folder that exists (the project must). */
-export function isProject(dir: string): boolean {
-  return existsSync(dir) && lstatSync(dir).isDirectory();
 }

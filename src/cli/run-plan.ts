@@ -22,13 +22,26 @@ import { sweepLockNamespaces } from "./sweep-session.ts";
 
 type PlanFlags = { k: number; modes: ModeToken[]; seed: number | null; tag: string };
 
-/** The calls of each role a sweep of `stream` implies (bases shared by the modes). */
-export function plannedCalls(f: PlanFlags, stream: Map<string, string[]>): PlannedCalls {
-  const tasks = [...stream.values()].reduce((n, t) => n + t.length, 0);
+const taskCount = (stream: Map<string, string[]>) =>
+  [...stream.values()].reduce((n, t) => n + t.length, 0);
+
+/** One task's rollouts and stage sessions over its modes (the k base rollouts shared by them). */
+function perTaskBudget(f: PlanFlags): { rollouts: number; sessions: number } {
   const modes = f.modes.length;
   return {
-    executor: tasks * (modes * expectedRollouts(f.k) - (modes - 1) * f.k),
-    stages: tasks * modes * expectedSessions(f.k),
+    rollouts: modes * expectedRollouts(f.k) - (modes - 1) * f.k,
+    sessions: modes * expectedSessions(f.k),
+  };
+}
+
+/** The calls of each role a sweep of `stream` implies (bases shared by the modes). */
+export function plannedCalls(f: PlanFlags, stream: Map<string, string[]>): PlannedCalls {
+  const tasks = taskCount(stream);
+  const modes = f.modes.length;
+  const perTask = perTaskBudget(f);
+  return {
+    executor: tasks * perTask.rollouts,
+    stages: tasks * perTask.sessions,
     // One selector session per task and mode when there is more than one final to choose from.
     selection: f.k > 1 ? tasks * modes : 0,
     reflection: tasks * modes,
@@ -79,11 +92,8 @@ export function printPlan(io: CliIO, p: PlanInputs): void {
   // What the sweep will lock: the parallel namespace too, whose folders hold every mode's base
   // rollouts and the summaries (docs/differences.md R22).
   const locks = sweepLockNamespaces(cell, f.modes);
-  const tasks = [...stream.values()].reduce((n, t) => n + t.length, 0);
-  const perTask = {
-    rollouts: f.modes.length * expectedRollouts(f.k) - (f.modes.length - 1) * f.k,
-    sessions: f.modes.length * expectedSessions(f.k),
-  };
+  const tasks = taskCount(stream);
+  const perTask = perTaskBudget(f);
   const plan = {
     bench: adapter.spec.name,
     substrate: adapter.substrate.name,

@@ -10,7 +10,7 @@ import { ownedTempDir } from "../../core/lib/temp-dirs.ts";
 import { loadRunConfig } from "../../core/run/config.ts";
 import { ConfigError } from "../../core/run/env-vars.ts";
 import type { RunConfig } from "../../core/run/run-config.ts";
-import { CELL_OPTIONS, SUBSTRATES } from "../cell-options.ts";
+import { CELL_OPTIONS, DEPENDENCIES_OPTION, SUBSTRATES } from "../cell-options.ts";
 import { checkGit, checkPython, checkSandbox } from "../check/host.ts";
 import { liveImprover, liveSolver } from "../check/live.ts";
 import { checkModels } from "../check/models.ts";
@@ -31,11 +31,7 @@ const OPTIONS = {
     choices: BENCHES,
     description: `benchmark to check for: ${BENCHES.join(" or ")} (default tasks)`,
   },
-  dependencies: {
-    type: "string",
-    valueName: "DIR",
-    description: "where setup installed JobBench",
-  },
+  ...DEPENDENCIES_OPTION,
   runs: {
     type: "string",
     valueName: "DIR",

@@ -15,7 +15,6 @@ import {
   readFileSync,
   writeFileSync,
 } from "node:fs";
-import { tmpdir } from "node:os";
 import { basename, dirname, join, resolve } from "node:path";
 import { domainsWithEntries, latestAdoptedEntry } from "../../../store/export-queries.ts";
 import { reflectionDir } from "../../core/adoption/reflection.ts";
@@ -28,7 +27,7 @@ import { DEFAULT_SOLVER_STEPS } from "../../core/seams/executor.ts";
 import { defineCommand, type OptionSpecs, UsageError } from "../command.ts";
 import { CliError } from "../errors.ts";
 import { EXIT } from "../exit-codes.ts";
-import { isProject, mergeInto } from "../harness-into.ts";
+import { mergeInto } from "../harness-into.ts";
 import { browseLocation, openForBrowsing, RUNS_OPTION, readStore } from "../run-handle.ts";
 
 const OPTIONS = {
@@ -101,14 +100,13 @@ const harness = defineCommand({
       throw new UsageError((err as Error).message, "harness");
     }
     const project = into === undefined ? null : resolve(io.cwd, into);
-    if (project !== null && !isProject(project)) {
+    if (project !== null && lstatOrNull(project)?.isDirectory() !== true) {
       throw new UsageError(
         `--into ${project} is not an existing folder: name your project's folder`,
         "harness",
       );
     }
-    const dest =
-      project === null ? resolve(io.cwd, out as string) : ownedTempDir("export", tmpdir());
+    const dest = project === null ? resolve(io.cwd, out as string) : ownedTempDir("export");
     if (
       project === null &&
       existsSync(dest) &&

@@ -12,7 +12,7 @@ import {
 } from "../../core/schedule/partition.ts";
 import { taskStream } from "../../core/schedule/stream.ts";
 import { buildAdapter } from "../build-adapter.ts";
-import { CELL_OPTIONS } from "../cell-options.ts";
+import { CELL_OPTIONS, DEPENDENCIES_OPTION } from "../cell-options.ts";
 import { defineCommand, type OptionSpecs, UsageError } from "../command.ts";
 import { CliError } from "../errors.ts";
 import { EXIT } from "../exit-codes.ts";
@@ -22,12 +22,7 @@ import { selfCommand } from "../self.ts";
 
 const OPTIONS = {
   ...CELL_OPTIONS,
-  dependencies: {
-    type: "string",
-    valueName: "DIR",
-    description:
-      "where setup installed benchmarks (default $HARNESS2_DEPENDENCIES or ./dependencies)",
-  },
+  ...DEPENDENCIES_OPTION,
   seed: { type: "int", min: 0, valueName: "N", description: "the shuffle's seed (required)" },
   train: {
     type: "string",
