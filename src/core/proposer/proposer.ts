@@ -159,7 +159,7 @@ export class Proposer implements ProposerLike {
           const context = this.#prepare(workspace, contextDir, harvest);
           const outcome = await this.#attempt(
             { workspace, context, sessionDir, mission, system, timeoutS: wallLimit },
-            running.signal,
+            { start: signal, running: running.signal },
             () => {
               launched = a;
             },
@@ -332,15 +332,16 @@ export class Proposer implements ProposerLike {
       system: string;
       timeoutS: number;
     },
-    signal: AbortSignal | undefined,
+    signals: { start: AbortSignal | undefined; running: AbortSignal | undefined },
     onLaunch: () => void,
   ): Promise<AttemptOutcome> {
     const cfg = this.#cfg;
     const limiter = cfg.limiter ?? processSessions;
     const result = await limiter.run(() => {
-      // Interrupted while waiting for a session slot: no session starts.
-      throwIfInterrupted(signal, "an improver session");
+      // Stopped while waiting for a session slot, softly or not: no session starts.
+      throwIfInterrupted(signals.start, "an improver session");
       onLaunch();
+      const signal = signals.running;
       return cfg.channel.run({
         ...req,
         model: cfg.spec.model,

@@ -420,6 +420,40 @@ describe("Proposer.call interrupted", () => {
     expect(channel.requests).toHaveLength(1);
   });
 
+  test("a call waiting for a session slot when the cap stops the sweep starts no session", async () => {
+    const user = new AbortController();
+    const cap = new AbortController();
+    const sweep = AbortSignal.any([user.signal, cap.signal]);
+    let entered: () => void = () => {};
+    const inSession = new Promise<void>((r) => {
+      entered = r;
+    });
+    let release: () => void = () => {};
+    const finish = new Promise<void>((r) => {
+      release = r;
+    });
+    const channel = new ScriptedChannel([
+      async () => {
+        entered();
+        await finish;
+        return { text: "first", usd: 0.1, error: "", timedOut: false };
+      },
+      () => ok("never"),
+    ]);
+    const limiter = new Limiter(1);
+    const p = proposer(channel, { limiter });
+    const first = p.call("m", evidence, "inv1.a1", { signal: sweep });
+    await inSession;
+    const queued = p.call("m", evidence, "dom1.a1", { signal: sweep });
+    // The second call is past its own checks and waits for the one slot when the cap comes.
+    while (limiter.waiting === 0) await Bun.sleep(1);
+    cap.abort(new SoftStop("budget", user.signal));
+    release();
+    expect((await first).text).toBe("first");
+    await expect(queued).rejects.toBeInstanceOf(InterruptedError);
+    expect(channel.requests).toHaveLength(1);
+  });
+
   test("an abort during the back-off ends the call at once, without a second session", async () => {
     const controller = new AbortController();
     const channel = new ScriptedChannel([
