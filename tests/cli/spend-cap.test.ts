@@ -20,8 +20,10 @@ function paid(runs: string): { calls: number; usd: number } {
   const db = new Database(join(runs, "harness2.db"), { readonly: true });
   try {
     const row = db
+      // A call the stop reached before its session started is recorded too (attempts 0, $0):
+      // it paid nothing, so only calls that ran a session count.
       .query(
-        "SELECT COUNT(*) AS n, COALESCE(SUM(usd), 0) AS usd FROM proposer_calls WHERE cached = 0",
+        "SELECT COUNT(*) AS n, COALESCE(SUM(usd), 0) AS usd FROM proposer_calls WHERE cached = 0 AND attempts > 0",
       )
       .get() as { n: number; usd: number };
     return { calls: row.n, usd: Math.round(row.usd * 1e4) / 1e4 };
