@@ -3,17 +3,7 @@
 // executor). Never retries, caches or harvests (the Proposer does), and never accepts non-JSON
 // output as an answer.
 
-import {
-  closeSync,
-  existsSync,
-  constants as fsConstants,
-  fstatSync,
-  mkdirSync,
-  openSync,
-  readFileSync,
-  rmSync,
-  writeFileSync,
-} from "node:fs";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import {
   type Command,
@@ -26,6 +16,9 @@ import { SessionSandbox } from "../clis/sandbox.ts";
 import { exitLabel, lastChars } from "../clis/session-env.ts";
 import { SpawnError } from "../core/lib/spawn-error.ts";
 import type { Channel, ChannelRequest, ChannelResult } from "../core/seams/channel.ts";
+import { readAnswerFile } from "./answer-file.ts";
+
+export { readAnswerFile };
 
 export const OPENCODE_PROMPT =
   "Read MISSION.md in this directory first and do exactly what it asks. When you are done, give the requested output as your final message and also save it verbatim to output/answer.md.";
@@ -168,47 +161,5 @@ export class OpencodeChannel implements Channel {
       error: `${exitLabel(exit.code, exit.signal)}: ${why}`,
       timedOut: false,
     };
-  }
-}
-
-const ANSWER_DIR_FLAGS =
-  fsConstants.O_RDONLY | fsConstants.O_DIRECTORY | fsConstants.O_NOFOLLOW | fsConstants.O_NONBLOCK;
-const ANSWER_FILE_FLAGS = fsConstants.O_RDONLY | fsConstants.O_NOFOLLOW | fsConstants.O_NONBLOCK;
-
-/**
- * The session's `output/answer.md` as UTF-8, or "" when there is none the session itself wrote:
- * missing, `output/` or `answer.md` a symlink (never followed out of the workspace), not a regular
- * file (a FIFO would block the read), or a hard link (a second name of some other file).
- */
-export function readAnswerFile(workspace: string): string {
-  let dirFd: number;
-  try {
-    // O_NOFOLLOW on the directory itself: a symlinked output/ fails here instead of resolving.
-    dirFd = openSync(join(workspace, "output"), ANSWER_DIR_FLAGS);
-  } catch {
-    return "";
-  }
-  try {
-    // Linux: open the file through the directory already opened, so output/ cannot be swapped for
-    // a symlink between the check and the read. Elsewhere the path is opened again.
-    const viaFd = `/proc/self/fd/${dirFd}`;
-    const dir = existsSync(viaFd) ? viaFd : join(workspace, "output");
-    let fd: number;
-    try {
-      fd = openSync(join(dir, "answer.md"), ANSWER_FILE_FLAGS);
-    } catch {
-      return "";
-    }
-    try {
-      const st = fstatSync(fd);
-      if (!st.isFile() || st.nlink !== 1) return "";
-      return new TextDecoder("utf-8").decode(readFileSync(fd));
-    } catch {
-      return "";
-    } finally {
-      closeSync(fd);
-    }
-  } finally {
-    closeSync(dirFd);
   }
 }

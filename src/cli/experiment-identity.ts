@@ -29,7 +29,11 @@ export function experimentIdentity(
     improverChannel: improver.kind,
     improverModel: improver.model,
     improverEndpoint:
-      improver.kind === "claude_cli" ? claudeEndpoint(env) : opencodeEndpoint(improver.model, env),
+      improver.kind === "claude_cli"
+        ? claudeEndpoint(env)
+        : improver.kind === "codex"
+          ? codexImproverEndpoint(env)
+          : opencodeEndpoint(improver.model, env),
     effort: improver.effort,
   };
 }
@@ -54,6 +58,12 @@ function opencodeEndpoint(model: string, env: Env): Record<string, string> {
     out.location = env.GOOGLE_VERTEX_LOCATION ?? env.GOOGLE_CLOUD_LOCATION ?? "global";
   }
   return out;
+}
+
+/** The Codex improvers' Responses endpoint: their own, else the Codex executor's. */
+function codexImproverEndpoint(env: Env): Record<string, string> {
+  const url = env.HARNESS2_IMPROVER_CODEX_BASE_URL?.trim() || env.HARNESS2_CODEX_BASE_URL || "";
+  return { provider: "codex", baseURL: publicUrl(url) };
 }
 
 /** Claude Code's endpoint: the Anthropic API (or its base URL), Vertex AI or Amazon Bedrock. */

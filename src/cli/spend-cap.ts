@@ -10,6 +10,7 @@ import type { HarnessEvent } from "../core/events/registry.ts";
 import type { EventSink } from "../core/events/sink.ts";
 import { roundUsd } from "../core/lib/money.ts";
 import { type OptionSpecs, UsageError } from "./command.ts";
+import { CliError } from "./errors.ts";
 
 export const CAP_OPTIONS = {
   "max-usd": {
@@ -87,4 +88,23 @@ export class SpendMeter {
       }
     },
   };
+}
+
+/**
+ * Refuses a cap it could not enforce (exit 1, before anything is spent): a Codex executor model
+ * without a price in HARNESS2_CODEX_PRICES records each rollout's cost as unknown, which the cap
+ * would count as nothing. (A Codex improver model without a price is refused by its channel.)
+ */
+export async function assertCapEnforceable(
+  maxUsd: number | null,
+  substrate: string,
+  codexModel: string,
+  env: Record<string, string | undefined>,
+): Promise<void> {
+  if (maxUsd === null || substrate !== "cx") return;
+  const { loadPriceTable } = await import("../clis/codex-prices.ts");
+  if (loadPriceTable(env)[codexModel] !== undefined) return;
+  throw new CliError(
+    `--max-usd cannot be enforced: the Codex executor model ${JSON.stringify(codexModel)} has no price in HARNESS2_CODEX_PRICES, so what its rollouts cost is unknown. Fix: add it, e.g. HARNESS2_CODEX_PRICES='{"${codexModel}": {"input": 1.25, "output": 10}}' (USD per million tokens), or run without --max-usd`,
+  );
 }

@@ -5,6 +5,7 @@
 
 import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
+import { jsonObjects } from "../core/lib/jsonl.ts";
 import { pickEnv, which } from "../core/lib/process.ts";
 import { webAllowed } from "../core/run/web-policy.ts";
 import { ExecutorSetupError } from "../core/seams/executor.ts";
@@ -229,16 +230,20 @@ export function codexConfigToml(s: CodexSessionSettings, workspace: string): str
 /**
  * argv of one `codex exec`: JSONL events, the workspace as its root, the prompt read from stdin
  * (`-`, so no argv length limit and no leading-dash risk; stdin is closed after it), no session
- * files kept, and the sandbox choice explicit.
+ * files kept, and the sandbox choice explicit. `hooks: false` leaves out hook trust whatever the
+ * sandbox.
  */
 export function codexExecArgv(
   cmd: CodexCommand,
   s: CodexSessionSettings,
   workspace: string,
+  opts: { hooks?: boolean } = {},
 ): string[] {
+  // An improver session (opts.hooks false) never runs hooks: it edits a harness, it does not use it.
+  const hookTrust = opts.hooks === false ? [] : ["--dangerously-bypass-hook-trust"];
   const sandbox =
     s.sandbox === "bypass"
-      ? ["--dangerously-bypass-approvals-and-sandbox", "--dangerously-bypass-hook-trust"]
+      ? ["--dangerously-bypass-approvals-and-sandbox", ...hookTrust]
       : s.sandbox === "with-hooks"
         ? ["--sandbox", "workspace-write", "--dangerously-bypass-hook-trust"]
         : ["--sandbox", "workspace-write"];
@@ -319,3 +324,51 @@ export const emptyUsage = (): CodexUsage => ({
   output: 0,
   reasoning: 0,
 });
+
+/** What a finished Codex session printed, read from its stream. */
+export type CodexStreamFacts = {
+  events: number;
+  usage: CodexUsage;
+  /** Messages of `error` events and failed turns (retry notices included). */
+  errors: string[];
+  /** A turn failed: the session's work did not finish. */
+  turnFailed: boolean;
+  /** The text of the last non-blank `agent_message` item: the session's final message. */
+  lastMessage: string;
+};
+
+const errorText = (v: unknown): string => {
+  if (typeof v === "string") return v;
+  if (v !== null && typeof v === "object") {
+    const m = (v as Record<string, unknown>).message;
+    if (typeof m === "string") return m;
+  }
+  return "";
+};
+
+/** Reads the facts of a saved stream; unreadable or malformed lines are skipped. */
+export function readCodexStream(jsonl: string): CodexStreamFacts {
+  const facts: CodexStreamFacts = {
+    events: 0,
+    usage: emptyUsage(),
+    errors: [],
+    turnFailed: false,
+    lastMessage: "",
+  };
+  for (const ev of jsonObjects(jsonl)) {
+    facts.events++;
+    addCodexUsage(facts.usage, ev);
+    if (ev.type === "error") facts.errors.push(errorText(ev));
+    if (ev.type === "item.completed") {
+      const item = ev.item as Record<string, unknown> | null | undefined;
+      const text = item?.type === "agent_message" ? item.text : undefined;
+      if (typeof text === "string" && text.trim() !== "") facts.lastMessage = text;
+    }
+    if (ev.type === "turn.failed") {
+      facts.turnFailed = true;
+      facts.errors.push(errorText(ev.error));
+    }
+  }
+  facts.errors = facts.errors.filter((m) => m !== "");
+  return facts;
+}

@@ -1,5 +1,5 @@
 // Improver sessions in an operating-system sandbox (docs/method.md §9, docs/differences.md X39):
-// each OpenCode or Claude Code improver session runs under bubblewrap with a root built from
+// each OpenCode, Claude Code or Codex improver session runs under bubblewrap with a root built from
 // nothing — the system's programs and settings (/usr, /etc) read-only, the session's throwaway
 // workspace and private folder read-write, the CLI's own package and the provider files it must
 // read read-only, a private /tmp, /proc and /dev — so neither its own tools nor a program its shell

@@ -6,6 +6,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { startResponsesServer } from "../../fixtures/servers/responses-server.ts";
 import { runCli } from "../helpers/cli.ts";
 
 const ROOT = mkdtempSync(join(tmpdir(), "h2-codex-cli-"));
@@ -74,6 +75,66 @@ describe("run --substrate cx refuses a bad Codex setup in one line, spending not
       expect(existsSync(join(dir, "tasks", "rollouts"))).toBe(false);
     });
   }
+});
+
+describe("costs that would be unknown are refused before anything is spent", () => {
+  const servers: { stop: () => Promise<void> }[] = [];
+  afterAll(async () => {
+    for (const s of servers) await s.stop();
+  });
+  const runArgs = (dir: string, extra: string[] = []) => [
+    "run",
+    "--bench",
+    "tasks",
+    "--substrate",
+    "cx",
+    "--tasks",
+    FIXTURE_TASKS,
+    "--runs",
+    dir,
+    "--no-tui",
+    "--k",
+    "1",
+    ...extra,
+  ];
+  const reachable = () => {
+    // Only its port is reached: nothing is sent before the refusals.
+    const s = startResponsesServer({ turns: [{ text: "never asked" }] });
+    servers.push(s);
+    return s.url;
+  };
+
+  test("--max-usd with an unpriced Codex executor model (the cap could not count it)", async () => {
+    const dir = runs();
+    const r = await runCli(runArgs(dir, ["--max-usd", "5"]), {
+      env: { ...GOOD, HARNESS2_CODEX_BASE_URL: reachable() },
+    });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(
+      /^harness2 run: --max-usd cannot be enforced: the Codex executor model "m" has no price in HARNESS2_CODEX_PRICES.*Fix: add it/,
+    );
+    expect(r.stderr.trim().split("\n")).toHaveLength(1);
+    expect(existsSync(join(dir, "harness2.db"))).toBe(false);
+  });
+
+  test("Codex improvers on a model without a price", async () => {
+    const dir = runs();
+    const r = await runCli(runArgs(dir), {
+      env: {
+        ...GOOD,
+        HARNESS2_CODEX_BASE_URL: reachable(),
+        HARNESS2_CODEX_PRICES: '{"m": {"input": 1, "output": 2}}',
+        HARNESS2_IMPROVER_CHANNEL: "codex",
+        HARNESS2_IMPROVER_MODEL: "imp",
+      },
+    });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(
+      /codex channel: the improver model "imp" has no price in HARNESS2_CODEX_PRICES/,
+    );
+    expect(r.stderr.trim().split("\n")).toHaveLength(1);
+    expect(existsSync(join(dir, "harness2.db"))).toBe(false);
+  });
 });
 
 describe("check --substrate cx", () => {

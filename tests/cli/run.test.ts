@@ -270,6 +270,19 @@ describe("experimentIdentity", () => {
     expect(id.improverEndpoint).toEqual({ provider: "b", baseURL: "http://inline-b/v1" });
   });
 
+  test("Codex improvers record their own endpoint, else the executor's, never the key", () => {
+    const shared = { HARNESS2_CODEX_BASE_URL: "http://exec/v1", HARNESS2_CODEX_API_KEY: "sk-1" };
+    const improver = { kind: "codex", model: "gpt-x", effort: "high" } as const;
+    expect(experimentIdentity({ solverModel: "a/x" }, improver, shared).improverEndpoint).toEqual({
+      provider: "codex",
+      baseURL: "http://exec/v1",
+    });
+    const own = { ...shared, HARNESS2_IMPROVER_CODEX_BASE_URL: "http://imp/v1" };
+    const id = experimentIdentity({ solverModel: "a/x" }, improver, own);
+    expect(id.improverEndpoint).toEqual({ provider: "codex", baseURL: "http://imp/v1" });
+    expect(JSON.stringify(id)).not.toContain("sk-1");
+  });
+
   test("Vertex project and location, for OpenCode and for Claude Code", () => {
     const env = {
       GOOGLE_CLOUD_PROJECT: "proj-1",

@@ -9,8 +9,8 @@ import {
   codexExecArgv,
   codexSettings,
 } from "../../src/clis/codex.ts";
+import { costOf, loadPriceTable } from "../../src/clis/codex-prices.ts";
 import { truncationMarker } from "../../src/core/evidence/clip.ts";
-import { costOf, loadPriceTable } from "../../src/substrate/codex/prices.ts";
 import {
   finalCodexMessage,
   renderCodexTrajectory,

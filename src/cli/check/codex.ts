@@ -14,7 +14,7 @@ export async function checkCodex(
 ): Promise<boolean> {
   const { CodexSubstrate } = await import("../../substrate/codex/substrate.ts");
   const { CodexSetupError } = await import("../../clis/codex.ts");
-  const { loadPriceTable } = await import("../../substrate/codex/prices.ts");
+  const { loadPriceTable } = await import("../../clis/codex-prices.ts");
   const codex = new CodexSubstrate({ env });
   const before = report.problems;
   const fail = (err: unknown, subject: string): void => {

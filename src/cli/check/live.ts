@@ -27,10 +27,8 @@ export async function liveImprover(
   const subject = `improver ${model} (${kind})`;
   let channel: Channel;
   try {
-    channel =
-      kind === "opencode"
-        ? new (await import("../../channels/opencode-channel.ts")).OpencodeChannel({ env })
-        : new (await import("../../channels/claude-channel.ts")).ClaudeChannel({ env });
+    const { makeChannel } = await import("../../channels/make-channel.ts");
+    channel = await makeChannel(kind, env, model);
   } catch (err) {
     const e = err as { reason?: string; hint?: string; message: string };
     report.line("FAIL", subject, e.reason ?? e.message, e.hint ?? "see the message");

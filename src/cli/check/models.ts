@@ -113,6 +113,17 @@ export async function checkModels(
       );
     }
   }
+  if (kind === "codex" && improver !== "") {
+    const { makeChannel } = await import("../../channels/make-channel.ts");
+    const { ChannelSetupError } = await import("../../clis/session-env.ts");
+    try {
+      await makeChannel("codex", env, improver);
+      report.line("ok", "codex improvers", `${improver}, priced from HARNESS2_CODEX_PRICES`);
+    } catch (err) {
+      if (!(err instanceof ChannelSetupError)) throw err;
+      report.line("FAIL", "codex improvers", err.reason, err.hint);
+    }
+  }
   if (kind === "claude_cli") {
     const { ClaudeChannel } = await import("../../channels/claude-channel.ts");
     const { ChannelSetupError } = await import("../../clis/session-env.ts");

@@ -36,7 +36,7 @@ import { workerOf } from "../queue/worker-env.ts";
 import { checkedLocation } from "../run-handle.ts";
 import { estimateFromStore, plannedCalls, printPlan } from "../run-plan.ts";
 import { selfCommand } from "../self.ts";
-import { CAP_OPTIONS, capOf } from "../spend-cap.ts";
+import { assertCapEnforceable, CAP_OPTIONS, capOf } from "../spend-cap.ts";
 import {
   chooseFrontEnd,
   runSweepSession,
@@ -174,12 +174,8 @@ async function buildChannel(
       "no improver model: set HARNESS2_IMPROVER_MODEL (or HARNESS2_SOLVER_MODEL), e.g. provider/model for opencode",
     );
   }
-  if (spec.kind === "claude_cli") {
-    const { ClaudeChannel } = await import("../../channels/claude-channel.ts");
-    return { channel: new ClaudeChannel({ env: io.env }), spec };
-  }
-  const { OpencodeChannel } = await import("../../channels/opencode-channel.ts");
-  return { channel: new OpencodeChannel({ env: io.env }), spec };
+  const { makeChannel } = await import("../../channels/make-channel.ts");
+  return { channel: await makeChannel(spec.kind, io.env, spec.model), spec };
 }
 
 /** Improver sessions run in an OS sandbox unless the user opted out: one that cannot start stops the run here. */
@@ -240,6 +236,7 @@ async function runSweepCommand(args: Args, given: CliIO): Promise<number> {
   // The executor's setup and its endpoint, before anything is recorded or spent: a missing binary,
   // endpoint or key, or an endpoint that does not answer, is one line here (exit 1).
   await adapter.preflight();
+  await assertCapEnforceable(maxUsd, adapter.substrate.name, config.codexModel, io.env);
   const { channel, spec } = await buildChannel(config, io);
   await assertSandbox(io);
   if (args.opts.queue) {

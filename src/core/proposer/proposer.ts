@@ -93,7 +93,7 @@ export class Proposer implements ProposerLike {
   constructor(cfg: ProposerConfig) {
     if (cfg.spec.model.trim() === "") {
       throw new ChannelSetupError(
-        "no improver model is set: set HARNESS2_IMPROVER_MODEL (provider/model for opencode, a bare id for claude_cli)",
+        "no improver model is set: set HARNESS2_IMPROVER_MODEL (provider/model for opencode, a bare id for claude_cli or codex)",
         cfg.spec.kind,
       );
     }

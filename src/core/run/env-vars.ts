@@ -104,7 +104,7 @@ export const ENV_VARS: readonly EnvVar[] = [
     name: "HARNESS2_IMPROVER_CHANNEL",
     field: "improverChannel",
     parse: asChannel,
-    help: "opencode (default) or claude_cli",
+    help: "opencode (default), claude_cli or codex",
   },
   {
     name: "HARNESS2_IMPROVER_SANDBOX",

@@ -5,14 +5,17 @@ import { z } from "zod";
 
 // ── channels ─────────────────────────────────────────────────────────────────────────────────
 
-export const CHANNEL_KINDS = ["opencode", "claude_cli"] as const;
+export const CHANNEL_KINDS = ["opencode", "claude_cli", "codex"] as const;
 export const ChannelKind = z.enum(CHANNEL_KINDS, {
   error: (iss) =>
     `channel kind ${JSON.stringify(iss.input)} is not allowed: one of ${CHANNEL_KINDS.join(", ")}`,
 });
 export type ChannelKind = z.infer<typeof ChannelKind>;
 
-/** Why a model id does not fit its channel kind, or null when it fits (a blank model fits: it is checked when a session starts). */
+/**
+ * Why a model id does not fit its channel kind, or null when it fits (a blank model fits: it is
+ * checked when a session starts). Codex takes whatever id its endpoint serves.
+ */
 export function modelMismatch(kind: ChannelKind, model: string): string | null {
   if (model === "") return null;
   if (kind === "opencode" && !model.includes("/")) {

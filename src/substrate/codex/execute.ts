@@ -8,17 +8,15 @@
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import {
-  addCodexUsage,
   type CodexCommand,
   type CodexSessionSettings,
   CodexSetupError,
-  type CodexUsage,
   codexConfigToml,
   codexExecArgv,
   codexSessionEnv,
-  emptyUsage,
+  readCodexStream,
 } from "../../clis/codex.ts";
-import { jsonObjects } from "../../core/lib/jsonl.ts";
+import { costOf, type PriceTable } from "../../clis/codex-prices.ts";
 import { type ExitRecord, runProcess } from "../../core/lib/process.ts";
 import { SpawnError } from "../../core/lib/spawn-error.ts";
 import { hasDeliverable, ROLLOUT_WORKSPACE } from "../../core/rollout/layout.ts";
@@ -26,7 +24,6 @@ import { writeRunMark } from "../../core/rollout/runmark.ts";
 import type { RolloutRequest, RolloutResult } from "../../core/seams/executor.ts";
 import { failureOf, prepareWorkspace, RolloutError } from "../rollout-workspace.ts";
 import { materialiseCodex } from "./materialise.ts";
-import { costOf, type PriceTable } from "./prices.ts";
 
 /** Where a Codex rollout's pieces live inside its run directory. */
 export const CODEX_ROLLOUT_LAYOUT = {
@@ -39,41 +36,6 @@ export const CODEX_ROLLOUT_LAYOUT = {
   /** HOME, CODEX_HOME and TMPDIR of the session; removed when the session ends. */
   session: "session",
 } as const;
-
-/** What a finished Codex session printed, read from its stream. */
-export type CodexStreamFacts = {
-  events: number;
-  usage: CodexUsage;
-  /** Messages of `error` events and failed turns (retry notices included). */
-  errors: string[];
-  /** A turn failed: the session's work did not finish. */
-  turnFailed: boolean;
-};
-
-const errorText = (v: unknown): string => {
-  if (typeof v === "string") return v;
-  if (v !== null && typeof v === "object") {
-    const m = (v as Record<string, unknown>).message;
-    if (typeof m === "string") return m;
-  }
-  return "";
-};
-
-/** Reads the facts of a saved stream; unreadable or malformed lines are skipped. */
-export function readCodexStream(jsonl: string): CodexStreamFacts {
-  const facts: CodexStreamFacts = { events: 0, usage: emptyUsage(), errors: [], turnFailed: false };
-  for (const ev of jsonObjects(jsonl)) {
-    facts.events++;
-    addCodexUsage(facts.usage, ev);
-    if (ev.type === "error") facts.errors.push(errorText(ev));
-    if (ev.type === "turn.failed") {
-      facts.turnFailed = true;
-      facts.errors.push(errorText(ev.error));
-    }
-  }
-  facts.errors = facts.errors.filter((m) => m !== "");
-  return facts;
-}
 
 export type CodexRunContext = {
   cmd: CodexCommand;

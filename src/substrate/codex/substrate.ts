@@ -12,6 +12,7 @@ import {
   codexSettings,
   resolveCodex,
 } from "../../clis/codex.ts";
+import { loadPriceTable, type PriceTable } from "../../clis/codex-prices.ts";
 import type { Tree } from "../../core/harness/surface.ts";
 import type { SurfaceSpec } from "../../core/harness/tree.ts";
 import { pickEnv, runProcess, which } from "../../core/lib/process.ts";
@@ -24,7 +25,6 @@ import type {
 } from "../../core/seams/executor.ts";
 import { CODEX_ROLLOUT_LAYOUT, executeCodexRollout } from "./execute.ts";
 import { CODEX_ROOT_ENTRIES, codexRolloutFingerprint } from "./materialise.ts";
-import { loadPriceTable, type PriceTable } from "./prices.ts";
 import { CODEX_ARGS_TRUNC, renderCodexTrajectoryFile } from "./render.ts";
 import { CODEX_BASELINE_TREE, CODEX_SURFACE } from "./surface.ts";
 

@@ -103,8 +103,8 @@ describe("loadRunConfig", () => {
       "seconds ≥ 0",
     );
     expect(
-      configError(() => loadRunConfig({ HARNESS2_IMPROVER_CHANNEL: "codex" }, at)).message,
-    ).toContain("one of opencode, claude_cli");
+      configError(() => loadRunConfig({ HARNESS2_IMPROVER_CHANNEL: "gemini" }, at)).message,
+    ).toContain("one of opencode, claude_cli, codex");
   });
 
   test("every numeric variable refuses garbage, fractions and zero where a count is needed", () => {

@@ -52,9 +52,11 @@ describe("ChannelSpec", () => {
   });
 
   test("refuses an unknown kind and a model that does not fit its kind, naming both", () => {
-    expect(issues(ChannelSpec.safeParse({ kind: "codex", model: "m" }))[0]?.message).toBe(
-      'channel kind "codex" is not allowed: one of opencode, claude_cli',
+    expect(issues(ChannelSpec.safeParse({ kind: "gemini", model: "m" }))[0]?.message).toBe(
+      'channel kind "gemini" is not allowed: one of opencode, claude_cli, codex',
     );
+    // Codex takes whatever id its endpoint serves.
+    expect(ChannelSpec.parse({ kind: "codex", model: "gpt-5-codex" }).kind).toBe("codex");
     expect(issues(ChannelSpec.safeParse({ kind: "opencode", model: "gpt" }))[0]).toEqual({
       path: "model",
       message:

@@ -4,9 +4,9 @@
 
 import { readFileSync } from "node:fs";
 import { z } from "zod";
-import type { CodexUsage } from "../../clis/codex.ts";
-import { CODEX_SETTINGS, CodexSetupError } from "../../clis/codex.ts";
-import { roundUsd } from "../../core/lib/money.ts";
+import { roundUsd } from "../core/lib/money.ts";
+import type { CodexUsage } from "./codex.ts";
+import { CODEX_SETTINGS, CodexSetupError } from "./codex.ts";
 
 const perMillion = z.number().finite().nonnegative();
 

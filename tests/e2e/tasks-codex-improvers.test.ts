@@ -1,0 +1,233 @@
+// One real sweep with EVERY session on Codex (`HARNESS2_IMPROVER_CHANNEL=codex`, `--substrate cx`),
+// k=1, on the fixture's data/csv-total: the improvers are the REAL codex binary against their own
+// scripted Responses server (HARNESS2_IMPROVER_CODEX_BASE_URL), in the OS sandbox; the rollouts the
+// REAL codex binary against the solver's. The improvers' edit (a script plus an AGENTS.md line)
+// turns the base's wrong guess (0) into the computed total (1); the method's checks hold: the
+// pick is the edited harness, a lesson is stored, the evidence never holds the answer key, and
+// every improver call is recorded on the codex channel at its priced cost.
+
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { appendFileSync, cpSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { startResponsesServer } from "../../fixtures/servers/responses-server.ts";
+import type { ScriptedServer } from "../../fixtures/servers/script.ts";
+import { runCli } from "../helpers/cli.ts";
+import { allFiles } from "../helpers/files.ts";
+
+const SWEEP_MS = 900_000;
+const FIXTURE_TASKS = join(import.meta.dir, "../../fixtures/tasks");
+const TASK = "data/csv-total";
+const SECRET = "answer-key-marker-must-not-leak";
+
+const TOTAL_PY = [
+  '"""Prints the signed total of the amount column of sales.csv, two decimals."""',
+  "import csv",
+  "",
+  'with open("sales.csv", newline="") as f:',
+  "    print(f\"{sum(float(r['amount']) for r in csv.DictReader(f)):.2f}\")",
+  "",
+].join("\n");
+
+let root: string;
+let solver: ScriptedServer;
+let improver: ScriptedServer;
+
+beforeAll(() => {
+  root = mkdtempSync(join(tmpdir(), "h2-e2e-codex-imp-"));
+  cpSync(FIXTURE_TASKS, join(root, "tasks"), { recursive: true });
+  appendFileSync(join(root, "tasks", TASK, "tests", "check"), `# ${SECRET}\n`);
+  solver = startResponsesServer({
+    turns: [
+      {
+        toolCalls: [
+          {
+            name: "exec_command",
+            arguments: {
+              cmd: "mkdir -p output; python3 scripts/total.py > output/total.txt 2>/dev/null || echo 79.00 > output/total.txt; cat output/total.txt",
+            },
+          },
+        ],
+      },
+      { text: "Saved the total to output/total.txt." },
+    ],
+  });
+  improver = startResponsesServer({
+    model: "improver-model",
+    usage: { input: 2000, output: 100 },
+    turns: [
+      {
+        toolCalls: [
+          {
+            name: "exec_command",
+            arguments: {
+              cmd: [
+                "mkdir -p context/harness/scripts",
+                `cat > context/harness/scripts/total.py <<'PY'\n${TOTAL_PY}PY`,
+                "cat > context/harness/AGENTS.md <<'MD'",
+                "# Totals",
+                "",
+                "- For a total of a CSV column, run `python3 scripts/total.py` and save what it prints; never guess.",
+                "- Write deliverables under `output/`.",
+                "MD",
+              ].join("\n"),
+            },
+          },
+        ],
+      },
+      {
+        text: [
+          "<notes>",
+          "- added scripts/total.py and an AGENTS.md rule: the rollout guessed a total instead of computing it.",
+          "</notes>",
+          "",
+          "<experience>",
+          "cue: a task asks for a total of a CSV column",
+          "lesson: compute the total with a script instead of estimating it",
+          "evidence: the base rollout saved 79.00 without summing sales.csv",
+          "confidence: medium",
+          "</experience>",
+        ].join("\n"),
+      },
+    ],
+  });
+});
+
+afterAll(async () => {
+  await solver?.stop();
+  await improver?.stop();
+  rmSync(root, { recursive: true, force: true });
+});
+
+describe("harness2 run --substrate cx with Codex improvers: the real codex binary for every session", () => {
+  test(
+    "Codex improvers edit the Codex harness, Codex rollouts run it; judge and report pair base 0 with pick 1",
+    async () => {
+      const env = {
+        HARNESS2_IMPROVER_CHANNEL: "codex",
+        HARNESS2_IMPROVER_MODEL: "improver-model",
+        HARNESS2_IMPROVER_CODEX_BASE_URL: improver.url,
+        HARNESS2_IMPROVER_CODEX_API_KEY: "improver-key",
+        HARNESS2_CODEX_BASE_URL: solver.url,
+        HARNESS2_CODEX_API_KEY: "scripted-key",
+        HARNESS2_CODEX_MODEL: "mock-model",
+        HARNESS2_CODEX_PRICES:
+          '{"mock-model": {"input": 1, "output": 2}, "improver-model": {"input": 3, "output": 15}}',
+        HARNESS2_ROLLOUT_TIMEOUT: "300",
+        HARNESS2_PROPOSER_TIMEOUT: "300",
+        HARNESS2_BACKOFF_S: "0",
+      };
+      const runs = join(root, "runs");
+      const tasks = join(root, "tasks");
+      const checked = await runCli(["check", "--tasks", tasks, "--substrate", "cx"], { env });
+      if (checked.code !== 0) console.error(checked.stdout, checked.stderr);
+      expect(checked.code).toBe(0);
+      expect(checked.stdout).toMatch(/ok {4}codex: 0\.171\.0/);
+      expect(checked.stdout).toContain("Ready: tasks/cx");
+      expect(checked.stdout).toContain(
+        "codex improvers: improver-model, priced from HARNESS2_CODEX_PRICES",
+      );
+
+      const r = await runCli(
+        [
+          "run",
+          "--bench",
+          "tasks",
+          "--substrate",
+          "cx",
+          "--tasks",
+          tasks,
+          "--k",
+          "1",
+          "--mode",
+          "parallel",
+          "--no-tui",
+          "--runs",
+          runs,
+          "--only-tasks",
+          TASK,
+        ],
+        { env },
+      );
+      if (r.code !== 0) console.error(r.stdout, r.stderr);
+      expect(r.code).toBe(0);
+      expect(r.stdout).toMatch(/data\/csv-total k=1: ok/);
+
+      const taskDir = join(runs, "tasks", "adapt", "tasks-cx-agg1");
+      const [slug] = readdirSync(taskDir).filter((n) => n.startsWith("data"));
+      const summary = JSON.parse(
+        readFileSync(join(taskDir, slug as string, "summary.json"), "utf8"),
+      );
+      expect(summary.status).toBe("ok");
+      const chosen = summary.selections.agg.chosenLabel as string;
+      const adopted = join(taskDir, slug as string, "harnesses", chosen);
+      expect(readFileSync(join(adopted, "scripts", "total.py"), "utf8")).toBe(TOTAL_PY);
+      expect(readFileSync(join(adopted, "AGENTS.md"), "utf8")).toContain("scripts/total.py");
+      const pickDir = summary.selections.agg.chosenRunDir as string;
+      expect(readFileSync(join(pickDir, "workspace", "output", "total.txt"), "utf8")).toBe(
+        "80.35\n",
+      );
+      // the Codex rollouts ran with the installed harness and the improvers saw their trajectory
+      expect(readFileSync(join(pickDir, "codex.jsonl"), "utf8")).toContain("command_execution");
+      const evidence = allFiles(taskDir).filter((p) =>
+        /\/(context|selection|reflection)\//.test(p),
+      );
+      const texts = evidence.map((p) => readFileSync(p, "utf8"));
+      expect(texts.some((t) => t.includes("[ACTION] shell: /bin/bash -lc"))).toBe(true);
+      expect(texts.some((t) => t.includes("[HARNESS] session usage | turns=1"))).toBe(true);
+      for (const [i, t] of texts.entries()) {
+        expect(t).not.toContain(SECRET);
+        expect(evidence[i]).not.toContain("/tests/");
+      }
+      for (const req of [...improver.requests, ...solver.requests]) {
+        expect(JSON.stringify(req.body)).not.toContain(SECRET);
+      }
+
+      const judged = await runCli(["judge", "last", "--bases", "--json", "--runs", runs], { env });
+      if (judged.code !== 0) console.error(judged.stdout, judged.stderr);
+      expect(judged.code).toBe(0);
+      const rows = (JSON.parse(judged.stdout) as { rows: { kind: string; score: number | null }[] })
+        .rows;
+      expect(rows.filter((x) => x.kind === "pick").map((x) => x.score)).toEqual([1]);
+      const bases = rows.filter((x) => x.kind === "base");
+      expect(bases.length).toBeGreaterThan(0);
+      for (const b of bases) expect(b.score).toBe(0);
+
+      const report = await runCli(["report", "last", "--runs", runs, "--json"], { env });
+      expect(report.code).toBe(0);
+      const cell = (
+        JSON.parse(report.stdout) as {
+          summaries: {
+            mode: string;
+            score: number | null;
+            base: { n: number; score: number | null };
+            delta: { n: number; mean: number | null };
+            spend: { executor: number; improver: number };
+          }[];
+        }
+      ).summaries[0];
+      expect(cell?.mode).toBe("agg");
+      expect(cell?.score).toBe(1);
+      expect(cell?.base).toEqual({ n: 1, score: 0 });
+      expect(cell?.delta.n).toBe(1);
+      expect(cell?.delta.mean).toBe(1);
+      // Codex rollouts priced from the table reached the report's spend.
+      expect(cell?.spend.executor).toBeGreaterThan(0);
+      // Every improver session ran on Codex against its own endpoint, priced from the table: each
+      // is 2 turns × (2,000 input at $3 + 100 output at $15 per million) = $0.015.
+      const sessions = improver.requests.filter((q) => q.role === "turn" && q.turn === 0).length;
+      expect(sessions).toBeGreaterThanOrEqual(3);
+      expect(cell?.spend.improver).toBeCloseTo(sessions * 0.015, 6);
+      for (const q of improver.requests.filter((x) => x.role === "turn")) {
+        expect(q.headers.authorization).toBe("Bearer improver-key");
+      }
+      // The reflector stored the lesson from the Codex session's final message.
+      const lessons = allFiles(runs).filter((p) => p.endsWith("EXPERIENCE.md"));
+      expect(lessons.length).toBeGreaterThan(0);
+      expect(readFileSync(lessons[0] as string, "utf8")).toContain(
+        "compute the total with a script instead of estimating it",
+      );
+    },
+    SWEEP_MS,
+  );
+});
