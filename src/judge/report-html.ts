@@ -1,7 +1,8 @@
 // `harness2 report --html FILE`: the report as one self-contained page — no script, no font, no
 // request of any kind — built from the same Report object `--json` prints: score and paired delta
 // per mode and k with their 95% intervals, the per-task deltas in stream order (does the library
-// help later tasks?), and the spend split. Charts are inline SVG.
+// help later tasks?), the spend split, score against spend across k, and (when given) the lineage
+// of every task's candidates. Charts are inline SVG; the lineage is folded `<details>`.
 
 import { fixed3 as f3, interval, signed3 as signed } from "../core/lib/format.ts";
 import type { ModeSummary, Report, Spread } from "../core/report/types.ts";
@@ -120,6 +121,74 @@ function spendChart(summaries: readonly ModeSummary[]): string {
   return `<figure><figcaption>Spend per mode and k (improver stages, selection, reflection; executor)</figcaption>${out.join("")}</figure>`;
 }
 
+/** One task × mode × k's lineage as `show` draws it (src/cli/report-lineage.ts builds them). */
+export type LineageBlock = {
+  task: string;
+  k: number;
+  mode: string;
+  /** "parallel k=2". */
+  name: string;
+  pick: string | null;
+  /** The mode's whole spend on this task. */
+  usd: number;
+  lines: string[];
+};
+
+/**
+ * Score against spend, one point per mode and k (several k, or both modes, make it worth a
+ * chart): does paying for more candidates buy a better pick?
+ */
+function scoreSpendChart(summaries: readonly ModeSummary[]): string {
+  const points = summaries
+    .filter((s) => s.score !== null)
+    .map((s) => ({
+      name: s.name,
+      score: s.score as number,
+      usd: s.spend.improver + s.spend.executor,
+    }));
+  if (points.length < 2) return "";
+  const W = 560;
+  const H = 260;
+  const L = 50;
+  const B = 40;
+  const maxUsd = Math.max(...points.map((p) => p.usd)) || 1;
+  const x = (usdValue: number) => L + (usdValue / maxUsd) * (W - L - 150);
+  const y = (score: number) => H - B - score * (H - B - 16);
+  const out = [
+    `<svg role="img" aria-label="score against spend" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}">`,
+    `<line x1="${L}" y1="${y(0)}" x2="${W - 140}" y2="${y(0)}" class="axis"/>`,
+    `<line x1="${L}" y1="${y(0)}" x2="${L}" y2="${y(1)}" class="axis"/>`,
+    `<text x="${L - 6}" y="${y(0) + 4}" text-anchor="end" class="tick">0</text>`,
+    `<text x="${L - 6}" y="${y(1) + 4}" text-anchor="end" class="tick">1</text>`,
+    `<text x="${L}" y="${H - 8}" class="tick">$0</text>`,
+    `<text x="${x(maxUsd)}" y="${H - 8}" text-anchor="end" class="tick">${usd(maxUsd)}</text>`,
+    `<text x="${(L + W - 140) / 2}" y="${H - 8}" text-anchor="middle" class="tick">spend (improver + executor)</text>`,
+  ];
+  for (const p of points) {
+    out.push(
+      `<circle cx="${x(p.usd)}" cy="${y(p.score)}" r="5" class="bar"><title>${esc(p.name)}: score ${f3(p.score)} for ${usd(p.usd)}</title></circle>`,
+      `<text x="${x(p.usd) + 8}" y="${y(p.score) + 4}" class="label">${esc(p.name)} · ${f3(p.score)}</text>`,
+    );
+  }
+  out.push("</svg>");
+  return `<figure><figcaption>Score against spend, per mode and k</figcaption>${out.join("")}</figure>`;
+}
+
+/** Every task's candidates, folded: where each came from, what it cost, and which was picked. */
+function lineageSection(blocks: readonly LineageBlock[]): string[] {
+  if (blocks.length === 0) return [];
+  const out = [
+    "<h2>Lineage of the candidates</h2>",
+    "<p>Per task, mode and k: the base, the candidates made from it (their improver session plus their rollouts) and the pick (★).</p>",
+  ];
+  for (const b of blocks) {
+    out.push(
+      `<details><summary>${esc(b.task)} · ${esc(b.name)} · pick ${esc(b.pick ?? "none")} · ${usd(b.usd)}</summary><pre>${esc(b.lines.join("\n"))}</pre></details>`,
+    );
+  }
+  return out;
+}
+
 function table(header: readonly string[], rows: readonly string[][]): string {
   const head = header.map((h) => `<th>${esc(h)}</th>`).join("");
   const body = rows
@@ -134,9 +203,12 @@ th,td{border:1px solid #ccc;padding:.25em .6em;text-align:right}th:first-child,t
 figure{margin:1em 0}figcaption{font-weight:600;margin-bottom:.3em}.bar{fill:#4a7fb5}.neg{fill:#c0504d}
 .ci{stroke:#222;stroke-width:1.5}.axis{stroke:#888}.label,.value,.tick,.none{font-size:12px}.none{fill:#888}
 .s-stages{fill:#4a7fb5}.s-selection{fill:#9bbb59}.s-reflection{fill:#f79646}.s-executor{fill:#8064a2}
-.warn{color:#a05a00}`;
+.warn{color:#a05a00}pre{font-size:12px;margin:.3em 0 .8em 1em}summary{cursor:pointer}`;
 
-export function renderHtml(report: Report): string {
+export function renderHtml(
+  report: Report,
+  opts: { lineage?: readonly LineageBlock[] } = {},
+): string {
   const s = report.summaries;
   const body: string[] = [
     `<h1>${esc(report.title)}</h1>`,
@@ -202,7 +274,7 @@ export function renderHtml(report: Report): string {
       ),
     );
   }
-  body.push("<h2>Spend</h2>", spendChart(s));
+  body.push("<h2>Spend</h2>", spendChart(s), scoreSpendChart(s));
   if (report.bases.length > 0) {
     body.push(
       "<h2>Base harness</h2>",
@@ -231,6 +303,7 @@ export function renderHtml(report: Report): string {
       ),
     );
   }
+  body.push(...lineageSection(opts.lineage ?? []));
   for (const w of report.warnings) body.push(`<p class="warn">warning: ${esc(w)}</p>`);
   for (const n of report.notes) body.push(`<p>note: ${esc(n)}</p>`);
   return `<!doctype html>

@@ -43,7 +43,9 @@ describe("report --html", () => {
     ]) {
       expect(html).toContain(`<figcaption>${caption}`);
     }
-    expect((html.match(/<svg /g) ?? []).length).toBe(3 + json.summaries.length);
+    // score, delta, spend, score against spend, and one per-task chart per mode
+    expect(html).toContain("<figcaption>Score against spend, per mode and k");
+    expect((html.match(/<svg /g) ?? []).length).toBe(4 + json.summaries.length);
     // Per-task deltas: ledger-1 before ledger-2, the stream order.
     const perTask = html.slice(html.indexOf("Per-task delta"));
     expect(perTask.indexOf(">ledger-1<")).toBeLessThan(perTask.indexOf(">ledger-2<"));
@@ -64,6 +66,55 @@ describe("report --html", () => {
     expect(width).toBeGreaterThan(Number(label?.[1]));
     expect(html).toContain("<th>spend (improver + executor)</th>");
     expect(html).toMatch(/class="value">total \$/);
+  });
+
+  test("the lineage of every task's candidates, folded, in stream order, with its pick", async () => {
+    const file = join(ROOT, "lineage.html");
+    expect((await runCli(["report", "--html", file, "--runs", RUNS])).code).toBe(0);
+    const html = readFileSync(file, "utf8");
+    const section = html.slice(html.indexOf("<h2>Lineage of the candidates</h2>"));
+    const summaries = [...section.matchAll(/<summary>([^<]+)<\/summary>/g)].map((m) => m[1]);
+    expect(summaries.map((t) => t?.split(" · ").slice(0, 3).join(" · "))).toEqual([
+      "ledger-1 · parallel k=1 · pick agg1",
+      "ledger-1 · sequential k=1 · pick c1",
+      "ledger-2 · parallel k=1 · pick agg1",
+      "ledger-2 · sequential k=1 · pick c1",
+    ]);
+    // The tree show draws: the proposals from the base, the final composed from them, ★ the pick.
+    const first = section.slice(section.indexOf("<pre>"), section.indexOf("</pre>"));
+    expect(first).toContain("├─ inv1 accepted");
+    expect(first).toContain("└─ composed from every proposal above:");
+    expect(first).toMatch(/agg1 \w+ \$[\d.]+ {2}★ picked/);
+    // --modes narrows it as it narrows the figures.
+    const only = join(ROOT, "lineage-seq.html");
+    await runCli(["report", "--html", only, "--modes", "sequential", "--runs", RUNS]);
+    expect(readFileSync(only, "utf8")).not.toContain("parallel k=1 · pick");
+  });
+
+  test("score against spend places each mode and k by its total spend and its score", async () => {
+    const json = JSON.parse((await runCli(["report", "--json", "--runs", RUNS])).stdout);
+    const one = json.summaries[0];
+    const cells = [1, 2, 4].map((k, i) => ({
+      ...one,
+      k,
+      name: `parallel k=${k}`,
+      score: [0.5, 0.6, 0.75][i],
+      spend: { ...one.spend, improver: k, executor: k },
+    }));
+    const html = renderHtml({ ...json, summaries: cells });
+    const chart = html.slice(html.indexOf('aria-label="score against spend"'));
+    const dots = [...chart.matchAll(/<circle cx="([\d.]+)" cy="([\d.]+)"/g)].map((m) => [
+      Number(m[1]),
+      Number(m[2]),
+    ]);
+    expect(dots).toHaveLength(3);
+    // More spend is further right, a higher score higher up (smaller y).
+    expect(dots[0]?.[0]).toBeLessThan(dots[1]?.[0] as number);
+    expect(dots[1]?.[0]).toBeLessThan(dots[2]?.[0] as number);
+    expect(dots[0]?.[1]).toBeGreaterThan(dots[2]?.[1] as number);
+    expect(chart).toContain("<title>parallel k=4: score 0.750 for $8.0000</title>");
+    // One scored cell is no comparison: no chart.
+    expect(renderHtml({ ...json, summaries: [cells[0]] })).not.toContain("score against spend");
   });
 
   test("refusals: exclusive with --json, a missing folder, a directory", async () => {

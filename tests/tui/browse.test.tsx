@@ -219,7 +219,13 @@ describe("BrowseApp over a real store", () => {
     expect(f).toMatch(/▶ {3}inv1 /);
     r.type(KEYS.down);
     f = await r.waitFor((x) => /▶ {3}dom1 /.test(x));
-    expect(f).toMatch(/dom1\s+│ DOM │ fell back │\s+2 │/);
+    expect(f).toMatch(/dom1\s+│ DOM │ base\s+│ fell back │\s+2 │/);
+    // The stage tables are the lineage: where each candidate came from, what it cost with its
+    // rollouts, and the pick.
+    expect(f).toMatch(/agg2 ★ │ AGG │ every proposal │ ok/);
+    expect(f).toMatch(/c1\s+│ COMPOSE │ inv1\+dom1 │ ok/);
+    expect(f).toMatch(/inv2\s+│ INV\s+│ c1\s+│ ok/);
+    expect(f).toMatch(/c2 ★\s+│ COMPOSE │ inv2\+dom2 │/);
     r.type(KEYS.enter);
     f = await r.waitFor((x) => x.includes("stage dom1 (DOM) · parallel"));
     expect(f).toContain("status fell back");

@@ -3,6 +3,7 @@
 
 import { MODE_NAMES, type ModeToken } from "../../src/core/events/registry.ts";
 import { formatWhen } from "../../src/core/lib/format.ts";
+import { type LineageNode, lineageOf } from "../../store/lineage.ts";
 import {
   type ModeView,
   type RolloutView,
@@ -205,13 +206,40 @@ export type TaskItem =
 /** head stays on screen; lines scroll with the cursor (itemLines[i] is where item i sits). */
 export type TaskScreen = { head: Line[]; lines: Line[]; items: TaskItem[]; itemLines: number[] };
 
-const STAGE_COLUMNS: Column<StageView>[] = [
-  { header: "stage", cell: (s) => s.label, max: 12 },
+/** A stage row with its place in the mode's lineage (store/lineage.ts). */
+type StageRow = StageView & { node: LineageNode | undefined };
+
+/** Where a candidate came from: "base", "c1", "inv1+dom1", or "every proposal" for AGG. */
+function fromText(node: LineageNode | undefined): string {
+  if (node === undefined) return "";
+  if (node.dim === "AGG") return "every proposal";
+  return node.from.join("+");
+}
+
+const STAGE_COLUMNS: Column<StageRow>[] = [
+  {
+    header: "stage",
+    cell: (s) => (s.node?.picked ? { text: `${s.label} ★`, tone: "ok" } : { text: s.label }),
+    max: 14,
+  },
   { header: "dim", cell: (s) => s.dim },
+  { header: "from", cell: (s) => fromText(s.node), max: 16, drop: 2 },
   { header: "status", cell: (s) => ({ text: s.status, tone: statusTone(s.status) }) },
-  { header: "att", cell: (s) => (s.attempts === null ? "" : String(s.attempts)), align: "right" },
+  {
+    header: "att",
+    cell: (s) => (s.attempts === null ? "" : String(s.attempts)),
+    align: "right",
+    drop: 1,
+  },
   { header: "cost", cell: (s) => formatUsd(s.usd), align: "right" },
-  { header: "cached", cell: (s) => (s.cached ? "cached" : "") },
+  {
+    // The session plus the rollouts of the candidate it made: what this node of the lineage cost.
+    header: "+rollouts",
+    cell: (s) => (s.node === undefined ? "" : formatUsd(s.node.usd)),
+    align: "right",
+    drop: 3,
+  },
+  { header: "cached", cell: (s) => (s.cached ? "cached" : ""), drop: 4 },
   {
     header: "error",
     cell: (s) => ({ text: s.error.split("\n")[0] ?? "", tone: "error" }),
@@ -270,7 +298,16 @@ export function taskScreen(task: TaskView, cursor: number, width: number): TaskS
       );
     }
     if (m.stages.length > 0) {
-      const table = tableLines(STAGE_COLUMNS, m.stages, width - 4);
+      const nodes = new Map(lineageOf(m).map((n) => [n.label, n]));
+      const base = nodes.get("base");
+      lines.push(
+        line(
+          `  lineage: base (its rollouts ${formatUsd(base?.usd ?? 0)}) → the candidates below; ★ the pick (enter: harness diff)`,
+          "dim",
+        ),
+      );
+      const rows = m.stages.map((st) => ({ ...st, node: nodes.get(st.label) }));
+      const table = tableLines(STAGE_COLUMNS, rows, width - 4);
       lines.push(...table.slice(0, 2).map((l) => [{ text: "  " }, ...l]));
       for (const [i, row] of table.slice(2).entries()) {
         const stage = m.stages[i] as StageView;

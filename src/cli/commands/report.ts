@@ -64,7 +64,8 @@ const OPTIONS = {
   html: {
     type: "string",
     valueName: "FILE",
-    description: "Write the report as one self-contained HTML page (tables and charts)",
+    description:
+      "Write the report as one self-contained HTML page: tables, charts (score against spend across k) and the lineage of every task's candidates",
   },
   "per-task": {
     type: "boolean",
@@ -172,7 +173,11 @@ const reportCommand = defineCommand({
       });
       if (htmlPath !== undefined) {
         const { renderHtml } = await import("../../judge/report-html.ts");
-        writeFileSync(htmlPath, renderHtml(report));
+        const { reportLineage } = await import("../report-lineage.ts");
+        const lineage = readStore(loc, () =>
+          reportLineage(db, report.sweeps, (c) => keep(c.mode) && inPart(c)),
+        );
+        writeFileSync(htmlPath, renderHtml(report, { lineage }));
         io.stdout(`wrote ${htmlPath} (${report.summaries.length} mode × k cell(s))\n`);
       } else if (args.opts.json) {
         io.stdout(`${JSON.stringify(report, null, 2)}\n`);
