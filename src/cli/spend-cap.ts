@@ -47,7 +47,7 @@ export function recordedSpend(db: Database, cell: CapCell): number {
 }
 
 /** What one event adds to the spend: an improver call's and a rollout's own usd. */
-function spendOf(ev: HarnessEvent): number {
+export function spendOf(ev: HarnessEvent): number {
   if (ev.type === "proposer.call") return ev.cached ? 0 : ev.usd;
   if (ev.type === "rollout.finished") return ev.reused ? 0 : ev.usd;
   return 0;

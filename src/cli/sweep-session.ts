@@ -11,6 +11,7 @@ import type { ModeToken } from "../core/events/registry.ts";
 import { type EventOf, SweepFinished } from "../core/events/registry.ts";
 import type { Clock } from "../core/events/sink.ts";
 import { type EventSink, fanOut, RecordingSink, SYSTEM_CLOCK } from "../core/events/sink.ts";
+import { SPEND_CAP_KEY } from "../core/events/spend-cap.ts";
 import { formatUsd } from "../core/lib/format.ts";
 import { SoftStop } from "../core/lib/interrupt.ts";
 import { sumUsd } from "../core/lib/money.ts";
@@ -249,6 +250,7 @@ export async function runSweepSession(opts: SweepSessionOptions): Promise<SweepS
         stream,
         config: {
           ...opts.sweepOptions.config,
+          ...(maxUsd === null ? {} : { [SPEND_CAP_KEY]: { usd: maxUsd, priorUsd: prior } }),
           ...(opts.worker === undefined
             ? {}
             : { worker: opts.worker.name, plan: opts.worker.plan }),
@@ -342,8 +344,30 @@ export function stoppedLine(events: RecordingSink, opts: SweepSessionOptions, io
 /** The line a sweep its cap stopped leaves: what was spent, and the command that resumes. */
 function cappedLine(meter: SpendMeter | null, opts: SweepSessionOptions, io: CliIO): string {
   const spent = meter === null ? "" : ` (${formatUsd(meter.spent)} of ${formatUsd(meter.capUsd)})`;
-  return `stopped by the spending cap${spent}: finished work is kept. Resume with a higher --max-usd: ${resumeCommand(opts, io)}`;
+  const argv = meter === null ? undefined : withCap(opts.sweepOptions.argv ?? [], meter.capUsd * 2);
+  const resume = resumeCommand(argv === undefined ? opts : withArgv(opts, argv), io);
+  return `stopped by the spending cap${spent}: finished work is kept. Resume with a higher --max-usd, e.g. twice the cap: ${resume}`;
 }
+
+/** `argv` with its --max-usd value replaced by `usd` (both spellings, `--max-usd X` and `=X`). */
+export function withCap(argv: readonly string[], usd: number): string[] {
+  const value = String(Math.round(usd * 100) / 100);
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i] as string;
+    if (a === "--max-usd" && i + 1 < argv.length) {
+      out.push(a, value);
+      i++;
+    } else if (a.startsWith("--max-usd=")) out.push(`--max-usd=${value}`);
+    else out.push(a);
+  }
+  return out;
+}
+
+const withArgv = (opts: SweepSessionOptions, argv: string[]): SweepSessionOptions => ({
+  ...opts,
+  sweepOptions: { ...opts.sweepOptions, argv },
+});
 
 /** The command that ran this sweep, as it can be typed again. */
 function resumeCommand(opts: SweepSessionOptions, io: CliIO): string {

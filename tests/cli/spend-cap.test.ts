@@ -46,7 +46,10 @@ describe("the spending cap", () => {
     expect(capped.code).toBe(3);
     expect(capped.stderr).toContain("spending cap $0.05 reached");
     expect(capped.stdout).toContain("stopped by the spending cap");
-    expect(capped.stdout).toContain("--max-usd 0.05");
+    // The resume it suggests asks for a higher cap, not the one just reached.
+    expect(capped.stdout).toMatch(/e\.g\. twice the cap: .* --max-usd 0\.1$/m);
+    // Headless lines say how far the experiment is from its cap as it grows.
+    expect(capped.stdout).toMatch(/^sweep .* · \$0 of the \$0\.05 cap \(0%\)$/m);
     const first = paid(runs);
     // The cap is reached at the 5th call; calls already running then may finish, no new one starts.
     expect(first.calls).toBeGreaterThanOrEqual(5);
@@ -55,6 +58,10 @@ describe("the spending cap", () => {
     const sweep = JSON.parse(listed.stdout).sweeps[0];
     expect(sweep).toMatchObject({ status: "interrupted", stopReason: "budget" });
     expect((await runCli(["runs", "--runs", runs])).stdout).toContain("interrupted (spending cap)");
+    const shown = (await runCli(["show", "last", "--runs", runs])).stdout;
+    expect(shown).toMatch(
+      /^spend {4}\$[\d.]+ {2}\(experiment: \$[\d.]+ of the \$0\.05 cap \(\d+%\)\)$/m,
+    );
 
     const again = await demo(runs, "--max-usd", "0.05");
     expect(again.code).toBe(3);
@@ -64,6 +71,10 @@ describe("the spending cap", () => {
 
     const resumed = await demo(runs, "--max-usd", "10");
     expect(resumed.code).toBe(0);
+    // The resume counts what the capped run spent: it starts there, not at $0.
+    const startLine = resumed.stdout.split("\n").find((l) => l.startsWith("sweep "));
+    expect(startLine).toContain(` · $${first.usd.toFixed(2)} of the $10.00 cap (0%)`);
+    expect(resumed.stdout).toMatch(/k=2: ok .* · \$[\d.]+ of the \$10\.00 cap \(\d+%\)$/m);
     // Nothing recorded is paid for twice: the two runs together paid what one uncapped run did.
     expect(paid(runs)).toEqual(plan);
     expect(chosen(runs)).toEqual(chosen(whole));

@@ -444,6 +444,30 @@ describe("Header, Lanes, Footer, EventLog and finished rows from a recorded run"
     );
   });
 
+  test("with a spending cap the header shows the experiment's spend against it, earlier runs included", () => {
+    const started = s.events[0];
+    if (started?.type !== "sweep.started") throw new Error("the script starts with sweep.started");
+    const capped = reduceAll(initialState(), [
+      { ...started, config: { ...started.config, spendCap: { usd: 2, priorUsd: 0.5 } } },
+      ...s.events.slice(1),
+    ]);
+    expect(capped.sweep?.cap).toEqual({ usd: 2, priorUsd: 0.5 });
+    const out = frame(
+      <Header
+        sweep={capped.sweep}
+        sweepLabel="demo"
+        counts={capped.counts}
+        spend={{ improverUsd: 0.7, executorUsd: 0.3 }}
+        progress={progress(capped, now)}
+        color={false}
+        width={140}
+      />,
+    );
+    expect(out).toContain("· cap $1.50/$2.00 (75%)");
+    // Without one, nothing is said about a cap.
+    expect(state.sweep?.cap).toBeNull();
+  });
+
   test("before sweep.started the header shows the label; without a finished task there is no ETA", () => {
     expect(
       frame(

@@ -3,6 +3,7 @@
 // never throws on an event it does not expect: it records what it can and moves on.
 
 import type { HarnessEvent } from "../../src/core/events/registry.ts";
+import { spendCapOf } from "../../src/core/events/spend-cap.ts";
 import { stageOfCall } from "./derive.ts";
 import { firstLine, type LogEntry, logEntry } from "./log-line.ts";
 import { finishTask, newTask, upsertStage, withLane, withMode, withTask } from "./task-lanes.ts";
@@ -58,6 +59,7 @@ function applyEvent(state: LiveState, e: HarnessEvent): LiveState {
           seed: e.seed,
           tag: e.tag,
           startedTs: e.ts,
+          cap: spendCapOf(e.config),
           finished: null,
         },
         counts: {

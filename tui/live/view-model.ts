@@ -3,6 +3,7 @@
 // Plain data only: no functions, no Dates, nothing that cannot be compared with deep equality.
 
 import type { ModeToken, Phase, StageDim, TripwireKind } from "../../src/core/events/registry.ts";
+import type { SpendCap } from "../../src/core/events/spend-cap.ts";
 
 export const LIMITS = {
   /** Lines kept in the event log ring buffer. */
@@ -31,6 +32,8 @@ export type SweepHeader = {
   seed: number | null;
   tag: string;
   startedTs: number;
+  /** The experiment's spending cap (`--max-usd`), as sweep.started recorded it; null: none. */
+  cap: SpendCap | null;
   /** Set by sweep.finished. */
   finished: { status: "ok" | "failed" | "interrupted"; wallS: number; usd: number } | null;
 };

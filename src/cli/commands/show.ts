@@ -15,6 +15,7 @@ import {
 } from "../../../store/views.ts";
 import { taskProblems } from "../../core/events/outcome.ts";
 import type { ModeToken } from "../../core/events/registry.ts";
+import { capNote } from "../../core/events/spend-cap.ts";
 import { formatDuration, formatUsd, formatWhen, squish } from "../../core/lib/format.ts";
 import { maskMarker } from "../../core/lib/marker-mask.ts";
 import { MODE_NAMES } from "../../core/run/naming.ts";
@@ -41,13 +42,12 @@ const clip = (text: string, max: number) =>
 function header(d: SweepDetail, paint: Paint): string[] {
   const s = d.sweep;
   const label = (name: string) => paint(name.padEnd(9), "dim");
-  const t = s.tasks;
-  const ended = s.finishedAt ? `  finished ${formatWhen(s.finishedAt)}` : "";
+  const [t, ended] = [s.tasks, s.finishedAt ? `  finished ${formatWhen(s.finishedAt)}` : ""];
   return [
     `${label("sweep")}${paint(s.id, "bold")}  ${paint(sweepStatusText(s), toneOf(s.status))}`,
     `${label("bench")}${s.bench || "?"}  substrate ${s.substrate || "?"}  k ${s.ks.join(",") || "-"}  modes ${s.modes.map(modeWord).join(",") || "-"}  seed ${s.seed ?? "none"}  tag ${s.tag || "none"}`,
     `${label("started")}${formatWhen(s.startedAt)}${ended}  duration ${formatDuration(s.durationS)}`,
-    `${label("spend")}${formatUsd(s.usd)}`,
+    `${label("spend")}${formatUsd(s.usd)}${capNote(d.sweep.config, s.usd, formatUsd)}`,
     `${label("tasks")}${t.ok} ok, ${t.failed} failed, ${t.running} running, ${t.skipped} skipped of ${t.total}`,
     ...(s.argv.length > 0 ? [`${label("argv")}harness2 ${s.argv.join(" ")}`] : []),
     ...recorded(d.sweep.identity).map(([name, line]) => `${label(name)}${line}`),

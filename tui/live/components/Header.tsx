@@ -2,6 +2,8 @@
 // run, what it has spent, and how far it is (tasks ok/failed/skipped of total, a bar, an ETA).
 
 import { Box, Text } from "ink";
+import { capShare, type SpendCap } from "../../../src/core/events/spend-cap.ts";
+import { formatUsd as usdText } from "../../../src/core/lib/format.ts";
 import { Bar } from "../../components/Bar.tsx";
 import { toneProps } from "../../components/theme.ts";
 import type { Progress } from "../derive.ts";
@@ -19,6 +21,18 @@ export type HeaderProps = {
   color: boolean;
   width: number;
 };
+
+/** Plain below 80 % of the cap, warn from 80 %, error once reached. */
+function capTone(cap: SpendCap, spend: LiveState["spend"]): "warn" | "error" | undefined {
+  const { pct } = capShare(cap, spend.improverUsd + spend.executorUsd);
+  return pct >= 100 ? "error" : pct >= 80 ? "warn" : undefined;
+}
+
+/** "cap $1.50/$2.00 (75%)": the experiment's spend, earlier runs included, against its cap. */
+function capText(cap: SpendCap, spend: LiveState["spend"]): string {
+  const { spent, pct } = capShare(cap, spend.improverUsd + spend.executorUsd);
+  return `cap ${usdText(spent)}/${usdText(cap.usd)} (${pct}%)`;
+}
 
 export function Header({ sweep, sweepLabel, counts, spend, progress, color, width }: HeaderProps) {
   if (!sweep) {
@@ -67,6 +81,12 @@ export function Header({ sweep, sweepLabel, counts, spend, progress, color, widt
         <Text {...toneProps(color, state.tone as "ok" | "error" | "running")}>{state.text}</Text>
         {" · "}elapsed {formatDuration(progress.elapsedS)} · spend improver{" "}
         {formatUsd(spend.improverUsd)} · executor {formatUsd(spend.executorUsd)}
+        {sweep.cap === null ? null : (
+          <Text {...toneProps(color, capTone(sweep.cap, spend))}>
+            {" · "}
+            {capText(sweep.cap, spend)}
+          </Text>
+        )}
       </Text>
     </Box>
   );
