@@ -326,6 +326,7 @@ export class EventApplier {
       ev.error,
       ms(ev.ts),
       flag(ev.priced ?? true),
+      ev.tokens ?? 0,
     );
   }
 

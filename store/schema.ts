@@ -310,6 +310,13 @@ ALTER TABLE rollouts ADD COLUMN priced INTEGER NOT NULL DEFAULT 1;
 ALTER TABLE sweeps ADD COLUMN stop_reason TEXT NOT NULL DEFAULT '';
 `,
   },
+  {
+    version: 5,
+    description: "the tokens a rollout reported, which --max-tokens counts when its cost is unknown",
+    sql: `
+ALTER TABLE rollouts ADD COLUMN tokens INTEGER NOT NULL DEFAULT 0;
+`,
+  },
 ];
 
 export const SCHEMA_VERSION: number = MIGRATIONS.length;

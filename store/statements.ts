@@ -78,12 +78,13 @@ export function prepareStatements(db: Database): Statements {
       ON CONFLICT (task_id, run_id) DO UPDATE SET label = excluded.label, finished = 0,
         started_at = excluded.started_at, finished_at = NULL`),
     rolloutFinished: p(`INSERT INTO rollouts (task_id, label, run_id, finished, run_dir, ok,
-        delivered, usd, wall_s, reused, error, finished_at, priced)
-        VALUES (?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        delivered, usd, wall_s, reused, error, finished_at, priced, tokens)
+        VALUES (?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
       ON CONFLICT (task_id, run_id) DO UPDATE SET label = excluded.label, finished = 1,
         run_dir = excluded.run_dir, ok = excluded.ok, delivered = excluded.delivered,
         usd = excluded.usd, wall_s = excluded.wall_s, reused = excluded.reused,
-        error = excluded.error, finished_at = excluded.finished_at, priced = excluded.priced`),
+        error = excluded.error, finished_at = excluded.finished_at, priced = excluded.priced,
+        tokens = excluded.tokens`),
     ledger: p(`INSERT OR REPLACE INTO ledger_entries (task_id, mode, seq, kind, label, usd,
         cached, attempts, r, p, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
     tripwire: p(`INSERT INTO tripwires (sweep_id, task_id, domain, task, mode, kind, path,

@@ -6,9 +6,8 @@ import { describeEvent, type Tone } from "../core/events/describe.ts";
 import { type ModeFacts, taskProblems } from "../core/events/outcome.ts";
 import type { HarnessEvent, ModeToken } from "../core/events/registry.ts";
 import type { EventSink } from "../core/events/sink.ts";
-import { capProgress, type SpendCap, spendCapOf } from "../core/events/spend-cap.ts";
+import { capProgress, type SpendCap, spendCapOf, spentBy } from "../core/events/spend-cap.ts";
 import { formatUsd } from "../core/lib/format.ts";
-import { spendOf } from "./spend-cap.ts";
 
 export type Write = (text: string) => void;
 
@@ -86,13 +85,15 @@ export function linePrinter(write: Write, opts: LinePrinterOptions): EventSink {
   let tasksWithProblems = 0;
   // With a spending cap, each finished task says how far the experiment is from it.
   let cap: SpendCap | null = null;
-  let spent = 0;
+  const spent = { usd: 0, tokens: 0 };
   return {
     emit(event) {
       const found = problems.see(event);
       if (found.length > 0) tasksWithProblems++;
       if (event.type === "sweep.started") cap = spendCapOf(event.config);
-      spent += spendOf(event);
+      const add = spentBy(event);
+      spent.usd += add.usd;
+      spent.tokens += add.tokens;
       const line = describeEvent(event);
       if (line === null || (line.quiet && !opts.verbose)) return;
       if (cap !== null && (event.type === "task.finished" || event.type === "sweep.started")) {

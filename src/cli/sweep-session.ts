@@ -11,7 +11,7 @@ import type { ModeToken } from "../core/events/registry.ts";
 import { type EventOf, SweepFinished } from "../core/events/registry.ts";
 import type { Clock } from "../core/events/sink.ts";
 import { type EventSink, fanOut, RecordingSink, SYSTEM_CLOCK } from "../core/events/sink.ts";
-import { SPEND_CAP_KEY } from "../core/events/spend-cap.ts";
+import { capProgress, SPEND_CAP_KEY, type SpendCap, type Spent } from "../core/events/spend-cap.ts";
 import { formatUsd } from "../core/lib/format.ts";
 import { SoftStop } from "../core/lib/interrupt.ts";
 import { sumUsd } from "../core/lib/money.ts";
@@ -30,7 +30,7 @@ import { CliError } from "./errors.ts";
 import { EXIT } from "./exit-codes.ts";
 import { jsonPrinter, linePrinter } from "./printers.ts";
 import { selfCommand } from "./self.ts";
-import { recordedSpend, SpendMeter } from "./spend-cap.ts";
+import { type Caps, capReached, priorSpend, SpendMeter } from "./spend-cap.ts";
 import { durableSink, storeRecordSource } from "./store-resume.ts";
 
 export type FrontEnd = "tui" | "lines" | "json";
@@ -83,6 +83,8 @@ export type SweepSessionOptions = {
   worker?: { name: string; plan: string };
   /** `--max-usd`: the experiment's spending cap in dollars; null = none (src/cli/spend-cap.ts). */
   maxUsd?: number | null;
+  /** `--max-tokens`: the cap on tokens of calls without a price; null = none. */
+  maxTokens?: number | null;
 };
 
 export type SweepSessionResult = {
@@ -135,14 +137,16 @@ export async function runSweepSession(opts: SweepSessionOptions): Promise<SweepS
     await store.close();
     throw err;
   }
-  const maxUsd = opts.maxUsd ?? null;
+  const caps: Caps = { usd: opts.maxUsd ?? null, tokens: opts.maxTokens ?? null };
+  const hasCap = caps.usd !== null || caps.tokens !== null;
   const cellSpend = { bench: adapter.spec.name, substrate: adapter.substrate.name, tag, seed };
-  const prior = maxUsd === null ? 0 : recordedSpend(db, cellSpend);
-  if (maxUsd !== null && prior >= maxUsd) {
+  const prior = hasCap ? priorSpend(db, cellSpend, caps) : { usd: 0, tokens: 0 };
+  const already = hasCap ? capReached(caps, prior) : null;
+  if (already !== null) {
     await lock.release();
     await store.close();
     throw new CliError(
-      `the spending cap ${formatUsd(maxUsd)} is already reached: earlier runs of this experiment recorded ${formatUsd(prior)}. Fix: raise --max-usd and run the same command to resume`,
+      `the ${already.replace(" reached", " is already reached")}. Fix: raise the cap and run the same command to resume`,
       EXIT.capped,
     );
   }
@@ -152,18 +156,17 @@ export async function runSweepSession(opts: SweepSessionOptions): Promise<SweepS
   const abort = new AbortController();
   const capStop = new AbortController();
   const sweepSignal = AbortSignal.any([abort.signal, capStop.signal]);
-  const meter =
-    maxUsd === null
-      ? null
-      : new SpendMeter(maxUsd, prior, (spent) => {
-          if (abort.signal.aborted) return;
-          capStop.abort(new SoftStop("budget", abort.signal));
-          if (opts.frontEnd !== "tui") {
-            io.stderr(
-              `harness2: spending cap ${formatUsd(maxUsd)} reached (${formatUsd(spent)} recorded for this experiment): no new paid call starts, running ones finish; raise --max-usd and run the same command to resume\n`,
-            );
-          }
-        });
+  const meter = !hasCap
+    ? null
+    : new SpendMeter(caps, prior, (why) => {
+        if (abort.signal.aborted) return;
+        capStop.abort(new SoftStop("budget", abort.signal));
+        if (opts.frontEnd !== "tui") {
+          io.stderr(
+            `harness2: ${why}: no new paid call starts, running ones finish; raise the cap and run the same command to resume\n`,
+          );
+        }
+      });
   let sink: EventSink | null = null;
   let forced = false;
 
@@ -250,7 +253,7 @@ export async function runSweepSession(opts: SweepSessionOptions): Promise<SweepS
         stream,
         config: {
           ...opts.sweepOptions.config,
-          ...(maxUsd === null ? {} : { [SPEND_CAP_KEY]: { usd: maxUsd, priorUsd: prior } }),
+          ...(hasCap ? { [SPEND_CAP_KEY]: capRecord(caps, prior) } : {}),
           ...(opts.worker === undefined
             ? {}
             : { worker: opts.worker.name, plan: opts.worker.plan }),
@@ -274,9 +277,9 @@ export async function runSweepSession(opts: SweepSessionOptions): Promise<SweepS
   const finished = recording.ofType("sweep.finished").at(-1);
   const interrupted =
     forced || (finished === undefined ? sweepSignal.aborted : finished.status === "interrupted");
-  const capped = !forced && interrupted && finished?.reason === "budget";
+  const stoppedByCap = !forced && interrupted && finished?.reason === "budget";
   // Below the live view's last frame: what was kept, what was lost, how to go on.
-  if (capped && opts.frontEnd !== "json") io.stdout(`${cappedLine(meter, opts, io)}\n`);
+  if (stoppedByCap && opts.frontEnd !== "json") io.stdout(`${cappedLine(meter, opts, io)}\n`);
   else if (interrupted && opts.frontEnd === "tui")
     io.stdout(`${stoppedLine(recording, opts, io)}\n`);
   const failed = result.domains.some((d) => "error" in d || d.failed > 0);
@@ -285,8 +288,8 @@ export async function runSweepSession(opts: SweepSessionOptions): Promise<SweepS
     result,
     events: recording,
     interrupted,
-    capped,
-    exitCode: capped
+    capped: stoppedByCap,
+    exitCode: stoppedByCap
       ? EXIT.capped
       : interrupted
         ? EXIT.interrupted
@@ -343,23 +346,41 @@ export function stoppedLine(events: RecordingSink, opts: SweepSessionOptions, io
 
 /** The line a sweep its cap stopped leaves: what was spent, and the command that resumes. */
 function cappedLine(meter: SpendMeter | null, opts: SweepSessionOptions, io: CliIO): string {
-  const spent = meter === null ? "" : ` (${formatUsd(meter.spent)} of ${formatUsd(meter.capUsd)})`;
-  const argv = meter === null ? undefined : withCap(opts.sweepOptions.argv ?? [], meter.capUsd * 2);
-  const resume = resumeCommand(argv === undefined ? opts : withArgv(opts, argv), io);
-  return `stopped by the spending cap${spent}: finished work is kept. Resume with a higher --max-usd, e.g. twice the cap: ${resume}`;
+  if (meter === null)
+    return `stopped by the spending cap: finished work is kept. Resume with a higher cap: ${resumeCommand(opts, io)}`;
+  const { caps, spent } = meter;
+  const argv = withCap(opts.sweepOptions.argv ?? [], caps);
+  const what = capProgress(capRecord(caps, { usd: 0, tokens: 0 }), spent, formatUsd);
+  return `stopped by the spending cap (${what}): finished work is kept. Resume with a higher cap, e.g. twice it: ${resumeCommand(withArgv(opts, argv), io)}`;
 }
 
-/** `argv` with its --max-usd value replaced by `usd` (both spellings, `--max-usd X` and `=X`). */
-export function withCap(argv: readonly string[], usd: number): string[] {
-  const value = String(Math.round(usd * 100) / 100);
+/** The cap as sweep.started records it (core/events/spend-cap.ts). */
+function capRecord(caps: Caps, prior: Spent): SpendCap {
+  return {
+    ...(caps.usd === null ? {} : { usd: caps.usd }),
+    priorUsd: prior.usd,
+    ...(caps.tokens === null ? {} : { tokens: caps.tokens }),
+    priorTokens: prior.tokens,
+  };
+}
+
+/** `argv` with each cap's value doubled (`--max-usd X` / `=X`, `--max-tokens N` / `=N`). */
+export function withCap(argv: readonly string[], caps: Caps): string[] {
+  const doubled: Record<string, string | null> = {
+    "--max-usd": caps.usd === null ? null : String(Math.round(caps.usd * 200) / 100),
+    "--max-tokens": caps.tokens === null ? null : String(caps.tokens * 2),
+  };
   const out: string[] = [];
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i] as string;
-    if (a === "--max-usd" && i + 1 < argv.length) {
+    const [flag, inline] = a.includes("=") ? [a.slice(0, a.indexOf("=")), true] : [a, false];
+    const value = doubled[flag] ?? null;
+    if (value === null) out.push(a);
+    else if (inline) out.push(`${flag}=${value}`);
+    else if (i + 1 < argv.length) {
       out.push(a, value);
       i++;
-    } else if (a.startsWith("--max-usd=")) out.push(`--max-usd=${value}`);
-    else out.push(a);
+    } else out.push(a);
   }
   return out;
 }

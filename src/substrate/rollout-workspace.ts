@@ -27,6 +27,8 @@ export class RolloutError extends Error {
     readonly detail: string,
     /** USD spent before it ended (0 when unknown). */
     readonly usd: number,
+    /** Whether `usd` is a price at all, and the tokens spent (an executor that counts them). */
+    readonly usage?: { priced: boolean; tokens: number },
   ) {
     super(`rollout ${runId} ${detail}${usd > 0 ? ` (spent $${usd.toFixed(6)})` : ""}`);
     this.name = "RolloutError";

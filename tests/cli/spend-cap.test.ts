@@ -47,7 +47,7 @@ describe("the spending cap", () => {
     expect(capped.stderr).toContain("spending cap $0.05 reached");
     expect(capped.stdout).toContain("stopped by the spending cap");
     // The resume it suggests asks for a higher cap, not the one just reached.
-    expect(capped.stdout).toMatch(/e\.g\. twice the cap: .* --max-usd 0\.1$/m);
+    expect(capped.stdout).toMatch(/e\.g\. twice it: .* --max-usd 0\.1$/m);
     // Headless lines say how far the experiment is from its cap as it grows.
     expect(capped.stdout).toMatch(/^sweep .* · \$0 of the \$0\.05 cap \(0%\)$/m);
     const first = paid(runs);

@@ -131,6 +131,7 @@ export function makeRun(root: string, label: string, trajectory?: string): RunVi
     delivered: true,
     usd: 0,
     priced: true,
+    tokens: 0,
     wallS: 0,
     error: "",
   };

@@ -451,7 +451,7 @@ describe("Header, Lanes, Footer, EventLog and finished rows from a recorded run"
       { ...started, config: { ...started.config, spendCap: { usd: 2, priorUsd: 0.5 } } },
       ...s.events.slice(1),
     ]);
-    expect(capped.sweep?.cap).toEqual({ usd: 2, priorUsd: 0.5 });
+    expect(capped.sweep?.cap).toEqual({ usd: 2, priorUsd: 0.5, priorTokens: 0 });
     const out = frame(
       <Header
         sweep={capped.sweep}

@@ -36,7 +36,7 @@ import { workerOf } from "../queue/worker-env.ts";
 import { checkedLocation } from "../run-handle.ts";
 import { estimateFromStore, plannedCalls, printPlan } from "../run-plan.ts";
 import { selfCommand } from "../self.ts";
-import { assertCapEnforceable, CAP_OPTIONS, capOf } from "../spend-cap.ts";
+import { assertCapEnforceable, CAP_OPTIONS, capOf, TOKEN_CAP_OPTIONS } from "../spend-cap.ts";
 import {
   chooseFrontEnd,
   runSweepSession,
@@ -98,6 +98,7 @@ const OPTIONS = {
       "let the executor reach the web (default: only its model endpoint; recorded with the sweep)",
   },
   ...CAP_OPTIONS,
+  ...TOKEN_CAP_OPTIONS,
   ...SWEEP_FRONT_OPTIONS,
 } as const satisfies OptionSpecs;
 
@@ -189,7 +190,7 @@ async function runSweepCommand(args: Args, given: CliIO): Promise<number> {
   // --allow-web is the setting every executor reads (core/run/web-policy.ts).
   const io = args.opts["allow-web"] ? { ...given, env: { ...given.env, [ALLOW_WEB]: "1" } } : given;
   const f = flags(args);
-  const maxUsd = capOf(args.opts["max-usd"], "run");
+  const caps = { usd: capOf(args.opts["max-usd"], "run"), tokens: args.opts["max-tokens"] ?? null };
   const choice = partChoice(args, io, "run");
   const workers = args.opts.workers;
   // A runs dir that is a file is one line before anything runs (2 from --runs, 1 from the env).
@@ -236,7 +237,7 @@ async function runSweepCommand(args: Args, given: CliIO): Promise<number> {
   // The executor's setup and its endpoint, before anything is recorded or spent: a missing binary,
   // endpoint or key, or an endpoint that does not answer, is one line here (exit 1).
   await adapter.preflight();
-  await assertCapEnforceable(maxUsd, adapter.substrate.name, config.codexModel, io.env);
+  await assertCapEnforceable(caps, adapter.substrate.name, config.codexModel, io.env);
   const { channel, spec } = await buildChannel(config, io);
   await assertSandbox(io);
   if (args.opts.queue) {
@@ -266,7 +267,8 @@ async function runSweepCommand(args: Args, given: CliIO): Promise<number> {
   const session = await runSweepSession({
     io,
     location: where,
-    maxUsd,
+    maxUsd: caps.usd,
+    maxTokens: caps.tokens,
     ...workerOf(io.env),
     frontEnd,
     title: `${adapter.spec.name} k=${f.k}`,

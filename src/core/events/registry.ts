@@ -210,6 +210,8 @@ export const RolloutFinished = z.object({
   error: z.string(),
   /** False when the executor could not price the rollout (a Codex model with no price): `usd` is 0 but unknown. */
   priced: z.boolean().optional(),
+  /** Input + output tokens the executor reported (Codex); what `--max-tokens` counts when unpriced. */
+  tokens: z.number().int().nonnegative().optional(),
 });
 
 export const LedgerRecorded = z.object({

@@ -80,15 +80,24 @@ type Started = { ts: number; wallMs: number };
 async function markFacts(
   runDir: string,
   started: Started,
-): Promise<{ usd: number; reused: boolean; priced: boolean }> {
+): Promise<{ usd: number; reused: boolean; priced: boolean; tokens: number }> {
   const mark = await readRunMark(runDir);
-  if (mark === null) return { usd: 0, reused: false, priced: true };
-  if (mark.at < started.wallMs) return { usd: 0, reused: true, priced: true };
+  if (mark === null) return { usd: 0, reused: false, priced: true, tokens: 0 };
+  if (mark.at < started.wallMs) return { usd: 0, reused: true, priced: true, tokens: 0 };
   const usd = mark.extras.usd;
+  const tokens = tokenCount(mark.extras.tokens);
   // `usd: null` is an executor saying the cost is unknown (a Codex model with no price), not 0.
-  if (usd === null) return { usd: 0, reused: false, priced: false };
+  if (usd === null) return { usd: 0, reused: false, priced: false, tokens };
   const valid = typeof usd === "number" && Number.isFinite(usd) && usd >= 0;
-  return { usd: valid ? usd : 0, reused: false, priced: true };
+  return { usd: valid ? usd : 0, reused: false, priced: true, tokens };
+}
+
+/** Input + output tokens of an executor's usage record (`{input, output, …}`), 0 when none. */
+export function tokenCount(usage: unknown): number {
+  if (usage === null || typeof usage !== "object") return 0;
+  const u = usage as Record<string, unknown>;
+  const n = (v: unknown) => (typeof v === "number" && Number.isFinite(v) && v >= 0 ? v : 0);
+  return Math.round(n(u.input) + n(u.output));
 }
 
 async function describeRun(
@@ -125,6 +134,7 @@ async function describeRun(
       delivered,
       usd: facts.usd,
       priced: facts.priced,
+      tokens: facts.tokens,
       wallS,
     }),
     reused: facts.reused,
@@ -137,6 +147,12 @@ function spentBy(err: unknown): number {
   return typeof usd === "number" && Number.isFinite(usd) && usd >= 0 ? usd : 0;
 }
 
+/** Whether a failed execution's cost is known, and its tokens (RolloutError's `usage`). */
+function usageOf(err: unknown): { priced: boolean; tokens: number } {
+  const usage = (err as { usage?: { priced?: unknown; tokens?: unknown } } | null)?.usage;
+  return { priced: usage?.priced !== false, tokens: tokenCount({ input: usage?.tokens }) };
+}
+
 function dead(inputs: RolloutInputs, label: string, runId: string, err: unknown): Rolled {
   return {
     view: RunView.parse({
@@ -147,6 +163,7 @@ function dead(inputs: RolloutInputs, label: string, runId: string, err: unknown)
       delivered: false,
       // A dead rollout still cost what its session spent before it failed or timed out.
       usd: spentBy(err),
+      ...usageOf(err),
       error: describeError(err),
     }),
     reused: false,
@@ -188,6 +205,7 @@ function emitFinished(inputs: RolloutInputs, rolled: Rolled): void {
     reused: rolled.reused,
     error: v.error,
     ...(v.priced ? {} : { priced: false }),
+    ...(v.tokens > 0 ? { tokens: v.tokens } : {}),
   });
 }
 

@@ -101,6 +101,8 @@ export const RunView = z
     usd: z.number().nonnegative().default(0),
     /** False when the executor recorded the cost as unknown (`usd` is then 0, not a price). */
     priced: z.boolean().default(true),
+    /** Input + output tokens the executor reported; 0 when it reports none. */
+    tokens: z.number().int().nonnegative().default(0),
     wallS: z.number().nonnegative().default(0),
     /** "" when fine. */
     error: z.string().default(""),

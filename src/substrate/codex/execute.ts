@@ -146,8 +146,12 @@ export async function executeCodexRollout(
       2,
     )}\n`,
   );
-  if (failure !== null)
-    throw new RolloutError(req.runId, failure.failure, failure.detail, usd ?? 0);
+  if (failure !== null) {
+    throw new RolloutError(req.runId, failure.failure, failure.detail, usd ?? 0, {
+      priced: usd !== null,
+      tokens: facts.usage.input + facts.usage.output,
+    });
+  }
 
   const delivered = hasDeliverable(outputDir);
   await writeRunMark(req.runDir, {

@@ -336,7 +336,14 @@ describe("RunView", () => {
   };
 
   test("fills cost, time and error defaults", () => {
-    expect(RunView.parse(view)).toEqual({ ...view, usd: 0, priced: true, wallS: 0, error: "" });
+    expect(RunView.parse(view)).toEqual({
+      ...view,
+      usd: 0,
+      priced: true,
+      tokens: 0,
+      wallS: 0,
+      error: "",
+    });
   });
 
   test("can never carry a score", () => {

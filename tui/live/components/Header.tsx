@@ -24,14 +24,17 @@ export type HeaderProps = {
 
 /** Plain below 80 % of the cap, warn from 80 %, error once reached. */
 function capTone(cap: SpendCap, spend: LiveState["spend"]): "warn" | "error" | undefined {
-  const { pct } = capShare(cap, spend.improverUsd + spend.executorUsd);
+  const pct = capShare(cap, spend.improverUsd + spend.executorUsd)?.pct ?? 0;
   return pct >= 100 ? "error" : pct >= 80 ? "warn" : undefined;
 }
 
 /** "cap $1.50/$2.00 (75%)": the experiment's spend, earlier runs included, against its cap. */
 function capText(cap: SpendCap, spend: LiveState["spend"]): string {
-  const { spent, pct } = capShare(cap, spend.improverUsd + spend.executorUsd);
-  return `cap ${usdText(spent)}/${usdText(cap.usd)} (${pct}%)`;
+  const share = capShare(cap, spend.improverUsd + spend.executorUsd);
+  const tokens = cap.tokens === undefined ? "" : `token cap ${cap.tokens.toLocaleString("en-US")}`;
+  if (share === null) return tokens;
+  const usd = `cap ${usdText(share.spent)}/${usdText(cap.usd ?? 0)} (${share.pct}%)`;
+  return tokens === "" ? usd : `${usd} · ${tokens}`;
 }
 
 export function Header({ sweep, sweepLabel, counts, spend, progress, color, width }: HeaderProps) {
