@@ -312,7 +312,8 @@ ALTER TABLE sweeps ADD COLUMN stop_reason TEXT NOT NULL DEFAULT '';
   },
   {
     version: 5,
-    description: "the tokens a rollout reported, which --max-tokens counts when its cost is unknown",
+    description:
+      "the tokens a rollout reported, which --max-tokens counts when its cost is unknown",
     sql: `
 ALTER TABLE rollouts ADD COLUMN tokens INTEGER NOT NULL DEFAULT 0;
 `,
