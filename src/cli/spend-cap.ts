@@ -21,6 +21,12 @@ export const CAP_OPTIONS = {
     description:
       "spending cap for the experiment: once its recorded spend reaches USD no new paid call starts (running ones finish); raise it and run again to resume",
   },
+  "max-usd-per-task": {
+    type: "string",
+    valueName: "USD",
+    description:
+      "the same for any one task (per k): once a task's recorded spend reaches USD the sweep stops as with --max-usd",
+  },
 } as const satisfies OptionSpecs;
 
 export const TOKEN_CAP_OPTIONS = {
@@ -33,14 +39,26 @@ export const TOKEN_CAP_OPTIONS = {
   },
 } as const satisfies OptionSpecs;
 
-/** `--max-usd` as a number of dollars (> 0, finite), null when absent; a bad value is exit 2. */
-export function capOf(raw: string | undefined, command: string): number | null {
+/** `--max-usd` (or `flag`) as a number of dollars (> 0, finite), null when absent; a bad value is exit 2. */
+export function capOf(raw: string | undefined, command: string, flag = "--max-usd"): number | null {
   if (raw === undefined) return null;
   const usd = Number(raw.trim());
   if (!/^\d*\.?\d+$/.test(raw.trim()) || !Number.isFinite(usd) || usd <= 0) {
-    throw new UsageError(`--max-usd must be a positive amount of dollars, got '${raw}'`, command);
+    throw new UsageError(`${flag} must be a positive amount of dollars, got '${raw}'`, command);
   }
   return usd;
+}
+
+/** The caps of a command line's `--max-usd`, `--max-usd-per-task` and `--max-tokens`. */
+export function capsOf(
+  opts: { "max-usd"?: string; "max-usd-per-task"?: string; "max-tokens"?: number },
+  command: string,
+): Caps {
+  return {
+    usd: capOf(opts["max-usd"], command),
+    perTask: capOf(opts["max-usd-per-task"], command, "--max-usd-per-task"),
+    tokens: opts["max-tokens"] ?? null,
+  };
 }
 
 /** The experiment a cap counts: the sweeps `assertContinuesExperiment` treats as one. */
@@ -74,15 +92,46 @@ export function recordedTokens(db: Database, cell: CapCell): number {
   return row?.tokens ?? 0;
 }
 
-/** The caps of one run: dollars, tokens of calls without a price; null where none was given. */
-export type Caps = { usd: number | null; tokens: number | null };
+/** The caps of one run: dollars, dollars per task, tokens of calls without a price; null: none. */
+export type Caps = { usd: number | null; perTask: number | null; tokens: number | null };
 
-/** What the experiment had spent before this run (the store's records). */
-export function priorSpend(db: Database, cell: CapCell, caps: Caps): Spent {
+export const hasCap = (c: Caps): boolean =>
+  c.usd !== null || c.perTask !== null || c.tokens !== null;
+
+/** What the experiment had spent before this run (the store's records), with each task's dollars. */
+export type Prior = Spent & { byTask: Map<string, number> };
+
+/** A task's key in the per-task tally: domain, task and k. */
+export const taskKey = (e: { domain: string; task: string; k: number }): string =>
+  `${e.domain}\u0000${e.task}\u0000${e.k}`;
+
+export function priorSpend(db: Database, cell: CapCell, caps: Caps): Prior {
   return {
     usd: caps.usd === null ? 0 : recordedSpend(db, cell),
     tokens: caps.tokens === null ? 0 : recordedTokens(db, cell),
+    byTask: caps.perTask === null ? new Map() : recordedTaskSpend(db, cell),
   };
+}
+
+/** Each task's (domain, task, k) recorded spend across the experiment: uncached calls, rollouts run. */
+export function recordedTaskSpend(db: Database, cell: CapCell): Map<string, number> {
+  const rows = db
+    .query(
+      `SELECT t.domain AS domain, t.task AS task, t.k AS k, SUM(x.usd) AS usd FROM (
+         SELECT c.task_id AS task_id, c.usd AS usd FROM proposer_calls c WHERE c.cached = 0
+         UNION ALL
+         SELECT r.task_id, r.usd FROM rollouts r WHERE COALESCE(r.reused, 0) = 0
+       ) x JOIN tasks t ON t.id = x.task_id JOIN sweeps s ON s.id = t.sweep_id
+       WHERE s.bench = ? AND s.substrate = ? AND s.tag = ? AND s.seed IS ?
+       GROUP BY t.domain, t.task, t.k`,
+    )
+    .all(cell.bench, cell.substrate, cell.tag, cell.seed) as {
+    domain: string;
+    task: string;
+    k: number;
+    usd: number;
+  }[];
+  return new Map(rows.map((r) => [taskKey(r), roundUsd(r.usd)]));
 }
 
 /** Which cap `spent` has reached, in words ("$0.20 recorded for this experiment"), else null. */
@@ -103,13 +152,36 @@ export function capReached(caps: Caps, spent: Spent): string | null {
 export class SpendMeter {
   #spent: Spent;
   #reached = false;
+  readonly #byTask: Map<string, number>;
 
   constructor(
     readonly caps: Caps,
-    prior: Spent,
+    prior: Prior,
     private readonly onReached: (why: string) => void,
   ) {
-    this.#spent = { ...prior };
+    this.#spent = { usd: prior.usd, tokens: prior.tokens };
+    this.#byTask = new Map(prior.byTask);
+  }
+
+  #trip(why: string | null): void {
+    if (why === null || this.#reached) return;
+    this.#reached = true;
+    this.onReached(why);
+  }
+
+  /** The per-task cap reached by the task an event belongs to, in words; else null. */
+  #taskCap(ev: HarnessEvent, add: number): string | null {
+    const cap = this.caps.perTask;
+    if (cap === null || add <= 0 || !("task" in ev) || ev.task === undefined) return null;
+    const k = "k" in ev ? ev.k : undefined;
+    if (k === undefined || !("domain" in ev) || ev.domain === undefined) return null;
+    const key = taskKey({ domain: ev.domain, task: ev.task, k });
+    const usd = (this.#byTask.get(key) ?? 0) + add;
+    this.#byTask.set(key, usd);
+    // A task an earlier run brought to its cap stops the sweep at its first new paid call (a task
+    // that is skipped because it finished spends nothing here).
+    if (add <= 0 || usd < cap) return null;
+    return `per-task cap ${formatUsd(cap)} reached by ${ev.task} k=${k} (${formatUsd(usd)} recorded for it)`;
   }
 
   /** The experiment's spend so far, earlier runs included. */
@@ -120,13 +192,10 @@ export class SpendMeter {
   readonly sink: EventSink = {
     emit: (ev: HarnessEvent) => {
       const add = spentBy(ev);
+      this.#trip(this.#taskCap(ev, add.usd));
       if (add.usd <= 0 && add.tokens <= 0) return;
       this.#spent = { usd: this.#spent.usd + add.usd, tokens: this.#spent.tokens + add.tokens };
-      const why = this.#reached ? null : capReached(this.caps, this.spent);
-      if (why !== null) {
-        this.#reached = true;
-        this.onReached(why);
-      }
+      this.#trip(capReached(this.caps, this.spent));
     },
   };
 }

@@ -30,7 +30,7 @@ import { CliError } from "./errors.ts";
 import { EXIT } from "./exit-codes.ts";
 import { jsonPrinter, linePrinter } from "./printers.ts";
 import { selfCommand } from "./self.ts";
-import { type Caps, capReached, priorSpend, SpendMeter } from "./spend-cap.ts";
+import { type Caps, capReached, hasCap, priorSpend, SpendMeter } from "./spend-cap.ts";
 import { durableSink, storeRecordSource } from "./store-resume.ts";
 
 export type FrontEnd = "tui" | "lines" | "json";
@@ -81,10 +81,8 @@ export type SweepSessionOptions = {
   title: string;
   /** The queue worker running this sweep as one domain job, and its plan (in its configuration). */
   worker?: { name: string; plan: string };
-  /** `--max-usd`: the experiment's spending cap in dollars; null = none (src/cli/spend-cap.ts). */
-  maxUsd?: number | null;
-  /** `--max-tokens`: the cap on tokens of calls without a price; null = none. */
-  maxTokens?: number | null;
+  /** `--max-usd`, `--max-usd-per-task`, `--max-tokens` (src/cli/spend-cap.ts); absent: none. */
+  caps?: Caps;
 };
 
 export type SweepSessionResult = {
@@ -137,11 +135,11 @@ export async function runSweepSession(opts: SweepSessionOptions): Promise<SweepS
     await store.close();
     throw err;
   }
-  const caps: Caps = { usd: opts.maxUsd ?? null, tokens: opts.maxTokens ?? null };
-  const hasCap = caps.usd !== null || caps.tokens !== null;
+  const caps: Caps = opts.caps ?? { usd: null, perTask: null, tokens: null };
+  const capped = hasCap(caps);
   const cellSpend = { bench: adapter.spec.name, substrate: adapter.substrate.name, tag, seed };
-  const prior = hasCap ? priorSpend(db, cellSpend, caps) : { usd: 0, tokens: 0 };
-  const already = hasCap ? capReached(caps, prior) : null;
+  const prior = priorSpend(db, cellSpend, caps);
+  const already = capped ? capReached(caps, prior) : null;
   if (already !== null) {
     await lock.release();
     await store.close();
@@ -156,7 +154,7 @@ export async function runSweepSession(opts: SweepSessionOptions): Promise<SweepS
   const abort = new AbortController();
   const capStop = new AbortController();
   const sweepSignal = AbortSignal.any([abort.signal, capStop.signal]);
-  const meter = !hasCap
+  const meter = !capped
     ? null
     : new SpendMeter(caps, prior, (why) => {
         if (abort.signal.aborted) return;
@@ -253,7 +251,7 @@ export async function runSweepSession(opts: SweepSessionOptions): Promise<SweepS
         stream,
         config: {
           ...opts.sweepOptions.config,
-          ...(hasCap ? { [SPEND_CAP_KEY]: capRecord(caps, prior) } : {}),
+          ...(capped ? { [SPEND_CAP_KEY]: capRecord(caps, prior) } : {}),
           ...(opts.worker === undefined
             ? {}
             : { worker: opts.worker.name, plan: opts.worker.plan }),
@@ -358,16 +356,19 @@ function cappedLine(meter: SpendMeter | null, opts: SweepSessionOptions, io: Cli
 function capRecord(caps: Caps, prior: Spent): SpendCap {
   return {
     ...(caps.usd === null ? {} : { usd: caps.usd }),
+    ...(caps.perTask === null ? {} : { perTask: caps.perTask }),
     priorUsd: prior.usd,
     ...(caps.tokens === null ? {} : { tokens: caps.tokens }),
     priorTokens: prior.tokens,
   };
 }
 
-/** `argv` with each cap's value doubled (`--max-usd X` / `=X`, `--max-tokens N` / `=N`). */
+/** `argv` with each cap's value doubled (`--max-usd X` or `=X`, likewise the other caps). */
 export function withCap(argv: readonly string[], caps: Caps): string[] {
+  const twice = (usd: number | null) => (usd === null ? null : String(Math.round(usd * 200) / 100));
   const doubled: Record<string, string | null> = {
-    "--max-usd": caps.usd === null ? null : String(Math.round(caps.usd * 200) / 100),
+    "--max-usd": twice(caps.usd),
+    "--max-usd-per-task": twice(caps.perTask),
     "--max-tokens": caps.tokens === null ? null : String(caps.tokens * 2),
   };
   const out: string[] = [];

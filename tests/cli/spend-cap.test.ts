@@ -8,6 +8,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { SpendMeter, taskKey } from "../../src/cli/spend-cap.ts";
 import { runCli } from "../helpers/cli.ts";
 
 const root = mkdtempSync(join(tmpdir(), "h2-cap-"));
@@ -93,5 +94,73 @@ describe("the spending cap", () => {
     expect(price.code).toBe(1);
     expect(price.stderr).toContain("HARNESS2_DEMO_CALL_USD=cheap is not an amount of dollars");
     expect((await runCli(["run", "--bench", "tasks", "--max-usd", "x"])).code).toBe(2);
+    const perTask = await runCli(["demo", "--no-tui", "--runs", runs, "--max-usd-per-task", "0"]);
+    expect(perTask.code).toBe(2);
+    expect(perTask.stderr).toContain("--max-usd-per-task must be a positive amount of dollars");
+    const tokens = await runCli(["run", "--bench", "tasks", "--max-tokens", "0"]);
+    expect(tokens.code).toBe(2);
+    expect(tokens.stderr).toContain("--max-tokens");
+  });
+
+  test("a per-task cap stops the sweep at the task that reaches it; a higher one resumes", async () => {
+    const whole = join(root, "whole-per-task");
+    expect((await demo(whole)).code).toBe(0);
+    const plan = paid(whole);
+
+    const runs = join(root, "per-task");
+    const capped = await demo(runs, "--max-usd-per-task", "0.1");
+    expect(capped.code).toBe(3);
+    expect(capped.stderr).toMatch(
+      /per-task cap \$0\.10 reached by ledger-1 k=2 \(\$0\.1\d recorded for it\)/,
+    );
+    expect(capped.stdout).toMatch(/e\.g\. twice it: .* --max-usd-per-task 0\.2$/m);
+    expect(paid(runs).calls).toBeLessThan(plan.calls);
+
+    const resumed = await demo(runs, "--max-usd-per-task", "1");
+    expect(resumed.code).toBe(0);
+    expect(paid(runs)).toEqual(plan);
+    expect(chosen(runs)).toEqual(chosen(whole));
+  }, 120_000);
+});
+
+describe("the spend meter", () => {
+  const call = (task: string, usd: number) =>
+    ({
+      type: "proposer.call",
+      ts: 0,
+      sweep: "s",
+      domain: "d",
+      task,
+      mode: "agg",
+      k: 2,
+      label: "inv1",
+      purpose: "stage",
+      attempts: 1,
+      channel: "x",
+      model: "m",
+      cached: false,
+      wallS: 1,
+      usd,
+      error: "",
+      auditPath: "",
+    }) as const;
+
+  test("a task an earlier run brought to its cap trips at its first new paid call, not at another's", () => {
+    const reached: string[] = [];
+    const meter = new SpendMeter(
+      { usd: null, perTask: 0.5, tokens: null },
+      { usd: 0, tokens: 0, byTask: new Map([[taskKey({ domain: "d", task: "a", k: 2 }), 0.5]]) },
+      (why) => reached.push(why),
+    );
+    meter.sink.emit(call("b", 0.2));
+    expect(reached).toEqual([]);
+    meter.sink.emit({ ...call("a", 0), cached: true });
+    expect(reached).toEqual([]);
+    meter.sink.emit(call("a", 0.01));
+    expect(reached).toEqual(["per-task cap $0.50 reached by a k=2 ($0.51 recorded for it)"]);
+    meter.sink.emit(call("b", 0.4));
+    // Once is enough: the sweep is already stopping.
+    expect(reached).toHaveLength(1);
+    expect(meter.spent.usd).toBeCloseTo(0.61, 9);
   });
 });

@@ -25,7 +25,7 @@ import { EXIT } from "../exit-codes.ts";
 import { workerOf } from "../queue/worker-env.ts";
 import { checkedLocation } from "../run-handle.ts";
 import { selfCommand } from "../self.ts";
-import { CAP_OPTIONS, capOf } from "../spend-cap.ts";
+import { CAP_OPTIONS, capsOf } from "../spend-cap.ts";
 import {
   chooseFrontEnd,
   runSweepSession,
@@ -95,7 +95,7 @@ export default demo;
 
 async function runDemo(args: Args, io: CliIO): Promise<number> {
   const k = args.opts.k ?? 2;
-  const maxUsd = capOf(args.opts["max-usd"], "demo");
+  const caps = capsOf(args.opts, "demo");
   let callUsd: number;
   try {
     callUsd = demoCallUsd(io.env);
@@ -188,7 +188,7 @@ async function runDemo(args: Args, io: CliIO): Promise<number> {
   const session = await runSweepSession({
     io,
     location: where,
-    maxUsd,
+    caps,
     ...workerOf(io.env),
     frontEnd,
     title: `demo k=${k}`,

@@ -36,7 +36,7 @@ import { workerOf } from "../queue/worker-env.ts";
 import { checkedLocation } from "../run-handle.ts";
 import { estimateFromStore, plannedCalls, printPlan } from "../run-plan.ts";
 import { selfCommand } from "../self.ts";
-import { assertCapEnforceable, CAP_OPTIONS, capOf, TOKEN_CAP_OPTIONS } from "../spend-cap.ts";
+import { assertCapEnforceable, CAP_OPTIONS, capsOf, TOKEN_CAP_OPTIONS } from "../spend-cap.ts";
 import {
   chooseFrontEnd,
   runSweepSession,
@@ -190,7 +190,7 @@ async function runSweepCommand(args: Args, given: CliIO): Promise<number> {
   // --allow-web is the setting every executor reads (core/run/web-policy.ts).
   const io = args.opts["allow-web"] ? { ...given, env: { ...given.env, [ALLOW_WEB]: "1" } } : given;
   const f = flags(args);
-  const caps = { usd: capOf(args.opts["max-usd"], "run"), tokens: args.opts["max-tokens"] ?? null };
+  const caps = capsOf(args.opts, "run");
   const choice = partChoice(args, io, "run");
   const workers = args.opts.workers;
   // A runs dir that is a file is one line before anything runs (2 from --runs, 1 from the env).
@@ -267,8 +267,7 @@ async function runSweepCommand(args: Args, given: CliIO): Promise<number> {
   const session = await runSweepSession({
     io,
     location: where,
-    maxUsd: caps.usd,
-    maxTokens: caps.tokens,
+    caps,
     ...workerOf(io.env),
     frontEnd,
     title: `${adapter.spec.name} k=${f.k}`,

@@ -13,12 +13,14 @@ export const SpendCap = z
     usd: z.number().positive().optional(),
     /** What earlier runs of the same experiment had spent when this one started. */
     priorUsd: z.number().nonnegative().default(0),
+    /** The cap in dollars on any one task (per k). */
+    perTask: z.number().positive().optional(),
     /** The cap on tokens of calls without a price (a Codex model not in the price table). */
     tokens: z.number().int().positive().optional(),
     /** Those tokens earlier runs of the same experiment had spent. */
     priorTokens: z.number().int().nonnegative().default(0),
   })
-  .refine((c) => c.usd !== undefined || c.tokens !== undefined);
+  .refine((c) => c.usd !== undefined || c.perTask !== undefined || c.tokens !== undefined);
 export type SpendCap = z.infer<typeof SpendCap>;
 
 /** What the experiment has spent in this run: dollars, and tokens of calls without a price. */
@@ -53,6 +55,7 @@ export function capProgress(
     const spent = cap.priorUsd + (thisRun.usd ?? 0);
     parts.push(`${usd(spent)} of the ${usd(cap.usd)} cap (${percent(spent, cap.usd)}%)`);
   }
+  if (cap.perTask !== undefined) parts.push(`per task at most ${usd(cap.perTask)}`);
   // Tokens this run are known to the live front ends; `show` reads dollars only.
   if (cap.tokens !== undefined && thisRun.tokens !== undefined) {
     const spent = cap.priorTokens + thisRun.tokens;
