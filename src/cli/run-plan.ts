@@ -14,10 +14,12 @@ import { openForBrowsing } from "./run-handle.ts";
 import {
   estimateSpend,
   type PlannedCalls,
+  type PriceFallback,
   ROLES,
   recordedCallCosts,
   type SpendEstimate,
 } from "./spend-estimate.ts";
+import { ASSUMED_TOKENS, assumedCallUsd, type UnitPrice } from "./spend-prices.ts";
 import { sweepLockNamespaces } from "./sweep-session.ts";
 
 type PlanFlags = { k: number; modes: ModeToken[]; seed: number | null; tag: string };
@@ -53,6 +55,10 @@ export async function estimateFromStore(
   where: StoreLocation,
   models: { solver: string; improver: string },
   planned: PlannedCalls,
+  prices: { executor: UnitPrice | null; improver: UnitPrice | null } = {
+    executor: null,
+    improver: null,
+  },
 ): Promise<SpendEstimate> {
   const none = { executor: [], stages: [], selection: [], reflection: [] };
   let db: Awaited<ReturnType<typeof openForBrowsing>> = null;
@@ -62,8 +68,14 @@ export async function estimateFromStore(
     // A store the dry run cannot read gives no estimate; the real run says what is wrong with it.
     db = null;
   }
+  const fallback: PriceFallback = {};
+  for (const role of ROLES) {
+    const price = role === "executor" ? prices.executor : prices.improver;
+    if (price !== null) fallback[role] = { usd: assumedCallUsd(role, price), source: price.source };
+  }
   try {
-    return estimateSpend(planned, db === null ? none : recordedCallCosts(db, models), models);
+    const costs = db === null ? none : recordedCallCosts(db, models);
+    return estimateSpend(planned, costs, models, fallback);
   } finally {
     db?.close();
   }
@@ -145,22 +157,32 @@ const ROLE_WORDS = {
 export function estimateLines(e: SpendEstimate): string[] {
   if (e.basis === "none") {
     return [
-      `Estimate: none yet — no earlier sweep in this store used ${e.models.solver} (executor) or ${e.models.improver} (improver); a first small sweep (--max-tasks 1) teaches it, and --max-usd bounds it.`,
+      `Estimate: none yet — no earlier sweep in this store used ${e.models.solver} (executor) or ${e.models.improver} (improver), and no price table names them; a first small sweep (--max-tasks 1) teaches it, and --max-usd bounds it.`,
     ];
   }
   const range = (u: { low: number; median: number; high: number }) =>
     `${formatUsd(u.low)}–${formatUsd(u.high)} (median ${formatUsd(u.median)})`;
-  const out = [
-    "Estimate, from the cost of earlier calls with the same models in this store (middle half of their spread):",
-  ];
+  const from = {
+    store:
+      "from the cost of earlier calls with the same models in this store (middle half of their spread)",
+    prices:
+      "from price tables × assumed tokens per call (half to twice; a first small sweep measures it)",
+    mixed:
+      "from earlier calls in this store where there are some, else price tables × assumed tokens",
+  }[e.basis];
+  const out = [`Estimate, ${from}:`];
   for (const role of ROLES) {
     const r = e.roles[role];
     if (r.calls === 0) continue;
     const what = `${r.calls} ${ROLE_WORDS[role]}`;
+    const t = ASSUMED_TOKENS[role];
+    const k = (n: number) => `${Math.round(n / 1000)}k`;
     out.push(
       r.usd === null
-        ? `  ${what}: unknown (no earlier call of this kind with this model)`
-        : `  ${what}: ${range(r.usd)} from ${r.samples} earlier call(s)`,
+        ? `  ${what}: unknown (no earlier call of this kind with this model, and no price for it)`
+        : r.basis === "prices"
+          ? `  ${what}: ${range(r.usd)} at ${r.priceSource}'s price × ${k(t.input)} input + ${k(t.output)} output tokens each (assumed)`
+          : `  ${what}: ${range(r.usd)} from ${r.samples} earlier call(s)`,
     );
   }
   const partial = e.total.complete ? "" : " for the roles above that have an estimate";

@@ -3,7 +3,9 @@
 // sessions, selections, reflections — times what one such call cost in earlier sweeps in the store
 // with the same models (the middle half of their spread, and the median). Only recorded calls
 // count: not cached ones, not reused rollouts, not failed calls, not rollouts of unknown price. A
-// role with no earlier call has no estimate, said so; nothing is guessed from price tables.
+// role with no earlier call falls back on its model's price table times an assumed number of
+// tokens per call (src/cli/spend-prices.ts), half to twice that, and says so; a role with neither
+// has no estimate, said so.
 
 import type { Database } from "bun:sqlite";
 import { roundUsd } from "../core/lib/money.ts";
@@ -16,14 +18,22 @@ export type PlannedCalls = Record<Role, number>;
 
 export type RoleEstimate = {
   calls: number;
-  /** Earlier calls of this role and model the figures come from; 0 = no estimate. */
+  /** Earlier calls of this role and model the figures come from; 0 = none. */
   samples: number;
+  /** "store": earlier calls; "prices": a price table × assumed tokens; null: no estimate. */
+  basis: "store" | "prices" | null;
+  /** With basis "prices": where the price came from (e.g. HARNESS2_CODEX_PRICES). */
+  priceSource?: string;
   /** calls × the 25th, 50th and 75th percentile of one call's cost; null without samples. */
   usd: { low: number; median: number; high: number } | null;
 };
 
+/** One call's assumed cost per role, and where its price came from (the fallback). */
+export type PriceFallback = Partial<Record<Role, { usd: number; source: string }>>;
+
 export type SpendEstimate = {
-  basis: "store" | "none";
+  /** Which the roles' figures came from: the store, price tables, both, or nothing. */
+  basis: "store" | "prices" | "mixed" | "none";
   models: { solver: string; improver: string };
   roles: Record<Role, RoleEstimate>;
   /** The sum over roles that have an estimate; `complete` false when a role with calls has none. */
@@ -78,6 +88,7 @@ export function estimateSpend(
   planned: PlannedCalls,
   costs: Record<Role, number[]>,
   models: { solver: string; improver: string },
+  fallback: PriceFallback = {},
 ): SpendEstimate {
   const roles = {} as Record<Role, RoleEstimate>;
   const total = { low: 0, median: 0, high: 0, complete: true };
@@ -86,8 +97,21 @@ export function estimateSpend(
     const sorted = [...costs[role]]
       .filter((x) => Number.isFinite(x) && x >= 0)
       .sort((a, b) => a - b);
+    const priced = fallback[role];
+    if (sorted.length === 0 && priced !== undefined) {
+      const usd = {
+        low: roundUsd(calls * priced.usd * 0.5),
+        median: roundUsd(calls * priced.usd),
+        high: roundUsd(calls * priced.usd * 2),
+      };
+      roles[role] = { calls, samples: 0, basis: "prices", priceSource: priced.source, usd };
+      total.low += usd.low;
+      total.median += usd.median;
+      total.high += usd.high;
+      continue;
+    }
     if (sorted.length === 0) {
-      roles[role] = { calls, samples: 0, usd: null };
+      roles[role] = { calls, samples: 0, basis: null, usd: null };
       if (calls > 0) total.complete = false;
       continue;
     }
@@ -96,14 +120,22 @@ export function estimateSpend(
       median: roundUsd(calls * quantile(sorted, 0.5)),
       high: roundUsd(calls * quantile(sorted, 0.75)),
     };
-    roles[role] = { calls, samples: sorted.length, usd };
+    roles[role] = { calls, samples: sorted.length, basis: "store", usd };
     total.low += usd.low;
     total.median += usd.median;
     total.high += usd.high;
   }
-  const any = ROLES.some((r) => roles[r].samples > 0);
+  const used = new Set(ROLES.filter((r) => roles[r].calls > 0).map((r) => roles[r].basis));
+  const basis =
+    used.has("store") && used.has("prices")
+      ? "mixed"
+      : used.has("store")
+        ? "store"
+        : used.has("prices")
+          ? "prices"
+          : "none";
   return {
-    basis: any ? "store" : "none",
+    basis,
     models,
     roles,
     total: {

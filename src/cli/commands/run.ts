@@ -213,8 +213,14 @@ async function runSweepCommand(args: Args, given: CliIO): Promise<number> {
   // --only-domains / --only-tasks name is a bad command line (exit 2), and nothing ran.
   const stream = await plannedStream(adapter, streamOpts);
   if (args.opts["dry-run"]) {
-    const models = { solver: config.solverModel, improver: improverChannel(config).model };
-    const estimate = await estimateFromStore(where, models, plannedCalls(f, stream));
+    const improver = improverChannel(config);
+    const models = { solver: config.solverModel, improver: improver.model };
+    const { priceOf } = await import("../spend-prices.ts");
+    const executorModel = adapter.substrate.name === "cx" ? config.codexModel : config.solverModel;
+    const estimate = await estimateFromStore(where, models, plannedCalls(f, stream), {
+      executor: priceOf(adapter.substrate.name, executorModel, io.env),
+      improver: priceOf(improver.kind, improver.model, io.env),
+    });
     printPlan(io, { adapter, flags: f, stream, runsRoot, json: args.opts.json, part, estimate });
     return EXIT.ok;
   }
