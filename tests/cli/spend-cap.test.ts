@@ -9,7 +9,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { SpendMeter, taskKey } from "../../src/cli/spend-cap.ts";
-import { runCli } from "../helpers/cli.ts";
+import { MAIN, runCli } from "../helpers/cli.ts";
 
 const root = mkdtempSync(join(tmpdir(), "h2-cap-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -121,6 +121,49 @@ describe("the spending cap", () => {
     expect(paid(runs)).toEqual(plan);
     expect(chosen(runs)).toEqual(chosen(whole));
   }, 120_000);
+});
+
+/** A capped demo killed with SIGKILL after its `n`-th accepted proposal line. */
+async function killCappedDemoAfter(n: number, runs: string): Promise<void> {
+  const proc = Bun.spawn(
+    [process.execPath, MAIN, "demo", "--no-tui", "--k", "2", "--runs", runs, "--max-usd", "10"],
+    { stdout: "pipe", stderr: "ignore", env: { ...process.env, ...env, NO_COLOR: "1" } },
+  );
+  const reader = proc.stdout.getReader();
+  let seen = "";
+  while ((seen.match(/: accepted/g) ?? []).length < n) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    seen += new TextDecoder().decode(value);
+  }
+  proc.kill("SIGKILL");
+  await proc.exited;
+}
+
+describe("kill -9 under a cap", () => {
+  test("at random points, the experiment is never charged twice for a call", async () => {
+    const whole = join(root, "whole-kill");
+    expect((await demo(whole)).code).toBe(0);
+    const plan = paid(whole);
+    // Three kill points drawn at random among the plan's accepted proposals (logged when it fails).
+    const points = [0, 1, 2].map(() => 1 + Math.floor(Math.random() * 20));
+    for (const [i, n] of points.entries()) {
+      const runs = join(root, `kill-capped-${i}`);
+      await killCappedDemoAfter(n, runs);
+      const resumed = await demo(runs, "--max-usd", "10");
+      if (resumed.code !== 0) console.error(`killed after ${n} accepted:`, resumed.stderr);
+      expect(resumed.code).toBe(0);
+      // A call recorded before the kill is served from cache on resume, never paid again; a call
+      // cut off was never recorded, so it is paid once, by the resume.
+      const both = paid(runs);
+      expect({ n, calls: both.calls <= plan.calls, usd: both.usd <= plan.usd }).toEqual({
+        n,
+        calls: true,
+        usd: true,
+      });
+      expect(chosen(runs)).toEqual(chosen(whole));
+    }
+  }, 240_000);
 });
 
 describe("the spend meter", () => {
