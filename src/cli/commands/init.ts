@@ -119,6 +119,7 @@ const init = defineCommand({
         `  ${self} run --bench tasks --tasks ${raw} --k 1       a real sweep (needs HARNESS2_SOLVER_MODEL)`,
         `No model provider? In another terminal, ${self} serve-model prints the env lines for`,
         "scripted models made for this task; paste them, then run the sweep above with --k 1.",
+        `On Codex: ${self} serve-model --substrate cx, then the sweep with --substrate cx --k 1.`,
         "",
       ].join("\n"),
     );
