@@ -16,7 +16,7 @@ import {
   strOrNull,
   verdictOf,
 } from "./rows.ts";
-import { SUMMARY_SQL, summaryOf } from "./sweep-list.ts";
+import { experimentLinks, SUMMARY_SQL, summaryOf, withLinks } from "./sweep-list.ts";
 import type {
   ModeView,
   RolloutView,
@@ -280,7 +280,7 @@ export function sweepDetail(
   const row = db.query(`${SUMMARY_SQL} WHERE s.id = ?`).get(id) as Row | null;
   if (!row) return null;
   const live = liveSweepIds(db);
-  const summary = summaryOf(row, live, opts.now ?? Date.now());
+  const summary = withLinks(summaryOf(row, live, opts.now ?? Date.now()), experimentLinks(db));
   const idsSql =
     opts.task === undefined
       ? "SELECT id FROM tasks WHERE sweep_id = ?"

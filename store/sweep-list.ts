@@ -82,7 +82,45 @@ export function listSweeps(db: Database, opts: { limit?: number; now?: number } 
   const rows = db.query(`${SUMMARY_SQL} ORDER BY s.started_at DESC, s.id DESC${limit}`).all();
   const live = liveSweepIds(db);
   const now = opts.now ?? Date.now();
-  return (rows as Row[]).map((r) => summaryOf(r, live, now));
+  const links = experimentLinks(db);
+  return (rows as Row[]).map((r) => withLinks(summaryOf(r, live, now), links));
+}
+
+type Links = Map<string, { resumes: string | null; resumedBy: string | null }>;
+
+/**
+ * For every sweep, the sweep of the same experiment (bench, substrate, tag, seed and k values —
+ * what the same command runs again) started just before it and just after it.
+ */
+export function experimentLinks(db: Database): Links {
+  const rows = db
+    .query("SELECT id, bench, substrate, tag, seed, ks FROM sweeps ORDER BY started_at, id")
+    .all() as {
+    id: string;
+    bench: string;
+    substrate: string;
+    tag: string;
+    seed: number | null;
+    ks: string;
+  }[];
+  const last = new Map<string, string>();
+  const links: Links = new Map();
+  for (const r of rows) {
+    const key = JSON.stringify([r.bench, r.substrate, r.tag, r.seed, r.ks]);
+    const before = last.get(key) ?? null;
+    links.set(r.id, { resumes: before, resumedBy: null });
+    if (before !== null) {
+      const prev = links.get(before);
+      if (prev !== undefined) prev.resumedBy = r.id;
+    }
+    last.set(key, r.id);
+  }
+  return links;
+}
+
+export function withLinks(s: SweepSummary, links: Links): SweepSummary {
+  const l = links.get(s.id);
+  return { ...s, resumes: l?.resumes ?? null, resumedBy: l?.resumedBy ?? null };
 }
 
 export function countSweeps(db: Database): number {

@@ -52,10 +52,30 @@ export const SweepSummary = z.object({
   worker: z.object({ name: z.string(), domains: z.array(z.string()) }).nullable(),
   /** Money spent by this sweep: uncached improver calls plus executor rollouts that ran. */
   usd: z.number(),
+  /**
+   * The sweep of the same experiment (bench, substrate, tag, seed, k) just before this one — the
+   * one it resumed or reran — and the one just after it; null when there is none.
+   */
+  resumes: z.string().nullable().optional(),
+  resumedBy: z.string().nullable().optional(),
   /** Until the end, or until the last recorded event of a sweep that is not running. */
   durationS: z.number(),
 });
 export type SweepSummary = z.infer<typeof SweepSummary>;
+
+/**
+ * A sweep's status with its continuation: "interrupted → resumed by swp_… (ok)" when a later
+ * sweep of the same experiment went on with it, else the status as people read it.
+ */
+export function sweepStatusWithResume(
+  s: Pick<SweepSummary, "status" | "stopReason" | "resumedBy">,
+  by: (id: string) => string = (id) => id,
+): string {
+  const text = sweepStatusText(s);
+  return s.status !== "ok" && s.status !== "running" && s.resumedBy
+    ? `${text} → resumed by ${by(s.resumedBy)}`
+    : text;
+}
 
 /** A sweep's status as people read it: a sweep its spending cap stopped says so. */
 export function sweepStatusText(s: Pick<SweepSummary, "status" | "stopReason">): string {

@@ -79,6 +79,25 @@ describe("the spending cap", () => {
     // Nothing recorded is paid for twice: the two runs together paid what one uncapped run did.
     expect(paid(runs)).toEqual(plan);
     expect(chosen(runs)).toEqual(chosen(whole));
+
+    // The stopped sweep and the ones after it are linked both ways (issue 35).
+    const all = JSON.parse((await runCli(["runs", "--runs", runs, "--json"])).stdout).sweeps as {
+      id: string;
+      resumes: string | null;
+      resumedBy: string | null;
+    }[];
+    // (The refused run with the same cap recorded no sweep.)
+    expect(all).toHaveLength(2);
+    const [newest, oldest] = all;
+    expect(oldest).toMatchObject({ resumes: null, resumedBy: newest?.id });
+    expect(newest).toMatchObject({ resumes: oldest?.id, resumedBy: null });
+    const table = (await runCli(["runs", "--runs", runs])).stdout;
+    expect(table).toMatch(/interrupted \(spending cap\) → resumed by swp_\w+/);
+    const detail = (await runCli(["show", oldest?.id ?? "", "--runs", runs])).stdout;
+    expect(detail).toContain(`→ resumed by ${newest?.id}`);
+    expect((await runCli(["show", "last", "--runs", runs])).stdout).toContain(
+      `(after ${oldest?.id})`,
+    );
   }, 120_000);
 
   test("a bad cap or demo price is one line and nothing runs", async () => {

@@ -13,6 +13,7 @@ import {
   type StageView,
   type SweepDetail,
   type SweepSummary,
+  sweepStatusWithResume,
   type TaskView,
 } from "../../store/views.ts";
 import { type Line, line } from "../components/Lines.tsx";
@@ -60,7 +61,14 @@ function marked(lines: Line[], cursorLine: number | null): Line[] {
 const SWEEP_COLUMNS: Column<SweepSummary>[] = [
   { header: "sweep", cell: (s) => s.id },
   { header: "started", cell: (s) => formatWhen(s.startedAt).slice(5) },
-  { header: "status", cell: (s) => ({ text: s.status, tone: statusTone(s.status) }) },
+  {
+    header: "status",
+    // A sweep a later one went on with says so, by the later one's first characters.
+    cell: (s) => ({
+      text: sweepStatusWithResume(s, (id) => `${id.slice(0, 12)}…`),
+      tone: statusTone(s.status),
+    }),
+  },
   { header: "bench", cell: (s) => `${s.bench}/${s.substrate}` },
   { header: "k", cell: (s) => s.ks.join(",") },
   { header: "modes", cell: (s) => s.modes.map(modeName).join("+"), shrink: true },
@@ -107,7 +115,8 @@ export function sweepHeaderLines(d: SweepDetail): Line[] {
       { text: "sweep ", tone: "dim" },
       { text: s.id, tone: "strong" },
       { text: "  " },
-      { text: s.status, tone: statusTone(s.status) },
+      { text: sweepStatusWithResume(s), tone: statusTone(s.status) },
+      ...(s.resumes ? [{ text: `  (after ${s.resumes})`, tone: "dim" as const }] : []),
     ],
     line(
       `${s.bench}/${s.substrate} · k=${s.ks.join(",")} · ${s.modes.map(modeName).join("+")} · seed ${s.seed ?? "none"}${s.tag ? ` · tag ${s.tag}` : ""}`,

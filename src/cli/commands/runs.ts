@@ -10,7 +10,7 @@ import {
   type RunsListing,
   SweepStatus,
   type SweepSummary,
-  sweepStatusText,
+  sweepStatusWithResume,
 } from "../../../store/views.ts";
 import { MODE_NAMES } from "../../core/events/registry.ts";
 import { formatDuration, formatUsd, formatWhen } from "../../core/lib/format.ts";
@@ -107,11 +107,11 @@ function workerCells(s: SweepSummary): string[] {
   return [s.worker.name, s.worker.domains.join(",") || "-"];
 }
 
-function row(s: SweepSummary): string[] {
+function row(s: SweepSummary, short: (id: string) => string): string[] {
   return [
     s.id,
     formatWhen(s.startedAt),
-    sweepStatusText(s),
+    sweepStatusWithResume(s, short),
     s.bench || "?",
     s.substrate || "?",
     s.ks.join(",") || "-",
@@ -148,16 +148,18 @@ export function renderRuns(
   // A store a fleet ran in says which worker ran each sweep and on which domains.
   const fleet = sweeps.some((s) => s.worker !== null);
   const columns = fleet ? [...COLUMNS, ...WORKER_COLUMNS] : COLUMNS;
-  const rows = sweeps.map((s) => (fleet ? [...row(s), ...workerCells(s)] : row(s)));
+  // A sweep a later one resumed names it by its short handle (the full id is in its own row).
+  const prefixes = uniquePrefixes(allIds);
+  const short = (id: string) => prefixes.get(id) ?? id;
+  const rows = sweeps.map((s) => (fleet ? [...row(s, short), ...workerCells(s)] : row(s, short)));
   let fitted: ReturnType<typeof fitColumns> = { columns, rows, hidden: [], fits: true };
   if (width !== null) {
     fitted = fitColumns(columns, rows, width);
     // Still too wide: ids shrink to their shortest unique prefix (a handle every command takes).
     if (!fitted.fits) {
-      const short = uniquePrefixes(allIds);
       fitted = fitColumns(
         columns,
-        rows.map((r) => [short.get(r[0] as string) ?? (r[0] as string), ...r.slice(1)]),
+        rows.map((r) => [short(r[0] as string), ...r.slice(1)]),
         width,
       );
     }
@@ -234,7 +236,10 @@ const runsCommand = defineCommand({
     "--json prints one object: {store, sweeps: [{id, startedAt, finishedAt, status, bench,",
     "substrate, ks, modes, seed, tag, tasks: {total, ok, failed, running, interrupted, skipped,",
     "withProblems},",
-    "worker: {name, domains} | null, usd, durationS}]} with ISO-8601 UTC times. Fields are only",
+    "worker: {name, domains} | null, usd, durationS, resumes, resumedBy}]} with ISO-8601 UTC",
+    "times; resumes/resumedBy name the sweep of the same experiment just before/after (a resume",
+    "or a rerun), and an unfinished sweep a later one went on with reads 'interrupted → resumed",
+    "by …' in the table. Fields are only",
     "ever added, never renamed. A sweep a fleet worker ran (harness2 worker) names the worker and",
     "its domains; the table then has WORKER and DOMAINS columns.",
     "",

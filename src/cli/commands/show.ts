@@ -9,7 +9,7 @@ import {
   rolloutCostText,
   rolloutStatusText,
   type SweepDetail,
-  sweepStatusText,
+  sweepStatusWithResume,
   type TaskView,
   type TripwireView,
 } from "../../../store/views.ts";
@@ -44,7 +44,7 @@ function header(d: SweepDetail, paint: Paint): string[] {
   const label = (name: string) => paint(name.padEnd(9), "dim");
   const [t, ended] = [s.tasks, s.finishedAt ? `  finished ${formatWhen(s.finishedAt)}` : ""];
   return [
-    `${label("sweep")}${paint(s.id, "bold")}  ${paint(sweepStatusText(s), toneOf(s.status))}`,
+    `${label("sweep")}${paint(s.id, "bold")}  ${paint(sweepStatusWithResume(s), toneOf(s.status))}${s.resumes ? `  (after ${s.resumes})` : ""}`,
     `${label("bench")}${s.bench || "?"}  substrate ${s.substrate || "?"}  k ${s.ks.join(",") || "-"}  modes ${s.modes.map(modeWord).join(",") || "-"}  seed ${s.seed ?? "none"}  tag ${s.tag || "none"}`,
     `${label("started")}${formatWhen(s.startedAt)}${ended}  duration ${formatDuration(s.durationS)}`,
     `${label("spend")}${formatUsd(s.usd)}${capNote(d.sweep.config, { usd: s.usd }, formatUsd)}`,
