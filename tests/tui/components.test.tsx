@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import chalk from "chalk";
 import { render } from "ink-testing-library";
 import { Bar, barText } from "../../tui/components/Bar.tsx";
+import { line, wrapLines } from "../../tui/components/Lines.tsx";
 import { SPINNER_STILL } from "../../tui/components/Spinner.tsx";
 import { type Column, Table, tableLines } from "../../tui/components/Table.tsx";
 import { EventLog } from "../../tui/live/components/EventLog.tsx";
@@ -629,5 +630,35 @@ describe("the bases phase", () => {
     const after = reduceAll(initialState(), s.events);
     expect(after.tasks[0]?.rollouts.bases).toBe(0);
     expect(lanes(after)).toMatch(/parallel: waiting · sequential: waiting/);
+  });
+});
+
+describe("wrapLines (the browser's detail views fold long lines)", () => {
+  test("a line wider than the screen continues on the next, indented, tones kept; wide characters count 2", () => {
+    const long = "x".repeat(30);
+    const out = wrapLines(
+      [
+        line("short"),
+        [
+          { text: "  error: ", tone: "dim" },
+          { text: long, tone: "error" },
+        ],
+        line("表".repeat(8)),
+      ],
+      20,
+    );
+    expect(out[0]).toEqual(line("short"));
+    const texts = out.map((l) => l.map((s) => s.text).join(""));
+    expect(texts.slice(1, 4)).toEqual([
+      `  error: ${"x".repeat(11)}`,
+      `  ${"x".repeat(18)}`,
+      `  ${"x".repeat(1)}`,
+    ]);
+    // Nothing of the text is lost, and every piece keeps its segment's tone.
+    expect(texts.slice(1, 4).join("").replaceAll(" ", "").replace("error:", "")).toBe(long);
+    expect(out[2]?.[1]?.tone).toBe("error");
+    // 8 wide characters take 16 columns: they fit in 20; 12 would not.
+    expect(wrapLines([line("表".repeat(12))], 20).length).toBe(2);
+    expect(texts[4]).toBe("表".repeat(8));
   });
 });

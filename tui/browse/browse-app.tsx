@@ -3,7 +3,14 @@
 
 import { Box, Text, useInput, useStdin, useStdout, useWindowSize } from "ink";
 import { useEffect, useMemo, useReducer, useRef, useState } from "react";
-import { type Line, LineView, line, maxOffset, ScrollView } from "../components/Lines.tsx";
+import {
+  type Line,
+  LineView,
+  line,
+  maxOffset,
+  ScrollView,
+  wrapLines,
+} from "../components/Lines.tsx";
 import { toneProps } from "../components/theme.ts";
 import { HELP_LINES } from "./library-lines.ts";
 import { current, type NavAction, navigate, screenKey, startAt, windowOf } from "./nav.ts";
@@ -96,7 +103,9 @@ export function BrowseApp({ source, color, initialSweep, onQuit }: BrowseAppProp
     };
   }, [rolloutKey, rollout, rolloutDir, source]);
   const rolloutText = rollout !== null && rollout.key === rolloutKey ? rollout.text : undefined;
-  const view = buildView(top, { sweeps, detail, source, width, diffOf, reportText, rolloutText });
+  const built = buildView(top, { sweeps, detail, source, width, diffOf, reportText, rolloutText });
+  // A text screen (a stage, a selection, a rollout) folds long lines instead of cutting them.
+  const view = built.kind === "list" ? built : { ...built, body: wrapLines(built.body, width) };
   const titleLines = 1;
   const tabLines = view.tabs.length > 1 ? 1 : 0;
   const bodyHeight = Math.max(3, rows - titleLines - view.head.length - tabLines - 3);

@@ -4,6 +4,7 @@
 
 import { Box, Text } from "ink";
 import InkSpinner from "ink-spinner";
+import { textWidth } from "../../src/core/lib/format.ts";
 import { type Tone, toneProps } from "./theme.ts";
 
 /** `spinner`: this segment is a spinner's place; `text` is its still glyph. */
@@ -17,6 +18,53 @@ export const line = (text: string, tone?: Tone): Line => [{ text, ...(tone ? { t
 export function textLines(text: string, tone?: Tone, indent = ""): Line[] {
   const parts = text.replace(/\n$/, "").split("\n");
   return parts.map((p) => line(`${indent}${p}`, tone));
+}
+
+/**
+ * Lines folded at `width` terminal columns, so a detail view shows a long error or note whole:
+ * a line wider than `width` continues on the next, indented as it was (at most 8 columns), its
+ * segments keeping their tones. Lines that fit are kept as they are.
+ */
+export function wrapLines(lines: readonly Line[], width: number): Line[] {
+  if (width < 10) return [...lines];
+  const out: Line[] = [];
+  for (const l of lines) {
+    if (textWidth(l.map((s) => s.text).join("")) <= width) {
+      out.push(l);
+      continue;
+    }
+    const indent = " ".repeat(
+      Math.min(
+        8,
+        (
+          l
+            .map((s) => s.text)
+            .join("")
+            .match(/^ */)?.[0] ?? ""
+        ).length,
+      ),
+    );
+    let row: Line = [];
+    let used = 0;
+    for (const seg of l) {
+      let piece = "";
+      for (const ch of Array.from(seg.text)) {
+        const w = textWidth(ch);
+        if (used + w > width) {
+          if (piece !== "") row.push({ ...seg, text: piece });
+          out.push(row);
+          row = [{ text: indent }];
+          used = indent.length;
+          piece = "";
+        }
+        piece += ch;
+        used += w;
+      }
+      if (piece !== "") row.push({ ...seg, text: piece });
+    }
+    if (row.length > 0) out.push(row);
+  }
+  return out;
 }
 
 export function LineView({
