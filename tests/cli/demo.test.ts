@@ -104,6 +104,9 @@ describe("harness2 demo --substrate cx", () => {
       expect(r.code).toBe(0);
       expect(demoJson(runs).tasks).toEqual({ ok: 2, skipped: 0, failed: 0 });
       expect(r.stdout).toMatch(/ledger-1 +parallel +base Total: 105.25 ✗ +→ +agg1 Total: 85.15 ✓/);
+      // Someone new is told how to read the lines before the first one, and where the words are.
+      expect(r.stdout).toMatch(/^How to read this: .*INV .*DOM .*R\/P .*\[A\] .* help concepts$/m);
+      expect(r.stdout.indexOf("How to read this")).toBeLessThan(r.stdout.indexOf("sweep swp_"));
       const lib = join(
         runs,
         "demo",

@@ -89,6 +89,8 @@ describe("headless printers", () => {
     expect(out[1]).toContain('["P·ASSED"] — blocked before any model saw it');
     expect(out[1]).not.toContain("PASSED");
     expect(out[2]).toContain("selection c1 [A] FALLBACK — matches the ledger");
+    // The selector's whole reason, on one line: it was cut at its first line break (issue 35).
+    expect(out[2]).toContain("— matches the ledger second line\n");
   });
 
   test("colour marks a tripwire red when enabled", () => {

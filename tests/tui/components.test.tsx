@@ -553,6 +553,10 @@ describe("Header, Lanes, Footer, EventLog and finished rows from a recorded run"
       "stopping: running work is cancelled, finished work kept — q again stops at once",
     );
     expect(frame(<Footer stop="forced" {...base} />)).toBe("stopping now…");
+    // The finished frame stays on screen after the process ends: it offers no key (issue 35).
+    expect(frame(<Footer stop="none" {...base} finished={true} />)).toBe(
+      "finished — the verdict and the next commands follow below",
+    );
   });
 
   test("the event log shows the newest lines with UTC times", () => {

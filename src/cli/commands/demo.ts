@@ -185,6 +185,13 @@ async function runDemo(args: Args, io: CliIO): Promise<number> {
     });
   }
 
+  if (frontEnd === "lines") {
+    // Someone new reads stage names, budgets and blind ids from the first line on (issue 35).
+    const self = selfCommand(io.env, io.cwd);
+    io.stdout(
+      `How to read this: improvers propose INV (any task of this kind) and DOM (this domain) edits of the harness, AGG/COMPOSE combine them; R/P count rollouts and improver sessions against their budget; [A] is the blind id the selector saw. Every word: ${self} help concepts\n`,
+    );
+  }
   const session = await runSweepSession({
     io,
     location: where,

@@ -2,7 +2,7 @@
 // the live view's event log shows, so the two never drift apart. Pure: no colour codes (a front
 // end paints the toned spans), no decisions. The words are the glossary's (docs/method.md).
 
-import { formatUsd } from "../lib/format.ts";
+import { formatUsd, squish, truncate } from "../lib/format.ts";
 import { maskMarker } from "../lib/marker-mask.ts";
 import { type HarnessEvent, MODE_NAMES, type ModeToken } from "./registry.ts";
 
@@ -173,7 +173,8 @@ export function describeEvent(event: HarnessEvent): EventLine | null {
           : event.ok
             ? "chosen"
             : tone("failed", "error");
-      const why = event.why ? ` — ${first(event.why)}` : "";
+      // The selector's whole reason on one line (it often spans several), cut only when long.
+      const why = event.why ? ` — ${truncate(squish(event.why), 300)}` : "";
       return line(
         [
           `  ${event.task} ${modeName(event.mode)}: selection ${event.chosenLabel || "(none)"}${event.anonId ? ` [${event.anonId}]` : ""} `,

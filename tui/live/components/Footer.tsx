@@ -31,11 +31,20 @@ export function Footer({ stop, showLog, hasAlerts, canFocus, finished, color }: 
       </Text>
     );
   }
+  // A finished sweep's frame is the last one drawn and stays on screen after the process ends:
+  // it offers no key, and points at what is printed below it (issue 35).
+  if (finished) {
+    return (
+      <Text wrap="truncate" {...toneProps(color, "dim")}>
+        finished — the verdict and the next commands follow below
+      </Text>
+    );
+  }
   const keys = [
     canFocus ? "tab/←→ focus task" : null,
     `l ${showLog ? "hide" : "show"} log`,
     hasAlerts ? "a acknowledge tripwires" : null,
-    finished ? "q quit" : "q stop",
+    "q stop",
   ].filter((k): k is string => k !== null);
   return (
     <Text wrap="truncate" {...toneProps(color, "dim")}>
