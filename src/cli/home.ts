@@ -33,10 +33,10 @@ export async function runHomeScreen(io: CliIO, wiring: HomeWiring): Promise<numb
   if (db !== null) {
     try {
       sweeps = listSweeps(db, { limit: 20 });
+      // Every sweep the home screen may offer to resume (tui/home resumable picks one of them).
       for (const s of sweeps) {
         if (s.status === "unfinished" || s.status === "interrupted") {
           argvOf.set(s.id, sweepDetail(db, s.id)?.sweep.argv ?? []);
-          break;
         }
       }
     } finally {

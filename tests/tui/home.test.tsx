@@ -56,10 +56,18 @@ describe("HomeApp", () => {
     expect(f).toContain(
       `r resume ${UNFINISHED} — unfinished, 1/2 tasks done, demo/opencode parallel+sequential`,
     );
-    expect(f).toContain("▶ d start the demo");
-    r.type("r");
+    // With a sweep to resume, the cursor starts on it (issue 35): enter resumes it.
+    expect(f).toContain(`▶ r resume ${UNFINISHED}`);
+    r.type(KEYS.enter);
     expect(chosen).toHaveLength(1);
     expect(chosen[0]).toMatchObject({ action: "resume", sweep: { id: UNFINISHED } });
+  });
+
+  test("? asks for help, as h does", async () => {
+    const { r, chosen } = mount(null);
+    await r.waitFor((x) => x.includes("? help"));
+    r.type("?");
+    expect(chosen).toEqual([{ action: "help" }]);
   });
 
   test("without a store: says so, resume is off and skipped by the cursor", async () => {
@@ -178,5 +186,46 @@ describe("runHome", () => {
     term.stdin.write("r");
     expect(await done).toBe(130);
     expect(calls).toEqual([`resume ${UNFINISHED}`]);
+  });
+
+  test("leaving the browser comes back to the home screen; q there quits", async () => {
+    const calls: string[] = [];
+    const term = fakeTerminal();
+    const screens = () => term.written().split("start the demo").length - 1;
+    const waitScreens = async (n: number) => {
+      const deadline = Date.now() + 5000;
+      while (screens() < n && Date.now() < deadline) await new Promise((r) => setImmediate(r));
+    };
+    const done = runHome({
+      version: "9.9.9",
+      location: "/runs/harness2.db",
+      sweeps,
+      color: false,
+      ...term.streams,
+      actions: {
+        demo: async () => 0,
+        resume: async () => 0,
+        browse: async () => {
+          calls.push("browse");
+          return 0;
+        },
+        help: () => 0,
+      },
+    });
+    await waitScreens(1);
+    term.stdin.write("b");
+    await waitScreens(2);
+    expect(calls).toEqual(["browse"]);
+    // The home screen was drawn again, and it waits for the next choice.
+    expect(screens()).toBe(2);
+    let over = false;
+    void done.then(() => {
+      over = true;
+    });
+    await new Promise((r) => setTimeout(r, 50));
+    expect(over).toBe(false);
+    term.stdin.write("q");
+    expect(await done).toBe(0);
+    expect(calls).toEqual(["browse"]);
   });
 });

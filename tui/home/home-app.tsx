@@ -83,16 +83,23 @@ export function homeEntries(sweeps: SweepSummary[] | null): Entry[] {
       choice: { action: "browse" },
       hint: "sweeps → tasks → stages, selections, report",
     },
-    { key: "h", label: "help", choice: { action: "help" }, hint: "every command and its options" },
+    {
+      key: "h",
+      label: "help",
+      choice: { action: "help" },
+      hint: "every command and its options (also ?)",
+    },
     { key: "q", label: "quit", choice: { action: "quit" }, hint: "" },
   ];
 }
 
 export function HomeApp({ version, location, sweeps, color, onChoose }: HomeAppProps) {
   const entries = homeEntries(sweeps);
-  const [cursor, setCursor] = useState(0);
+  // With a sweep to resume, that is the likeliest wish: the cursor starts on it.
+  const start = entries.findIndex((e) => e.choice?.action === "resume");
+  const [cursor, setCursor] = useState(Math.max(0, start));
   // Keys may arrive faster than renders: the handler reads the cursor from here.
-  const cursorRef = useRef(0);
+  const cursorRef = useRef(Math.max(0, start));
   const { columns, rows } = useWindowSize();
   const { isRawModeSupported } = useStdin();
   const width = Math.max(40, columns);
@@ -116,6 +123,7 @@ export function HomeApp({ version, location, sweeps, color, onChoose }: HomeAppP
         const choice = entries[cursorRef.current]?.choice;
         if (choice) onChoose(choice);
       } else if (key.escape || (key.ctrl && input === "c")) onChoose({ action: "quit" });
+      else if (input === "?") onChoose({ action: "help" });
       else {
         const hit = entries.find((e) => e.key === input);
         if (hit?.choice) onChoose(hit.choice);
@@ -162,7 +170,9 @@ export function HomeApp({ version, location, sweeps, color, onChoose }: HomeAppP
         })}
       </Box>
       <Box marginTop={1}>
-        <Text {...toneProps(color, "dim")}>↑↓ choose · enter run · or press its letter</Text>
+        <Text {...toneProps(color, "dim")}>
+          ↑↓ choose · enter run · or press its letter · ? help
+        </Text>
       </Box>
     </Box>
   );

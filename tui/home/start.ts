@@ -52,19 +52,27 @@ export async function chooseOnHome(opts: Omit<HomeOptions, "actions">): Promise<
   return choice;
 }
 
-/** The home screen, then the chosen action; resolves with the action's exit code (0 on quit). */
+/**
+ * The home screen, then the chosen action; resolves with the action's exit code (0 on quit).
+ * Browsing comes back to the home screen when the browser is left (q), as from any other screen.
+ */
 export async function runHome(opts: HomeOptions): Promise<number> {
-  const choice = await chooseOnHome(opts);
-  switch (choice.action) {
-    case "demo":
-      return opts.actions.demo();
-    case "resume":
-      return opts.actions.resume(choice.sweep);
-    case "browse":
-      return opts.actions.browse();
-    case "help":
-      return opts.actions.help();
-    case "quit":
-      return 0;
+  for (;;) {
+    const choice = await chooseOnHome(opts);
+    switch (choice.action) {
+      case "demo":
+        return opts.actions.demo();
+      case "resume":
+        return opts.actions.resume(choice.sweep);
+      case "browse": {
+        const code = await opts.actions.browse();
+        if (code !== 0) return code;
+        continue;
+      }
+      case "help":
+        return opts.actions.help();
+      case "quit":
+        return 0;
+    }
   }
 }
