@@ -8,6 +8,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test
 import { openStore } from "../../store/db.ts";
 import { BrowseApp } from "../../tui/browse/browse-app.tsx";
 import { type BrowseSource, storeSource } from "../../tui/browse/source.ts";
+import { highlight } from "../../tui/browse/views.ts";
+import { line } from "../../tui/components/Lines.tsx";
 import { KEYS, type Rendered, renderInk } from "./ink-harness.ts";
 import { browseScenario, type StoreFixture, storeWith } from "./store-fixture.ts";
 
@@ -92,7 +94,19 @@ describe("browse: rollouts, search, pager and editor", () => {
     const { r } = mount();
     await toTask(r);
     r.type("/inv2\r");
-    await r.waitFor((x) => /▶ {3}ledger-1\s+│ inv2/.test(x) || /▶ {3}inv2 /.test(x));
+    const f = await r.waitFor((x) => /▶ {3}ledger-1\s+│ inv2/.test(x) || /▶ {3}inv2 /.test(x));
+    // The footer counts the matches and says which one the cursor is on (issue 35).
+    expect(f).toMatch(/'inv2': match 1 of \d+ · n next/);
+  });
+
+  test("what a search found stands out on the screen", () => {
+    const lines = highlight([line("stage inv2 ok"), line("nothing here")], "INV2");
+    expect(lines[0]).toEqual([
+      { text: "stage " },
+      { text: "inv2", tone: "accent" },
+      { text: " ok" },
+    ]);
+    expect(lines[1]).toEqual(line("nothing here"));
   });
 
   test("a search that matches nothing says so; esc cancels typing", async () => {

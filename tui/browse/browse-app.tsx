@@ -16,7 +16,7 @@ import { HELP_LINES } from "./library-lines.ts";
 import { current, type NavAction, navigate, screenKey, startAt, windowOf } from "./nav.ts";
 import type { RolloutText } from "./rollout-screen.ts";
 import type { BrowseSource } from "./source.ts";
-import { attempt, buildView, searchView, viewText } from "./views.ts";
+import { attempt, buildView, highlight, searchCount, searchView, viewText } from "./views.ts";
 
 export type BrowseAppProps = {
   source: BrowseSource;
@@ -103,9 +103,13 @@ export function BrowseApp({ source, color, initialSweep, onQuit }: BrowseAppProp
     };
   }, [rolloutKey, rollout, rolloutDir, source]);
   const rolloutText = rollout !== null && rollout.key === rolloutKey ? rollout.text : undefined;
+  // The last `/` search (for `n`, and what stands out on the screen).
+  const [query, setQuery] = useState("");
   const built = buildView(top, { sweeps, detail, source, width, diffOf, reportText, rolloutText });
   // A text screen (a stage, a selection, a rollout) folds long lines instead of cutting them.
-  const view = built.kind === "list" ? built : { ...built, body: wrapLines(built.body, width) };
+  const folded = built.kind === "list" ? built : { ...built, body: wrapLines(built.body, width) };
+  // What the last search found stands out wherever it is on the screen.
+  const view = query === "" ? folded : { ...folded, body: highlight(folded.body, query) };
   const titleLines = 1;
   const tabLines = view.tabs.length > 1 ? 1 : 0;
   const bodyHeight = Math.max(3, rows - titleLines - view.head.length - tabLines - 3);
@@ -120,8 +124,10 @@ export function BrowseApp({ source, color, initialSweep, onQuit }: BrowseAppProp
     typed.current = t;
     setTypingState(t);
   };
-  const [query, setQuery] = useState("");
   const [notice, setNotice] = useState("");
+  // A notice is about the screen it was given on: another screen starts with the keys again.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: the screen's key is the trigger
+  useEffect(() => setNotice(""), [at]);
   const act = (a: NavAction) => dispatch(a);
   const external = (what: { pager: string } | { editor: string }) => {
     if (!source.openExternal) return setNotice("this browser cannot open a pager or an editor");
@@ -148,7 +154,8 @@ export function BrowseApp({ source, color, initialSweep, onQuit }: BrowseAppProp
         const hit = searchView(view, q);
         if (hit === null) setNotice(`no match for '${q}'`);
         else {
-          setNotice("");
+          const { total, landing } = searchCount(view, q);
+          setNotice(`'${q}': match ${landing ?? 1} of ${total} · n next`);
           step(hit);
         }
       };

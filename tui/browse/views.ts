@@ -74,6 +74,52 @@ export function searchView(view: View, query: string): number | null {
   return next(view.offset, view.body.length, has);
 }
 
+/**
+ * Where `/query` matches on the screen — list items (their index) or, on a scroll screen, lines —
+ * and which of them the search lands on from where the screen is: "match 2 of 5".
+ */
+export function searchCount(view: View, query: string): { total: number; landing: number | null } {
+  const q = query.toLowerCase();
+  const has = (line: number) =>
+    textOfLine(view.body[line] ?? [])
+      .toLowerCase()
+      .includes(q);
+  const lineOf = view.kind === "list" ? (view.itemLine ?? ((i: number) => i)) : (i: number) => i;
+  const n = view.kind === "list" ? view.count : view.body.length;
+  const hits = [...Array(n).keys()].filter((i) => has(lineOf(i)));
+  const step = searchView(view, query);
+  if (step === null) return { total: hits.length, landing: null };
+  const from =
+    view.kind === "list"
+      ? Math.max(
+          0,
+          [...Array(n).keys()].findIndex((i) => lineOf(i) === view.cursorLine),
+        )
+      : view.offset;
+  return { total: hits.length, landing: hits.indexOf(from + step) + 1 };
+}
+
+/** `lines` with every occurrence of `query` (any case) in the accent tone: what a search found. */
+export function highlight(lines: readonly Line[], query: string): Line[] {
+  if (query === "") return [...lines];
+  const q = query.toLowerCase();
+  return lines.map((l) => {
+    if (!textOfLine(l).toLowerCase().includes(q)) return l;
+    const out: Line = [];
+    for (const seg of l) {
+      const lower = seg.text.toLowerCase();
+      let at = 0;
+      for (let i = lower.indexOf(q); i >= 0; i = lower.indexOf(q, at)) {
+        if (i > at) out.push({ ...seg, text: seg.text.slice(at, i) });
+        out.push({ ...seg, text: seg.text.slice(i, i + q.length), tone: "accent" });
+        at = i + q.length;
+      }
+      if (at < seg.text.length) out.push({ ...seg, text: seg.text.slice(at) });
+    }
+    return out;
+  });
+}
+
 export function attempt<T>(read: () => T): { value: T } | { error: string } {
   try {
     return { value: read() };
