@@ -544,7 +544,7 @@ describe("Header, Lanes, Footer, EventLog and finished rows from a recorded run"
   test("the footer lists the keys, and explains a pending stop", () => {
     const base = { showLog: false, hasAlerts: true, canFocus: true, finished: false, color: false };
     expect(frame(<Footer stop="none" {...base} />)).toBe(
-      "tab/←→ focus task · l show log · a acknowledge tripwires · q stop",
+      "tab/←→ focus task · l show log · a acknowledge tripwires · ? words · q stop",
     );
     expect(frame(<Footer stop="asking" {...base} />)).toBe(
       "stop? running work is cancelled, finished work kept — q again stops, any key goes on",

@@ -126,6 +126,17 @@ describe("LiveApp", () => {
     await r.waitFor((f) => !f.includes("event log"));
   });
 
+  test("`?` shows what the words and marks mean, and closes again", async () => {
+    const { r } = mount(midRun());
+    await r.waitFor((f) => f.includes("? words"));
+    r.type("?");
+    const frame = await r.waitFor((f) => f.includes("what the words mean"));
+    expect(frame).toContain("R, P       rollouts and improver sessions so far");
+    expect(frame).toContain("harness2 help concepts");
+    r.type("?");
+    await r.waitFor((f) => !f.includes("what the words mean"));
+  });
+
   test("the first q or Ctrl-C only asks; the second stops; a third stops at once", async () => {
     const { r, calls } = mount(midRun());
     await r.waitFor((f) => f.includes("q stop"));

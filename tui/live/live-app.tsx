@@ -13,6 +13,7 @@ import { Footer } from "./components/Footer.tsx";
 import { Header } from "./components/Header.tsx";
 import { Lanes } from "./components/Lanes.tsx";
 import { LedgerCounters } from "./components/LedgerCounters.tsx";
+import { LiveHelp } from "./components/LiveHelp.tsx";
 import { Selections } from "./components/Selections.tsx";
 import { StageTable } from "./components/StageTable.tsx";
 import { TripwireAlerts } from "./components/TripwireAlerts.tsx";
@@ -136,11 +137,14 @@ export function LiveApp({
         batcher.dispatch({ type: "ui.log.toggle" });
       } else if (input === "a") {
         batcher.dispatch({ type: "ui.tripwires.ack" });
+      } else if (input === "?") {
+        setHelp((h) => !h);
       }
     },
     { isActive: isRawModeSupported },
   );
 
+  const [help, setHelp] = useState(false);
   const [staticBase, setStaticBase] = useState(0);
   const staticRows = state.finished.rows.filter((r) => r.seq > staticBase);
   const lastStatic = staticRows.at(-1)?.seq ?? staticBase;
@@ -216,6 +220,7 @@ export function LiveApp({
             <EventLog lines={state.log.lines} maxLines={fit.logLines} color={color} />
           </Box>
         ) : null}
+        {help ? <LiveHelp color={color} /> : null}
         <Footer
           stop={state.stop}
           showLog={state.showLog}

@@ -44,6 +44,7 @@ export function Footer({ stop, showLog, hasAlerts, canFocus, finished, color }: 
     canFocus ? "tab/←→ focus task" : null,
     `l ${showLog ? "hide" : "show"} log`,
     hasAlerts ? "a acknowledge tripwires" : null,
+    "? words",
     "q stop",
   ].filter((k): k is string => k !== null);
   return (
