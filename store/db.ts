@@ -253,6 +253,27 @@ export function asStoreError(err: unknown, path: string): unknown {
   return err;
 }
 
+/**
+ * Why this process may not use the store at `path`, or null: a folder on its way it may not
+ * search, or a file it may not read (or, to write, write). A missing file is not a problem here.
+ */
+function accessProblem(path: string, readonly: boolean): string | null {
+  try {
+    statSync(path);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === "EACCES")
+      return `${path} cannot be reached: permission denied on a folder on its way`;
+    return null;
+  }
+  try {
+    accessSync(path, readonly ? fsConstants.R_OK : fsConstants.R_OK | fsConstants.W_OK);
+  } catch {
+    return `${path} cannot be ${readonly ? "read" : "read and written"} by this user: permission denied`;
+  }
+  return null;
+}
+
 /** Opens (creating and migrating when allowed) the store at `path`, or throws a named error. */
 export function openStore(path: string, opts: OpenOptions = {}): Database {
   const readonly = opts.readonly ?? false;
@@ -262,6 +283,16 @@ export function openStore(path: string, opts: OpenOptions = {}): Database {
       path,
       `${path} is a directory, not a store file`,
       "point HARNESS2_DB at a file, or choose another --runs",
+      "db",
+    );
+  }
+  // A store (or its folder) this user may not read is said so, never taken for a missing one.
+  const denied = accessProblem(path, readonly);
+  if (denied !== null) {
+    throw new StorePlaceError(
+      path,
+      denied,
+      `run as a user who may ${readonly ? "read" : "read and write"} it, or fix its permissions (e.g. chmod u+rw on the file, u+rx on its folders)`,
       "db",
     );
   }
