@@ -72,9 +72,9 @@ export function sweepStatusWithResume(
   by: (id: string) => string = (id) => id,
 ): string {
   const text = sweepStatusText(s);
-  return s.status !== "ok" && s.status !== "running" && s.resumedBy
-    ? `${text} → resumed by ${by(s.resumedBy)}`
-    : text;
+  if (s.status === "ok" || s.status === "running" || !s.resumedBy) return text;
+  const who = by(s.resumedBy);
+  return who === "" ? `${text} → resumed` : `${text} → resumed by ${who}`;
 }
 
 /** A sweep's status as people read it: a sweep its spending cap stopped says so. */

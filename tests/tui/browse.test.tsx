@@ -4,11 +4,13 @@
 import type { Database } from "bun:sqlite";
 import { afterAll, afterEach, beforeAll, describe, expect, spyOn, test } from "bun:test";
 import { renderToString, Text } from "ink";
+import { textWidth } from "../../src/core/lib/format.ts";
 import { openStore } from "../../store/db.ts";
 import { sweepDetail } from "../../store/queries.ts";
 import type { ModeView } from "../../store/views.ts";
 import { BrowseApp } from "../../tui/browse/browse-app.tsx";
 import { current, navigate, screenKey, startAt, windowOf } from "../../tui/browse/nav.ts";
+import { sweepsLines } from "../../tui/browse/screens.ts";
 import { type BrowseSource, storeSource } from "../../tui/browse/source.ts";
 import {
   parentDir,
@@ -99,6 +101,50 @@ describe("navigation", () => {
 });
 
 describe("screens", () => {
+  test("at 80 columns the sweep list keeps status, counts, spend and duration; ids shrink", () => {
+    const sweep = (id: string, status: "ok" | "interrupted", resumedBy: string | null) => ({
+      id,
+      startedAt: "2026-11-30T10:00:00.000Z",
+      finishedAt: null,
+      status,
+      bench: "jobbench",
+      substrate: "oc",
+      ks: [1, 2, 4],
+      modes: ["agg", "seq"],
+      seed: 7,
+      tag: "paper",
+      tasks: {
+        total: 120,
+        ok: 100,
+        failed: 3,
+        running: 0,
+        interrupted: 2,
+        skipped: 15,
+        withProblems: 4,
+      },
+      worker: null,
+      usd: 123.4567,
+      durationS: 3600,
+      resumes: null,
+      resumedBy,
+    });
+    const later = "swp_01m95w6awfsrm22h32";
+    const lines = text(
+      sweepsLines(
+        [sweep(later, "ok", null), sweep("swp_01m95w5zzzzzzzzzzz", "interrupted", later)],
+        0,
+        80,
+      ),
+    ).split("\n");
+    for (const l of lines) expect(textWidth(l)).toBeLessThanOrEqual(80);
+    expect(lines[0]).toMatch(/status .*ok\/fail\/all .*spend .*duration/);
+    expect(lines[3]).toMatch(
+      /interrupted → resumed( by swp_01m95w6)? +│ +100\/3\/120 │ \$123\.4567 │ +1h00m/,
+    );
+    // Wide enough, the ids stay whole.
+    expect(text(sweepsLines([sweep(later, "ok", null)], 0, 200))).toContain(later);
+  });
+
   test("a stage's parent: base in parallel mode and round 1, else the previous checkpoint", () => {
     expect(parentLabel("agg", "inv2")).toBe("base");
     expect(parentLabel("agg", "agg1")).toBe("base");

@@ -2,7 +2,7 @@
 // selectable items on them. No reads, no state: the container fetches, these only lay out.
 
 import { MODE_NAMES, type ModeToken } from "../../src/core/events/registry.ts";
-import { formatWhen } from "../../src/core/lib/format.ts";
+import { formatWhen, textWidth, uniquePrefixes } from "../../src/core/lib/format.ts";
 import { type LineageNode, lineageOf } from "../../store/lineage.ts";
 import {
   type ModeView,
@@ -17,7 +17,7 @@ import {
   type TaskView,
 } from "../../store/views.ts";
 import { type Line, line } from "../components/Lines.tsx";
-import { type Column, tableLines } from "../components/Table.tsx";
+import { type Column, fittingColumns, tableLines } from "../components/Table.tsx";
 import type { Tone } from "../components/theme.ts";
 import { formatDuration, formatUsd } from "../live/derive.ts";
 
@@ -58,31 +58,35 @@ function marked(lines: Line[], cursorLine: number | null): Line[] {
 
 // ── sweeps ───────────────────────────────────────────────────────────────────────────────────
 
-const SWEEP_COLUMNS: Column<SweepSummary>[] = [
-  { header: "sweep", cell: (s) => s.id },
-  { header: "started", cell: (s) => formatWhen(s.startedAt).slice(5) },
-  {
-    header: "status",
-    // A sweep a later one went on with says so, by the later one's first characters.
-    cell: (s) => ({
-      text: sweepStatusWithResume(s, (id) => `${id.slice(0, 12)}…`),
-      tone: statusTone(s.status),
-    }),
-  },
-  { header: "bench", cell: (s) => `${s.bench}/${s.substrate}` },
-  { header: "k", cell: (s) => s.ks.join(",") },
-  { header: "modes", cell: (s) => s.modes.map(modeName).join("+"), shrink: true },
-  {
-    header: "ok/fail/all",
-    cell: (s) => ({
-      text: `${s.tasks.ok}/${s.tasks.failed}/${s.tasks.total}`,
-      tone: s.tasks.failed > 0 ? "error" : undefined,
-    }),
-    align: "right",
-  },
-  { header: "spend", cell: (s) => formatUsd(s.usd), align: "right" },
-  { header: "duration", cell: (s) => formatDuration(s.durationS), align: "right" },
-];
+// On a narrow screen ids shrink to unique prefixes, the modes are cut to fit, then the columns
+// with a drop rank go (modes, start, k, bench): the status, counts, spend and duration stay.
+function sweepColumns(resumedBy: (id: string) => string): Column<SweepSummary>[] {
+  return [
+    { header: "sweep", cell: (s) => s.id },
+    { header: "started", cell: (s) => formatWhen(s.startedAt).slice(5), drop: 2 },
+    {
+      header: "status",
+      // A sweep a later one went on with says so, by the later one's handle (sweepsLines).
+      cell: (s) => ({
+        text: sweepStatusWithResume(s, resumedBy),
+        tone: statusTone(s.status),
+      }),
+    },
+    { header: "bench", cell: (s) => `${s.bench}/${s.substrate}`, drop: 4 },
+    { header: "k", cell: (s) => s.ks.join(","), drop: 3 },
+    { header: "modes", cell: (s) => s.modes.map(modeName).join("+"), shrink: true, drop: 1 },
+    {
+      header: "ok/fail/all",
+      cell: (s) => ({
+        text: `${s.tasks.ok}/${s.tasks.failed}/${s.tasks.total}`,
+        tone: s.tasks.failed > 0 ? "error" : undefined,
+      }),
+      align: "right",
+    },
+    { header: "spend", cell: (s) => formatUsd(s.usd), align: "right" },
+    { header: "duration", cell: (s) => formatDuration(s.durationS), align: "right" },
+  ];
+}
 
 /** In a store a fleet ran in: which worker ran each sweep, on which domains. */
 const WORKER_COLUMNS: Column<SweepSummary>[] = [
@@ -97,12 +101,28 @@ const WORKER_COLUMNS: Column<SweepSummary>[] = [
 
 /** The sweeps table: header, rule, then one line per sweep; null cursor = not selectable. */
 export function sweepsLines(sweeps: SweepSummary[], cursor: number | null, width: number): Line[] {
-  const columns = sweeps.some((s) => s.worker !== null)
-    ? [...SWEEP_COLUMNS, ...WORKER_COLUMNS]
-    : SWEEP_COLUMNS;
-  if (cursor === null) return tableLines(columns, sweeps, width);
-  const lines = tableLines(columns, sweeps, width - 2);
-  return marked(lines, sweeps.length > 0 ? cursor + 2 : null);
+  const room = cursor === null ? width : width - 2;
+  const short = uniquePrefixes(sweeps.map((s) => s.id));
+  const handle = (id: string) => short.get(id) ?? id.slice(0, 12);
+  const worker = sweeps.some((s) => s.worker !== null) ? WORKER_COLUMNS : [];
+  // The narrower the screen, the shorter the words: full ids, then ids shortened to their unique
+  // prefix (a handle every command takes), then a resume said without whom; the table takes the
+  // first that keeps the most columns within the width.
+  const tries = [
+    { ids: (id: string) => id, by: handle },
+    { ids: handle, by: handle },
+    { ids: handle, by: () => "" },
+  ].map((t) => {
+    const columns = [...sweepColumns(t.by), ...worker];
+    const rows = sweeps.map((s) => ({ ...s, id: t.ids(s.id) }));
+    const lines = tableLines(columns, rows, room);
+    const fits = lines.every((l) => textWidth(l.map((p) => p.text).join("")) <= room);
+    return { lines, fits, kept: fittingColumns(columns, rows, room).length };
+  });
+  const best = tries.reduce((a, b) =>
+    (b.fits && !a.fits) || (b.fits === a.fits && b.kept > a.kept) ? b : a,
+  );
+  return cursor === null ? best.lines : marked(best.lines, sweeps.length > 0 ? cursor + 2 : null);
 }
 
 // ── one sweep ────────────────────────────────────────────────────────────────────────────────

@@ -13,7 +13,7 @@ import {
   sweepStatusWithResume,
 } from "../../../store/views.ts";
 import { MODE_NAMES } from "../../core/events/registry.ts";
-import { formatDuration, formatUsd, formatWhen } from "../../core/lib/format.ts";
+import { formatDuration, formatUsd, formatWhen, uniquePrefixes } from "../../core/lib/format.ts";
 import { fitColumns, type TextColumn, textTable } from "../../core/lib/text-table.ts";
 import {
   type CliIO,
@@ -181,17 +181,6 @@ export function renderRuns(
     );
   }
   return `${lines.join("\n")}\n`;
-}
-
-/** Each id's shortest prefix (at least 8 characters) that no other id shares. */
-export function uniquePrefixes(ids: readonly string[]): Map<string, string> {
-  const out = new Map<string, string>();
-  for (const id of ids) {
-    let n = Math.min(8, id.length);
-    while (n < id.length && ids.some((o) => o !== id && o.startsWith(id.slice(0, n)))) n++;
-    out.set(id, id.slice(0, n));
-  }
-  return out;
 }
 
 const OPTIONS = {

@@ -110,3 +110,14 @@ export function oneLine(text: string, max = Number.POSITIVE_INFINITY): string {
   const line = (text.split("\n")[0] ?? "").trim();
   return Number.isFinite(max) ? truncate(line, max) : line;
 }
+
+/** Each id's shortest prefix (at least 8 characters) that no other id shares: a handle for lists on narrow screens that every command accepts. */
+export function uniquePrefixes(ids: readonly string[]): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const id of ids) {
+    let n = Math.min(8, id.length);
+    while (n < id.length && ids.some((o) => o !== id && o.startsWith(id.slice(0, n)))) n++;
+    out.set(id, id.slice(0, n));
+  }
+  return out;
+}
