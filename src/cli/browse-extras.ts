@@ -2,7 +2,7 @@
 // its run folder (rendered by the executor whose event stream is there), and handing the terminal
 // to the user's pager or editor. Kept here so the TUI never imports an executor or starts a process.
 
-import { existsSync } from "node:fs";
+import { existsSync, lstatSync, readdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { RolloutText } from "../../tui/browse/rollout-screen.ts";
 import { deliverableTexts } from "../benchmarks/common/deliverables.ts";
@@ -83,8 +83,41 @@ export function openExternal(
     if (code === null) return `the pager '${argv[0]}' could not start: set PAGER to one you have`;
     return code === 0 ? null : `the pager '${argv[0]}' exited with ${code}`;
   }
-  const argv = [...words(io.env.VISUAL || io.env.EDITOR || "vi"), what.editor];
-  const code = runInTerminal(argv, { env, cwd: io.cwd });
+  // Most terminal editors cannot open a folder: a folder opens at its main file, from inside it.
+  let target = what.editor;
+  let cwd = io.cwd;
+  if (dirExists(what.editor)) {
+    const main = mainFileOf(what.editor);
+    if (main === null) return `${what.editor} holds no file to open`;
+    target = main;
+    cwd = what.editor;
+  }
+  const argv = [...words(io.env.VISUAL || io.env.EDITOR || "vi"), target];
+  const code = runInTerminal(argv, { env, cwd });
   if (code === null) return `the editor '${argv[0]}' could not start: set EDITOR (or VISUAL)`;
   return code === 0 ? null : `the editor '${argv[0]}' exited with ${code}`;
+}
+
+/** Files a folder is opened at, in order: a harness's main file, then a run's records. */
+const MAIN_FILES = ["AGENTS.md", "systemprompt.md", "SKILL.md", "rollout.json", "summary.json"];
+
+/** The file of `dir` the editor opens: a known main file, else its first regular file by name. */
+export function mainFileOf(dir: string): string | null {
+  for (const name of MAIN_FILES) {
+    const p = join(dir, name);
+    if (isRegularFile(p)) return p;
+  }
+  const first = readdirSync(dir)
+    .sort()
+    .map((n) => join(dir, n))
+    .find(isRegularFile);
+  return first ?? null;
+}
+
+function isRegularFile(path: string): boolean {
+  try {
+    return lstatSync(path).isFile();
+  } catch {
+    return false;
+  }
 }

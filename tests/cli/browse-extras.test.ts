@@ -3,7 +3,7 @@
 // vi) with the screen's text on the pager's stdin and the folder as the editor's argument.
 
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openExternal, rolloutText } from "../../src/cli/browse-extras.ts";
@@ -54,6 +54,18 @@ describe("the browser's CLI extras", () => {
     expect(readFileSync(args, "utf8")).toBe("--wait /some/run\n");
     expect(openExternal({ pager: "x" }, io({ PAGER: join(root, "no-such-pager") }))).toBe(
       `the pager '${join(root, "no-such-pager")}' could not start: set PAGER to one you have`,
+    );
+    // A folder opens at its main file, from inside it (most editors cannot open a folder).
+    const harness = join(root, "harness-folder");
+    mkdirSync(join(harness, "scripts"), { recursive: true });
+    writeFileSync(join(harness, "scripts", "a.py"), "x\n");
+    writeFileSync(join(harness, "systemprompt.md"), "You are terse.\n");
+    expect(openExternal({ editor: harness }, io({ EDITOR: editor, VISUAL: "" }))).toBeNull();
+    expect(readFileSync(args, "utf8")).toBe(`${join(harness, "systemprompt.md")}\n`);
+    const empty = join(root, "empty-folder");
+    mkdirSync(empty);
+    expect(openExternal({ editor: empty }, io({ EDITOR: editor, VISUAL: "" }))).toBe(
+      `${empty} holds no file to open`,
     );
     const failing = join(root, "fail.sh");
     writeFileSync(failing, "#!/bin/sh\nexit 3\n", { mode: 0o755 });
