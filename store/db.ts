@@ -22,92 +22,31 @@ import {
 } from "../src/core/lib/store-url.ts";
 import { ownedTempDir } from "../src/core/lib/temp-dirs.ts";
 import { APPLICATION_ID, MIGRATIONS, SCHEMA_VERSION } from "./schema.ts";
+import {
+  RUNS_DIR_FIX,
+  StoreCorruptError,
+  StoreForeignError,
+  StoreMissingError,
+  StoreNewerError,
+  StoreOlderError,
+  StorePlaceError,
+} from "./store-errors.ts";
 
 export const DB_FILENAME = "harness2.db";
 export const DEFAULT_RUNS_DIR = "runs";
 /** How long a connection waits for another process's write transaction before giving up. */
 export const DEFAULT_BUSY_TIMEOUT_MS = 15_000;
 
-export class StoreNewerError extends Error {
-  constructor(
-    readonly path: string,
-    readonly found: number,
-    readonly supported: number,
-  ) {
-    super(
-      `${path} was written by a newer harness2 (store schema ${found}; this build reads up to ${supported}). Upgrade harness2, or point HARNESS2_DB at another file.`,
-    );
-    this.name = "StoreNewerError";
-  }
-}
-
-export class StoreCorruptError extends Error {
-  constructor(
-    readonly path: string,
-    readonly detail: string,
-  ) {
-    super(
-      `${path} is not a readable harness2 store (${detail}). It was left untouched; move it aside (or restore a backup) and run again, or point HARNESS2_DB at another file.`,
-    );
-    this.name = "StoreCorruptError";
-  }
-}
-
-export class StoreForeignError extends Error {
-  constructor(
-    readonly path: string,
-    readonly applicationId: number,
-  ) {
-    super(
-      `${path} is an SQLite database that belongs to another program (application id ${applicationId}), not a harness2 store. It was left untouched; point HARNESS2_DB at another file.`,
-    );
-    this.name = "StoreForeignError";
-  }
-}
-
-export class StoreMissingError extends Error {
-  constructor(readonly path: string) {
-    super(`no harness2 store at ${path}`);
-    this.name = "StoreMissingError";
-  }
-}
-
-/**
- * A store of an older schema met by a read-only open: reading it would need a migration, and the
- * read-only commands never write, so the file is left as it is.
- */
-export class StoreOlderError extends Error {
-  constructor(
-    readonly path: string,
-    readonly found: number,
-    readonly supported: number,
-  ) {
-    super(
-      `${path} was written by an older harness2 (store schema ${found}; this build reads ${supported}) and the read-only commands never upgrade a store. Fix: start a sweep (harness2 run or demo) or run 'harness2 judge' once; either upgrades it in place.`,
-    );
-    this.name = "StoreOlderError";
-  }
-}
-
-/** The fix for a runs directory that cannot hold the store: the same words wherever it is met. */
-export const RUNS_DIR_FIX = "choose a writable directory with --runs or HARNESS2_RUNS_DIR";
-
-/**
- * The runs directory or the store file's place cannot be used (a regular file where a directory
- * must be, a directory where the store file must be, nothing writable to create it under).
- * `what` says which of the two: a bad runs directory may come from a `--runs` flag.
- */
-export class StorePlaceError extends Error {
-  constructor(
-    readonly path: string,
-    readonly problem: string,
-    readonly fix: string,
-    readonly what: "runs" | "db",
-  ) {
-    super(`${problem}. Fix: ${fix}`);
-    this.name = "StorePlaceError";
-  }
-}
+// The named errors a store's place or file can raise live in store-errors.ts (re-exported here).
+export {
+  RUNS_DIR_FIX,
+  StoreCorruptError,
+  StoreForeignError,
+  StoreMissingError,
+  StoreNewerError,
+  StoreOlderError,
+  StorePlaceError,
+} from "./store-errors.ts";
 
 function isDirectory(path: string): boolean {
   try {

@@ -50,6 +50,10 @@ describe("harness2 show RUN", () => {
     expect(out).toContain(`library    + ${taskName(1, 1).replace("/", "__")}`);
     expect(out.match(/tripwire {3}/g)).toHaveLength(2);
     expect(out).toContain(`${taskName(1, 0)}  partial  k=2`);
+    // Where failed, partial and fell back meet, a legend says what each means (issue 35).
+    expect(out).toMatch(
+      /^words {4}partial = a task where not every mode succeeded; failed = ended in an error; fell back = .*\(all: harness2 help concepts\)$/m,
+    );
   });
 
   test("`last` is the newest sweep; its unfinished task shows as interrupted", async () => {

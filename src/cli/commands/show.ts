@@ -16,7 +16,7 @@ import {
 import { taskProblems } from "../../core/events/outcome.ts";
 import type { ModeToken } from "../../core/events/registry.ts";
 import { capNote } from "../../core/events/spend-cap.ts";
-import { formatDuration, formatUsd, formatWhen, squish } from "../../core/lib/format.ts";
+import { formatDuration, formatUsd, formatWhen, squish, truncate } from "../../core/lib/format.ts";
 import { maskMarker } from "../../core/lib/marker-mask.ts";
 import { MODE_NAMES } from "../../core/run/naming.ts";
 import { webNote } from "../../core/run/web-policy.ts";
@@ -26,6 +26,7 @@ import { EXIT } from "../exit-codes.ts";
 import { lineageLines } from "../lineage-text.ts";
 import { recordedPartNote } from "../partition-opts.ts";
 import { browseLocation, openForBrowsing, RUNS_OPTION, readStore } from "../run-handle.ts";
+import { legendLines } from "../status-legend.ts";
 import {
   checkCellFlags,
   hasCellFlags,
@@ -35,9 +36,6 @@ import {
 import { painter, renderTable, type Tone, toneOf } from "./runs.ts";
 
 type Paint = (text: string, tone: Tone) => string;
-
-const clip = (text: string, max: number) =>
-  text.length > max ? `${text.slice(0, max - 1)}…` : text;
 
 function header(d: SweepDetail, paint: Paint): string[] {
   const s = d.sweep;
@@ -52,6 +50,7 @@ function header(d: SweepDetail, paint: Paint): string[] {
     ...(s.argv.length > 0 ? [`${label("argv")}harness2 ${s.argv.join(" ")}`] : []),
     ...recorded(d.sweep.identity).map(([name, line]) => `${label(name)}${line}`),
     ...resultsNote(d).map((line) => `${label("results")}${line}`),
+    ...legendLines(d).map((line) => paint(line, "dim")),
   ];
 }
 
@@ -104,7 +103,7 @@ function selectionLine(m: ModeView, maxWhy: number): string | null {
     .filter(Boolean)
     .join(", ");
   const why = s.ok ? squish(s.why) : squish(s.error || s.why);
-  return `${chosen}${flags ? ` [${flags}]` : ""}${why ? ` — ${clip(why, maxWhy)}` : ""}`;
+  return `${chosen}${flags ? ` [${flags}]` : ""}${why ? ` — ${truncate(why, maxWhy)}` : ""}`;
 }
 
 /** What went wrong inside the task, in the words of src/core/events/outcome.ts. */
@@ -207,7 +206,7 @@ function renderTask(d: SweepDetail, t: TaskView, paint: Paint): string[] {
         s.attempts === null ? "-" : String(s.attempts),
         formatUsd(s.usd),
         s.cached ? "yes" : "no",
-        clip(squish([s.error, s.notes].filter(Boolean).join("; ")), 100),
+        truncate(squish([s.error, s.notes].filter(Boolean).join("; ")), 100),
       ]);
       out.push(
         ...renderTable(
@@ -312,7 +311,7 @@ function renderTask(d: SweepDetail, t: TaskView, paint: Paint): string[] {
           c.cached ? "yes" : "no",
           formatDuration(c.wallS),
           formatUsd(c.usd),
-          clip(squish(c.error), 80),
+          truncate(squish(c.error), 80),
         ]),
         paint,
         () => "plain",
