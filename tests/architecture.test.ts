@@ -230,6 +230,16 @@ describe("files stay readable in one sitting", () => {
   });
 });
 
+describe("one way to replace a file whole", () => {
+  test("only core/lib/atomic-write.ts writes a temporary file and renames it into place", () => {
+    const own = ["src", "store", "tui"]
+      .flatMap(sources)
+      .filter((f) => f !== "src/core/lib/atomic-write.ts")
+      .filter((f) => /renameSync\(tmp\b/.test(readFileSync(join(ROOT, f), "utf8")));
+    expect(own).toEqual([]);
+  });
+});
+
 describe("options come from one schema per command", () => {
   test("no option is looked up by name as a string; every command is defined with its schema", () => {
     const files = sources("src/cli");

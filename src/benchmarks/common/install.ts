@@ -3,9 +3,10 @@
 // copy adopted in place; and the manifest beside the checkout that every later command checks the
 // data against (a task list changed since setup is refused, never silently used).
 
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { z } from "zod";
+import { writeFileAtomic } from "../../core/lib/atomic-write.ts";
 import { NETWORK_ENV, pickEnv, runProcess, which } from "../../core/lib/process.ts";
 import { dirExists, isRegularFile } from "../../core/lib/safe-fs.ts";
 import { SpawnError } from "../../core/lib/spawn-error.ts";
@@ -86,9 +87,7 @@ function setupCommand(inst: Installation, deps: string): string {
 
 /** Written whole or not at all (a temp file renamed over it). */
 export function writeManifest(path: string, manifest: Manifest): void {
-  const tmp = `${path}.tmp-${process.pid}`;
-  writeFileSync(tmp, `${JSON.stringify(Manifest.parse(manifest), null, 2)}\n`);
-  renameSync(tmp, path);
+  writeFileAtomic(path, `${JSON.stringify(Manifest.parse(manifest), null, 2)}\n`);
 }
 
 /**

@@ -3,8 +3,9 @@
 // `step_finish`/`tool_use` events, or Codex's `turn.completed`/`item.completed`). A LAB run without
 // it counts as failed, so it is written atomically after every normal finish.
 
-import { readFileSync, renameSync, writeFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { writeFileAtomic } from "../../core/lib/atomic-write.ts";
 import { isRegularFile } from "../../core/lib/safe-fs.ts";
 
 export const METRICS_FILE = "metrics.json";
@@ -78,9 +79,7 @@ export function countStream(
 /** Writes `<runDir>/metrics.json` whole (a temp file renamed over it). */
 export function writeMetrics(runDir: string, metrics: LabMetrics): void {
   const path = join(runDir, METRICS_FILE);
-  const tmp = `${path}.tmp-${process.pid}`;
-  writeFileSync(tmp, `${JSON.stringify(metrics, null, 2)}\n`);
-  renameSync(tmp, path);
+  writeFileAtomic(path, `${JSON.stringify(metrics, null, 2)}\n`);
 }
 
 export function hasMetrics(runDir: string): boolean {

@@ -9,17 +9,10 @@
 // before writing anything — to overwrite a file it did not write or one changed since it wrote it.
 
 import { createHash } from "node:crypto";
-import {
-  mkdirSync,
-  readdirSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from "node:fs";
-import { dirname, join, relative } from "node:path";
+import { readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { join, relative } from "node:path";
 import { z } from "zod";
+import { writeFileAtomic } from "../../core/lib/atomic-write.ts";
 import { isRegularFile, lstatOrNull } from "../../core/lib/safe-fs.ts";
 import { SetupError } from "../common/install.ts";
 
@@ -132,12 +125,9 @@ function withOurEntries(clean: string): string {
   return [...lines.slice(0, at + 1), adapterBlock(), ...lines.slice(at + 1)].join("\n");
 }
 
+/** Replaces a file of the checkout, keeping its mode (an executable stays executable). */
 function writeAtomic(path: string, text: string): void {
-  mkdirSync(dirname(path), { recursive: true });
-  const tmp = `${path}.tmp-${process.pid}`;
-  const mode = lstatOrNull(path)?.mode;
-  writeFileSync(tmp, text, mode === undefined ? undefined : { mode: Number(mode) & 0o777 });
-  renameSync(tmp, path);
+  writeFileAtomic(path, text, { mkdir: true, keepMode: true });
 }
 
 export type AgentsStatus =

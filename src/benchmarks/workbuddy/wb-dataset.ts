@@ -15,11 +15,11 @@ import {
   readFileSync,
   renameSync,
   rmSync,
-  writeFileSync,
 } from "node:fs";
 import { join } from "node:path";
 import * as tar from "tar";
 import { z } from "zod";
+import { writeFileAtomic } from "../../core/lib/atomic-write.ts";
 import { dirExists, isRegularFile } from "../../core/lib/safe-fs.ts";
 import { SetupError } from "../common/install.ts";
 
@@ -184,7 +184,5 @@ export function readDatasetsRecord(root: string): DatasetsRecord | null {
 
 export function writeDatasetsRecord(root: string, rec: DatasetsRecord): void {
   const path = join(root, DATASETS_RECORD);
-  const tmp = `${path}.tmp-${process.pid}`;
-  writeFileSync(tmp, `${JSON.stringify(rec, null, 2)}\n`);
-  renameSync(tmp, path);
+  writeFileAtomic(path, `${JSON.stringify(rec, null, 2)}\n`);
 }

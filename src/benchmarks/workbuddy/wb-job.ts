@@ -7,8 +7,9 @@
 // time has its whole process group stopped (SIGTERM, then SIGKILL after a grace); job files a
 // killed process left behind are swept once they are old.
 
-import { mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
+import { writeFileAtomic } from "../../core/lib/atomic-write.ts";
 import { type ExitRecord, NETWORK_ENV, pickEnv, runProcess } from "../../core/lib/process.ts";
 import { dirExists, isRegularFile } from "../../core/lib/safe-fs.ts";
 import { SpawnError } from "../../core/lib/spawn-error.ts";
@@ -72,10 +73,8 @@ export function writeJobFile(root: string, req: JobRequest): string {
   mkdirSync(dir, { recursive: true });
   const slug = `${JOB_FILE_PREFIX}${req.jobName}`;
   const path = join(dir, `${slug}.yaml`);
-  const tmp = `${path}.tmp-${process.pid}`;
   const head = "# written by harness2 for one job; removed when the job ends\n";
-  writeFileSync(tmp, `${head}${Bun.YAML.stringify(jobComposition(req), null, 2)}\n`);
-  renameSync(tmp, path);
+  writeFileAtomic(path, `${head}${Bun.YAML.stringify(jobComposition(req), null, 2)}\n`);
   return slug;
 }
 

@@ -5,8 +5,9 @@
 // containers reach it), `harness2/codex` (Codex's) and `harness2/judge` (the model the web
 // verifier asks), written into `configs/models/harness2/`. A key never goes into a route file.
 
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { writeFileAtomic } from "../../core/lib/atomic-write.ts";
 import { badEndpoint } from "../common/install.ts";
 import { type IntSetting, readIntSettings } from "../common/settings.ts";
 
@@ -214,8 +215,6 @@ export function writeRoutes(root: string, routes: Routes): void {
       now = "";
     }
     if (now === text) continue;
-    const tmp = `${path}.tmp-${process.pid}`;
-    writeFileSync(tmp, text);
-    renameSync(tmp, path);
+    writeFileAtomic(path, text);
   }
 }

@@ -1,9 +1,10 @@
 // `harness2 export RUN FILE`: one sweep as one portable file — its recorded events in order, with a
 // header — that `harness2 import FILE` replays into another store (store/transfer.ts).
 
-import { existsSync, renameSync, writeFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { bundleText, sweepBundle } from "../../../store/transfer.ts";
+import { writeFileAtomic } from "../../core/lib/atomic-write.ts";
 import { defineCommand, type OptionSpecs, UsageError } from "../command.ts";
 import { CliError } from "../errors.ts";
 import { EXIT } from "../exit-codes.ts";
@@ -43,9 +44,7 @@ const exportCommand = defineCommand({
       const id = readStore(loc, () => resolveRunHandle(db, handle, loc));
       const bundle = refusing(() => readStore(loc, () => sweepBundle(db, id)));
       if (bundle === null) throw new CliError(`sweep ${id} has no recorded events to export`);
-      const tmp = `${file}.tmp-${process.pid}`;
-      writeFileSync(tmp, bundleText(bundle));
-      renameSync(tmp, file);
+      writeFileAtomic(file, bundleText(bundle));
       io.stdout(`exported ${id}: ${bundle.events.length} events to ${file}\n`);
       return EXIT.ok;
     } finally {

@@ -3,13 +3,14 @@
 // must never see a label, a score, a base rollout or anything a run directory holds that the
 // adapter did not name.
 
-import { mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
 import { ModeToken, SelectionMade } from "../events/registry.ts";
 import type { Clock, EventSink } from "../events/sink.ts";
 import { emit } from "../events/sink.ts";
 import { copySource } from "../evidence/tree.ts";
+import { writeFileAtomic } from "../lib/atomic-write.ts";
 import { asInterruption, InterruptedError, throwIfInterrupted } from "../lib/interrupt.ts";
 import { writeFileSafe } from "../lib/safe-fs.ts";
 import { Experience } from "../library/values.ts";
@@ -117,14 +118,12 @@ export function persistSelection(
 ): Selection {
   const chosenRunDir = pool.find((r) => r.label === sel.chosenLabel)?.runDir ?? "";
   const path = join(folder, "selection.json");
-  const tmp = `${path}.${process.pid}.tmp`;
   try {
-    mkdirSync(folder, { recursive: true });
-    writeFileSync(tmp, `${JSON.stringify({ ...sel, chosenRunDir }, null, 2)}\n`);
-    renameSync(tmp, path);
+    writeFileAtomic(path, `${JSON.stringify({ ...sel, chosenRunDir }, null, 2)}\n`, {
+      mkdir: true,
+    });
     return sel;
   } catch (err) {
-    rmSync(tmp, { force: true });
     return Selection.parse({
       ...sel,
       ok: false,

@@ -8,7 +8,6 @@ import {
   mkdirSync,
   openSync,
   readFileSync,
-  renameSync,
   rmSync,
   statSync,
   writeSync,
@@ -17,6 +16,7 @@ import { dirname, join } from "node:path";
 import { z } from "zod";
 import { Selection } from "../adoption/selection.ts";
 import { ModeToken } from "../events/registry.ts";
+import { writeFileAtomic } from "../lib/atomic-write.ts";
 import { pidAlive } from "../lib/pid.ts";
 import { ModeEntry } from "../recursion/records.ts";
 
@@ -296,17 +296,9 @@ export async function writeSummary(taskDir: string, current: TaskSummary): Promi
       TaskSummary.parse(current),
       old.kind === "summary" ? old.summary : null,
     );
-    const tmp = `${path}.${process.pid}.tmp`;
     try {
-      const fd = openSync(tmp, "w");
-      try {
-        writeSync(fd, `${JSON.stringify(merged, null, 2)}\n`);
-      } finally {
-        closeSync(fd);
-      }
-      renameSync(tmp, path);
+      writeFileAtomic(path, `${JSON.stringify(merged, null, 2)}\n`);
     } catch (err) {
-      rmSync(tmp, { force: true });
       throw new SummaryError(path, `cannot write ${path}: ${(err as Error).message}`);
     }
     return merged;

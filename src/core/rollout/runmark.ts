@@ -3,10 +3,11 @@
 // outputs alone never counts as completion, and a marker from another version or harness never
 // matches.
 
-import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
 import { type Clock, SYSTEM_CLOCK } from "../events/sink.ts";
+import { writeFileAtomic } from "../lib/atomic-write.ts";
 import { RUN_MARK_FILE, treeFingerprint } from "../lib/fingerprint.ts";
 
 export { RUN_MARK_FILE };
@@ -63,9 +64,7 @@ export async function writeRunMark(where: string, opts: WriteRunMarkOptions): Pr
     extras: opts.extras ?? {},
   });
   const path = join(where, RUN_MARK_FILE);
-  const tmp = join(where, `${RUN_MARK_FILE}.${process.pid}.${crypto.randomUUID()}.tmp`);
-  writeFileSync(tmp, `${JSON.stringify(mark, null, 2)}\n`);
-  renameSync(tmp, path);
+  writeFileAtomic(path, `${JSON.stringify(mark, null, 2)}\n`);
   return path;
 }
 
