@@ -2,6 +2,7 @@
 // Parsing never prints: a bad command line becomes a UsageError that main turns into one line.
 
 import { parseArgs } from "node:util";
+import { colorWanted } from "../core/lib/format.ts";
 
 type OptionCommon = {
   short?: string;
@@ -77,11 +78,11 @@ export function defineCommand<const O extends OptionSpecs>(cmd: Command<O>): Com
 }
 
 /**
- * Whether output may be coloured: only on a terminal, and never when NO_COLOR is set to a
- * non-empty value (https://no-color.org). Every command decides colour through this.
+ * Whether output may be coloured (core/lib/format colorWanted: NO_COLOR never, FORCE_COLOR even
+ * without a terminal, else only on one). Every command decides colour through this.
  */
 export function colorFor(io: Pick<CliIO, "isTTY" | "env">): boolean {
-  return io.isTTY && !io.env.NO_COLOR;
+  return colorWanted(io.env, io.isTTY);
 }
 
 /** A mistake in the command line. main prints its message on one line and exits 2. */

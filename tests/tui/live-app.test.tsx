@@ -235,6 +235,10 @@ describe("LiveApp", () => {
     expect(colorEnabled({ NO_COLOR: "1" }, true)).toBe(false);
     expect(colorEnabled({ NO_COLOR: "" }, true)).toBe(true);
     expect(colorEnabled({}, false)).toBe(false);
+    // FORCE_COLOR colours output without a terminal (piped into less -R); NO_COLOR still wins.
+    expect(colorEnabled({ FORCE_COLOR: "1" }, false)).toBe(true);
+    expect(colorEnabled({ FORCE_COLOR: "0" }, true)).toBe(false);
+    expect(colorEnabled({ FORCE_COLOR: "1", NO_COLOR: "1" }, false)).toBe(false);
   });
 
   test("finished rows are written to the terminal once each, across <Static> generations", async () => {

@@ -5,6 +5,7 @@
 import { render } from "ink";
 import { createElement } from "react";
 import type { EventSink } from "../../src/core/events/sink.ts";
+import { colorWanted } from "../../src/core/lib/format.ts";
 import { FrameBatcher } from "./batcher.ts";
 import { LiveApp } from "./live-app.tsx";
 
@@ -30,9 +31,9 @@ export type LiveView = {
   done(): Promise<void>;
 };
 
-/** Whether the live view should use colour: a terminal, and NO_COLOR unset or empty. */
+/** Whether the live view should use colour: as every command decides (NO_COLOR, FORCE_COLOR). */
 export function colorEnabled(env: Record<string, string | undefined>, isTTY: boolean): boolean {
-  return isTTY && !env.NO_COLOR;
+  return colorWanted(env, isTTY);
 }
 
 export function startLiveView(opts: LiveViewOptions): LiveView {

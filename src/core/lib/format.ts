@@ -2,8 +2,6 @@
 // `show`, `report`, the headless printer): money, durations, instants, one-line text, and terminal
 // column widths. Pure functions of their arguments; nothing here decides anything about a run.
 
-import stringWidth from "string-width";
-
 /** What a table cell shows for "no value" (never a made-up 0). */
 export const NONE = "—";
 
@@ -74,9 +72,12 @@ export function baseSpread(sp: SpreadText): string {
   return sp.sd === null ? "" : ` (sd ${fixed3(sp.sd)}, 95% CI ${interval(sp)})`;
 }
 
-/** Terminal columns a text takes (wide CJK characters count 2, emoji 2, combining marks 0). */
+/**
+ * Terminal columns a text takes (wide CJK characters count 2, emoji 2, combining marks 0, ANSI
+ * escapes 0): Bun's own measure, the same figures the string-width package gave.
+ */
 export function textWidth(text: string): number {
-  return stringWidth(text);
+  return Bun.stringWidth(text);
 }
 
 /** Cuts a text to at most `width` terminal columns, marking a cut with an ellipsis. */
@@ -120,4 +121,16 @@ export function uniquePrefixes(ids: readonly string[]): Map<string, string> {
     out.set(id, id.slice(0, n));
   }
   return out;
+}
+
+/**
+ * Whether output may be coloured: NO_COLOR set to anything non-empty says never
+ * (https://no-color.org); FORCE_COLOR set (not "0" or "false") says yes even without a terminal
+ * (https://force-color.org), as for output piped into `less -R`; else only on a terminal.
+ */
+export function colorWanted(env: Record<string, string | undefined>, isTTY: boolean): boolean {
+  if (env.NO_COLOR) return false;
+  const force = env.FORCE_COLOR?.trim().toLowerCase();
+  if (force !== undefined && force !== "") return force !== "0" && force !== "false";
+  return isTTY;
 }
