@@ -9,7 +9,7 @@ import { jsonObjects } from "../core/lib/jsonl.ts";
 import { pickEnv, which } from "../core/lib/process.ts";
 import { webAllowed } from "../core/run/web-policy.ts";
 import { ExecutorSetupError } from "../core/seams/executor.ts";
-import { PROJECT_ROOT, SESSION_BASE_ENV } from "./session-env.ts";
+import { dependencyFolders, PROJECT_ROOT, SESSION_BASE_ENV } from "./session-env.ts";
 
 /** Where the executor's Codex settings come from. */
 export const CODEX_SETTINGS = {
@@ -61,24 +61,27 @@ export class CodexSetupError extends ExecutorSetupError {
 export type CodexCommand = { bin: string; toolsDir: string | null; source: string };
 
 /**
- * The pinned package's native binary (`@openai/codex-<platform>/vendor/<triple>/bin/codex`), run
- * directly: the npm launcher is a Node script that only finds and execs it.
+ * The pinned package's native binary (`@openai/codex-<platform>/vendor/<triple>/bin/codex`) in
+ * harness2's dependency folders (its own, or the project's it was installed into), run directly:
+ * the npm launcher is a Node script that only finds and execs it.
  */
-function pinnedNative(): CodexCommand | null {
+export function pinnedNative(root: string = PROJECT_ROOT): CodexCommand | null {
   const triple = TRIPLES[`${process.platform}-${process.arch}`];
   if (triple === undefined) return null;
-  const vendor = join(
-    PROJECT_ROOT,
-    "node_modules",
-    "@openai",
-    `codex-${process.platform}-${process.arch}`,
-    "vendor",
-    triple,
-  );
-  const bin = join(vendor, "bin", "codex");
-  if (!existsSync(bin)) return null;
-  const tools = join(vendor, "codex-path");
-  return { bin, toolsDir: existsSync(tools) ? tools : null, source: "@openai/codex (pinned)" };
+  for (const deps of dependencyFolders(root)) {
+    const vendor = join(
+      deps,
+      "@openai",
+      `codex-${process.platform}-${process.arch}`,
+      "vendor",
+      triple,
+    );
+    const bin = join(vendor, "bin", "codex");
+    if (!existsSync(bin)) continue;
+    const tools = join(vendor, "codex-path");
+    return { bin, toolsDir: existsSync(tools) ? tools : null, source: "@openai/codex (pinned)" };
+  }
+  return null;
 }
 
 export function resolveCodex(env: Record<string, string | undefined>): CodexCommand {

@@ -2,7 +2,7 @@
 // own variables, the setup error, and small text helpers for error tails. Never reads credentials
 // itself: a channel names the variables it passes through, and nothing else reaches the child.
 
-import { join, resolve } from "node:path";
+import { basename, dirname, join, resolve } from "node:path";
 import { NETWORK_ENV, which } from "../core/lib/process.ts";
 import { ChannelSetupError as CoreChannelSetupError } from "../core/seams/channel.ts";
 
@@ -10,14 +10,30 @@ import { ChannelSetupError as CoreChannelSetupError } from "../core/seams/channe
 export const PROJECT_ROOT = resolve(import.meta.dir, "../..");
 
 /**
- * An agent CLI's executable: the project's pinned one (`node_modules/.bin/<name>`, from bun
- * install) first, then `name` on the environment's PATH; null when neither exists.
+ * Where the package manager put harness2's own dependencies: `<checkout>/node_modules` for a
+ * checkout, and the folder harness2 itself sits in when it was installed as a package of another
+ * project (`<project>/node_modules/harness2` → `<project>/node_modules`, where they are hoisted).
+ */
+export function dependencyFolders(root: string = PROJECT_ROOT): string[] {
+  const own = join(root, "node_modules");
+  const parent = dirname(root);
+  return basename(parent) === "node_modules" ? [own, parent] : [own];
+}
+
+/**
+ * An agent CLI's executable: the pinned one harness2 brought (`.bin/<name>` in its dependency
+ * folders, from the install) first, then `name` on the environment's PATH; null when none exists.
  */
 export function pinnedOrOnPath(
   name: string,
   env: Record<string, string | undefined>,
+  root: string = PROJECT_ROOT,
 ): string | null {
-  return which(join(PROJECT_ROOT, "node_modules", ".bin", name), env) ?? which(name, env);
+  for (const deps of dependencyFolders(root)) {
+    const found = which(join(deps, ".bin", name), env);
+    if (found !== null) return found;
+  }
+  return which(name, env);
 }
 
 /**
