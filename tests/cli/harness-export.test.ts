@@ -185,6 +185,47 @@ describe("harness export", () => {
     expect(r.stdout).toContain("+            total += amount");
   });
 
+  test("--json says where it went, which harness and which files, one object (with the diff)", async () => {
+    const dir = join(ROOT, "oc-json");
+    const r = await exportTo(
+      OC,
+      dir,
+      "--mode",
+      "sequential",
+      "--task",
+      "ledger-1",
+      "--json",
+      "--diff",
+    );
+    expect(r.code).toBe(0);
+    const got = JSON.parse(r.stdout) as Record<string, unknown>;
+    expect(got).toMatchObject({
+      domain: "accounting",
+      mode: "sequential",
+      task: "ledger-1",
+      substrate: "oc",
+      dir,
+    });
+    expect(got.files).toContain("harness2-export.json");
+    expect(String(got.diff)).toContain("--- base/scripts/summarize.py");
+    expect(r.stdout.trim().split("\n")).toHaveLength(1);
+    const project = join(ROOT, "json-project");
+    mkdirSync(project);
+    const merged = await runCli([
+      "harness",
+      "export",
+      "--into",
+      project,
+      "--domain",
+      "accounting",
+      "--json",
+      "--runs",
+      OC,
+    ]);
+    expect(merged.code).toBe(0);
+    expect(JSON.parse(merged.stdout)).toMatchObject({ into: project, kept: [] });
+  });
+
   test("Codex: AGENTS.md and scripts at the root, no opencode.json, no model needed", async () => {
     const dir = join(ROOT, "cx-out");
     const r = await exportTo(CX, dir);

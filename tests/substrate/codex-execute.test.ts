@@ -282,6 +282,20 @@ describe("Codex executor with the real codex binary", () => {
       expect(await new Response(third.proc.stderr).text()).toContain("is in use; serving on");
       second.proc.kill("SIGTERM");
       expect(await second.proc.exited).toBe(0);
+      // --json: the same env as one object, nothing else on stdout.
+      const json = Bun.spawn(
+        [process.execPath, MAIN, "bridge", "--upstream", chat.url, "--runs", runs, "--json"],
+        { env: { PATH: process.env.PATH, HOME: runs }, stdout: "pipe", stderr: "pipe" },
+      );
+      const line = (await json.stdout.getReader().read()).value;
+      const printed = JSON.parse(new TextDecoder().decode(line)) as {
+        url: string;
+        env: Record<string, string>;
+      };
+      expect(printed.env.HARNESS2_CODEX_API_KEY).toBe(first.key);
+      expect(printed.env.HARNESS2_CODEX_BASE_URL).toBe(printed.url);
+      json.kill("SIGTERM");
+      expect(await json.exited).toBe(0);
       const mode = (await Bun.file(join(runs, "bridge.json")).stat()).mode & 0o777;
       expect(mode).toBe(0o600);
 

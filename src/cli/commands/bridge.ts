@@ -45,7 +45,8 @@ const LOOPBACK = new Set(["127.0.0.1", "localhost", "::1"]);
 
 /**
  * What the bridge prints: a headline, the env lines a Codex run needs (the model when --model
- * names one; the URL a container reaches it by when it listens beyond loopback), where they are kept.
+ * names one; the URL a container reaches it by when it listens beyond loopback), where they are
+ * kept — or, with --json, the same as one object.
  */
 function envLines(
   headline: string,
@@ -55,15 +56,20 @@ function envLines(
   key: string,
   model: string | undefined,
   statePath: string,
+  json = false,
 ): string {
+  const env: Record<string, string> = {
+    HARNESS2_CODEX_BASE_URL: url,
+    HARNESS2_CODEX_API_KEY: key,
+    ...(model ? { HARNESS2_CODEX_MODEL: model } : {}),
+    ...(LOOPBACK.has(host)
+      ? {}
+      : { HARNESS2_CODEX_CONTAINER_URL: `http://host.docker.internal:${port}/v1` }),
+  };
+  if (json) return `${JSON.stringify({ url, env, kept: statePath })}\n`;
   return [
     `${headline}${model ? ` (model ${model})` : ""}`,
-    `export HARNESS2_CODEX_BASE_URL=${url}`,
-    `export HARNESS2_CODEX_API_KEY=${key}`,
-    ...(model ? [`export HARNESS2_CODEX_MODEL=${model}`] : []),
-    ...(LOOPBACK.has(host)
-      ? []
-      : [`export HARNESS2_CODEX_CONTAINER_URL=http://host.docker.internal:${port}/v1`]),
+    ...Object.entries(env).map(([k, v]) => `export ${k}=${v}`),
     `(kept in ${statePath}; Ctrl-C stops it)`,
     "",
   ].join("\n");
@@ -101,6 +107,7 @@ const OPTIONS = {
   },
   runs: { type: "string", valueName: "DIR", description: "runs directory (keeps bridge.json)" },
   litellm: { type: "boolean", description: "run a LiteLLM proxy (litellm on PATH) instead" },
+  json: { type: "boolean", description: "print the env as one JSON object instead of lines" },
 } as const satisfies OptionSpecs;
 
 type Args = ParsedArgs<typeof OPTIONS>;
@@ -164,6 +171,7 @@ async function runBridge(args: Args, io: CliIO): Promise<number> {
       model,
       key,
       statePath,
+      json: args.opts.json,
     });
   }
 
@@ -215,6 +223,7 @@ async function runBridge(args: Args, io: CliIO): Promise<number> {
       key,
       model,
       statePath,
+      args.opts.json,
     ),
   );
   await stopped;
@@ -232,6 +241,7 @@ async function runLitellm(o: {
   model: string | undefined;
   key: string;
   statePath: string;
+  json: boolean;
 }): Promise<number> {
   const bin = which("litellm", o.io.env);
   if (bin === null) {
@@ -265,6 +275,7 @@ async function runLitellm(o: {
       o.key,
       o.model,
       o.statePath,
+      o.json,
     ),
   );
   const exit = await runProcess({

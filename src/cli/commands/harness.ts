@@ -57,6 +57,11 @@ const OPTIONS = {
     description: `agent step cap (default ${DEFAULT_SOLVER_STEPS})`,
   },
   diff: { type: "boolean", description: "Print the harness against the starting harness" },
+  json: {
+    type: "boolean",
+    description:
+      "print what was exported as one JSON object (where, which harness, the files; with --diff, the diff)",
+  },
   runs: RUNS_OPTION,
 } as const satisfies OptionSpecs;
 
@@ -184,6 +189,8 @@ const harness = defineCommand({
     }
 
     const lessons = lessonsOf(entry.path, domain);
+    // What --json prints: where it went and which files.
+    let report: Record<string, unknown> = {};
     const provenance = `${JSON.stringify({ ...entry, exportedFrom: source, files }, null, 2)}\n`;
     const what = `the ${MODE_NAMES[mode]} harness of ${entry.task} (${domain}, sweep ${entry.sweep})`;
     if (project !== null) {
@@ -195,19 +202,38 @@ const harness = defineCommand({
         const kept = merged.kept.length > 0 ? `; kept your ${merged.kept.join(", ")}` : "";
         const same =
           merged.unchanged.length > 0 ? `, ${merged.unchanged.length} already there` : "";
-        io.stdout(
-          `Merged ${what} into ${project}: ${merged.written.length} file(s) written${same}${kept}; AGENTS.md holds it between harness2 markers, .harness2/ the lessons and provenance\n`,
-        );
+        report = {
+          into: project,
+          written: merged.written,
+          unchanged: merged.unchanged,
+          kept: merged.kept,
+        };
+        if (!args.opts.json) {
+          io.stdout(
+            `Merged ${what} into ${project}: ${merged.written.length} file(s) written${same}${kept}; AGENTS.md holds it between harness2 markers, .harness2/ the lessons and provenance\n`,
+          );
+        }
       } finally {
         void removeTreeSoon(dest);
       }
     } else {
       writeFileSync(join(dest, "harness2-lessons.md"), lessons);
       writeFileSync(join(dest, "harness2-export.json"), provenance);
-      io.stdout(
-        `Exported ${what} to ${dest}: ${files.length} file(s), harness2-lessons.md, harness2-export.json\n`,
-      );
+      report = { dir: dest, files: [...files, "harness2-lessons.md", "harness2-export.json"] };
+      if (!args.opts.json) {
+        io.stdout(
+          `Exported ${what} to ${dest}: ${files.length} file(s), harness2-lessons.md, harness2-export.json\n`,
+        );
+      }
     }
+    const summary = {
+      domain,
+      mode: MODE_NAMES[mode],
+      task: entry.task,
+      sweep: entry.sweep,
+      substrate: codex ? "cx" : "oc",
+      ...report,
+    };
 
     if (args.opts.diff) {
       const base = join(reflectionDir(entry.modeDir, { mode, k: entry.k }), "base_harness");
@@ -216,8 +242,11 @@ const harness = defineCommand({
         return EXIT.failed;
       }
       const diff = treeDiff(readTree(surface, base), readTree(surface, source), "base", "adopted");
-      io.stdout(diff.trim() === "" ? "(the adopted harness is the starting harness)\n" : diff);
+      if (args.opts.json) io.stdout(`${JSON.stringify({ ...summary, diff })}\n`);
+      else io.stdout(diff.trim() === "" ? "(the adopted harness is the starting harness)\n" : diff);
+      return EXIT.ok;
     }
+    if (args.opts.json) io.stdout(`${JSON.stringify(summary)}\n`);
     return EXIT.ok;
   },
 });
