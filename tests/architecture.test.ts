@@ -230,6 +230,16 @@ describe("files stay readable in one sitting", () => {
   });
 });
 
+describe("one painter", () => {
+  test("only core/lib/paint.ts writes an ANSI colour sequence", () => {
+    const own = ["src", "store", "tui"]
+      .flatMap(sources)
+      .filter((f) => f !== "src/core/lib/paint.ts")
+      .filter((f) => /(\\x1b|\\u001b)\[\$\{/.test(readFileSync(join(ROOT, f), "utf8")));
+    expect(own).toEqual([]);
+  });
+});
+
 describe("one way to replace a file whole", () => {
   test("only core/lib/atomic-write.ts writes a temporary file and renames it into place", () => {
     const own = ["src", "store", "tui"]

@@ -8,6 +8,7 @@ import type { HarnessEvent, ModeToken } from "../core/events/registry.ts";
 import type { EventSink } from "../core/events/sink.ts";
 import { capProgress, type SpendCap, spendCapOf, spentBy } from "../core/events/spend-cap.ts";
 import { formatUsd } from "../core/lib/format.ts";
+import { paint, type Style } from "../core/lib/paint.ts";
 
 export type Write = (text: string) => void;
 
@@ -23,7 +24,7 @@ export type LinePrinterOptions = {
   verbose?: boolean;
 };
 
-const ANSI: Record<Tone, string> = { ok: "32", warn: "33", error: "31", dim: "2" };
+const STYLE_OF: Record<Tone, Style> = { ok: "green", warn: "yellow", error: "red", dim: "dim" };
 
 /**
  * Collects, per task, the facts behind its problems (src/core/events/outcome.ts) from the events
@@ -106,9 +107,7 @@ export function linePrinter(write: Write, opts: LinePrinterOptions): EventSink {
         line.spans.push({ text, tone: "warn" });
       }
       const text = line.spans
-        .map((s) =>
-          typeof s === "string" ? s : opts.color ? `\x1b[${ANSI[s.tone]}m${s.text}\x1b[0m` : s.text,
-        )
+        .map((s) => (typeof s === "string" ? s : paint(s.text, STYLE_OF[s.tone], opts.color)))
         .join("");
       write(`${text}\n`);
     },

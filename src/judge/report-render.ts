@@ -3,6 +3,7 @@
 // text, the Markdown and `--json` always agree. Formatting only: it never computes a figure.
 
 import { baseSpread, fixed3, interval, signed3, spreadSuffix } from "../core/lib/format.ts";
+import { paint as paintText, type Style } from "../core/lib/paint.ts";
 import { textTable } from "../core/lib/text-table.ts";
 import type { ModeSummary, Report } from "../core/report/types.ts";
 
@@ -159,7 +160,7 @@ export function deltaBar(
     : { left: " ".repeat(half), axis, right: fill };
 }
 
-type Paint = (code: string, text: string) => string;
+type Paint = (style: Style, text: string) => string;
 
 function charts(report: Report, opts: Required<TextOptions>, paint: Paint): string[] {
   if (report.summaries.length === 0) return [];
@@ -169,12 +170,14 @@ function charts(report: Report, opts: Required<TextOptions>, paint: Paint): stri
   const out = ["score (0 … 1)"];
   for (const s of report.summaries) {
     const bar = scoreBar(s.score, BAR_WIDTH, opts.unicode);
-    out.push(`  ${s.name.padEnd(w)}  ${paint("36", bar)}${bar ? " " : ""}${f3(s.score)}`.trimEnd());
+    out.push(
+      `  ${s.name.padEnd(w)}  ${paint("cyan", bar)}${bar ? " " : ""}${f3(s.score)}`.trimEnd(),
+    );
   }
   out.push("", "Δ vs base harness (-1 … +1)");
   for (const s of report.summaries) {
     const b = deltaBar(s.delta.mean, half, opts.unicode);
-    const colour = (s.delta.mean ?? 0) < 0 ? "31" : "32";
+    const colour = (s.delta.mean ?? 0) < 0 ? "red" : "green";
     const bars = `${paint(colour, b.left)}${b.axis}${paint(colour, b.right)}`;
     out.push(`  ${s.name.padEnd(w)}  ${bars} ${signed3(s.delta.mean)}`);
   }
@@ -199,8 +202,7 @@ export function renderText(report: Report, options: TextOptions = {}): string {
     unicode: options.unicode ?? true,
     perTask: options.perTask ?? false,
   };
-  const paint: Paint = (code, text) =>
-    opts.color && text !== "" ? `\x1b[${code}m${text}\x1b[0m` : text;
+  const paint: Paint = (style, text) => paintText(text, style, opts.color);
   const out: string[] = [report.title, "=".repeat(Math.max(40, report.title.length))];
   out.push(`sweeps: ${report.sweeps.join(", ")}`);
   if (report.judges.length > 0) out.push(`judge: ${report.judges.join("; ")}`);
@@ -231,7 +233,7 @@ export function renderText(report: Report, options: TextOptions = {}): string {
   }
   if (report.notes.length > 0) out.push("", ...report.notes.map((n) => `note: ${n}`));
   if (report.warnings.length > 0) {
-    out.push("", ...report.warnings.map((w) => paint("33", `warning: ${w}`)));
+    out.push("", ...report.warnings.map((w) => paint("yellow", `warning: ${w}`)));
   }
   return `${out.join("\n")}\n`;
 }

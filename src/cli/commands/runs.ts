@@ -14,6 +14,7 @@ import {
 } from "../../../store/views.ts";
 import { MODE_NAMES } from "../../core/events/registry.ts";
 import { formatDuration, formatUsd, formatWhen, uniquePrefixes } from "../../core/lib/format.ts";
+import { paint, type Style } from "../../core/lib/paint.ts";
 import { fitColumns, type TextColumn, textTable } from "../../core/lib/text-table.ts";
 import {
   type CliIO,
@@ -41,16 +42,15 @@ export type Tone = "good" | "bad" | "warn" | "dim" | "bold" | "plain";
 /** Colour only for a terminal, and never when NO_COLOR is set (https://no-color.org). */
 export function painter(io: CliIO): (text: string, tone: Tone) => string {
   const on = colorFor(io);
-  const codes: Record<Tone, string> = {
-    good: "32",
-    bad: "31",
-    warn: "33",
-    dim: "2",
-    bold: "1",
-    plain: "",
+  const styles: Record<Tone, Style> = {
+    good: "green",
+    bad: "red",
+    warn: "yellow",
+    dim: "dim",
+    bold: "bold",
+    plain: "plain",
   };
-  return (text, tone) =>
-    on && codes[tone] && text ? `\u001b[${codes[tone]}m${text}\u001b[0m` : text;
+  return (text, tone) => paint(text, styles[tone], on);
 }
 
 /** The tone a status word is shown in, whatever record it belongs to. */
