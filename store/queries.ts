@@ -3,6 +3,7 @@
 // call (never one per row); returns store/views.ts values.
 
 import type { Database } from "bun:sqlite";
+import { expectedRollouts, expectedSessions } from "../src/core/events/budget.ts";
 import { liveSweepIds } from "./lock.ts";
 import {
   bool,
@@ -30,8 +31,6 @@ import type {
 type Params = (string | number | null)[];
 
 /** The budget identity (docs/method.md §6) shown while a mode has not reported its own counts. */
-const expectedRollouts = (k: number) => 4 * k;
-const expectedSessions = (k: number) => 3 * k;
 
 function tripwireOf(r: Row): TripwireView {
   return {

@@ -4,6 +4,7 @@
 // files; never writes.
 
 import type { Database } from "bun:sqlite";
+import { expectedRollouts, expectedSessions } from "../src/core/events/budget.ts";
 import type { ModeToken } from "../src/core/events/registry.ts";
 import { sumUsd } from "../src/core/lib/money.ts";
 import type { Experience } from "../src/core/library/values.ts";
@@ -61,9 +62,9 @@ function modeEntryOf(task: string, k: number, m: Row, stages: Row[], ledger: Row
       k,
       // Counted from the ledger entries themselves, not from the mode's reported totals.
       R: rollouts.length,
-      expectedR: m.expected_r === null ? 4 * k : num(m.expected_r),
+      expectedR: m.expected_r === null ? expectedRollouts(k) : num(m.expected_r),
       P: sessions.length,
-      expectedP: m.expected_p === null ? 3 * k : num(m.expected_p),
+      expectedP: m.expected_p === null ? expectedSessions(k) : num(m.expected_p),
       sessionAttempts: sessions.reduce((s, e) => s + num(e.attempts), 0),
       usd: sum(ledger),
       rolloutUsd: sum(rollouts),

@@ -1,6 +1,7 @@
 // The live state's tasks and modes: a task's record created on its first event, found again by
 // (domain, task, k), updated immutably, and moved to the finished list when it ends. Pure.
 
+import { expectedRollouts, expectedSessions } from "../../src/core/events/budget.ts";
 import { taskProblems } from "../../src/core/events/outcome.ts";
 import type { HarnessEvent, ModeToken } from "../../src/core/events/registry.ts";
 import { firstLine } from "./log-line.ts";
@@ -23,8 +24,8 @@ export function newMode(mode: ModeToken, k: number): ModeLive {
     phase: null,
     R: 0,
     P: 0,
-    expectedR: 4 * k,
-    expectedP: 3 * k,
+    expectedR: expectedRollouts(k),
+    expectedP: expectedSessions(k),
     stages: [],
     selection: null,
     reflection: null,

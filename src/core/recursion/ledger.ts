@@ -4,18 +4,12 @@
 // pass.
 
 import { z } from "zod";
+import { expectedRollouts, expectedSessions } from "../events/budget.ts";
 import { ModeToken } from "../events/registry.ts";
 import { roundUsd } from "../lib/money.ts";
 
-/** k base + k INV + k DOM + k final executor rollouts. */
-export function expectedRollouts(k: number): number {
-  return 4 * k;
-}
-
-/** k INV + k DOM + k composition (agg<i> or c<t>) improver sessions. */
-export function expectedSessions(k: number): number {
-  return 3 * k;
-}
+// The identity itself lives with the events (core/events/budget.ts), where every reader finds it.
+export { expectedRollouts, expectedSessions } from "../events/budget.ts";
 
 export const EntryKind = z.enum(["rollout", "session"]);
 export type EntryKind = z.infer<typeof EntryKind>;

@@ -2,6 +2,7 @@
 // A failure is recorded in the mode's entry and never thrown; an interrupt throws and records
 // nothing.
 
+import { expectedRollouts, expectedSessions } from "../events/budget.ts";
 import { ModeFinished, ModeStarted, type ModeToken } from "../events/registry.ts";
 import { emit } from "../events/sink.ts";
 import { describeError, tracebackOf } from "../lib/errors.ts";
@@ -73,8 +74,8 @@ export async function runOneMode(t: TaskContext, mode: ModeToken): Promise<ModeO
       status: "failed",
       R: 0,
       P: 0,
-      expectedR: 4 * inputs.k,
-      expectedP: 3 * inputs.k,
+      expectedR: expectedRollouts(inputs.k),
+      expectedP: expectedSessions(inputs.k),
       fellBack: [],
       keptBase: [],
       similarity: null,
