@@ -338,6 +338,8 @@ export type CodexStreamFacts = {
   turnFailed: boolean;
   /** The text of the last non-blank `agent_message` item: the session's final message. */
   lastMessage: string;
+  /** Tool calls (CodexToolCalls): each tool item once. */
+  toolCalls: number;
 };
 
 const errorText = (v: unknown): string => {
@@ -357,10 +359,13 @@ export function readCodexStream(jsonl: string): CodexStreamFacts {
     errors: [],
     turnFailed: false,
     lastMessage: "",
+    toolCalls: 0,
   };
+  const calls = new CodexToolCalls();
   for (const ev of jsonObjects(jsonl)) {
     facts.events++;
     addCodexUsage(facts.usage, ev);
+    calls.see(ev);
     if (ev.type === "error") facts.errors.push(errorText(ev));
     if (ev.type === "item.completed") {
       const item = ev.item as Record<string, unknown> | null | undefined;
@@ -373,5 +378,48 @@ export function readCodexStream(jsonl: string): CodexStreamFacts {
     }
   }
   facts.errors = facts.errors.filter((m) => m !== "");
+  facts.toolCalls = calls.count;
   return facts;
+}
+
+/**
+ * The Codex items that are the agent using a tool (not its messages, reasoning or notices): what
+ * the trajectory shows as [ACTION], what LAB counts as tool calls, what the stream facts count.
+ */
+export const CODEX_TOOL_ITEMS: ReadonlySet<string> = new Set([
+  "command_execution",
+  "file_change",
+  "mcp_tool_call",
+  "web_search",
+]);
+
+/** The tool item an event carries (started, updated or completed), or null. */
+export function codexToolItem(event: unknown): Record<string, unknown> | null {
+  if (event === null || typeof event !== "object") return null;
+  const item = (event as Record<string, unknown>).item;
+  if (item === null || typeof item !== "object") return null;
+  const it = item as Record<string, unknown>;
+  return CODEX_TOOL_ITEMS.has(String(it.type)) ? it : null;
+}
+
+/**
+ * Counts a stream's tool calls the one way every reader counts them: each tool item once, by its
+ * id, whichever of its events (started, updated, completed) arrive — a call cut off before it
+ * completed is still a call. `see` says whether an event began a new one.
+ */
+export class CodexToolCalls {
+  count = 0;
+  readonly #seen = new Set<string>();
+
+  see(event: unknown): boolean {
+    const item = codexToolItem(event);
+    if (item === null) return false;
+    const id = item.id;
+    if (id !== undefined && id !== null) {
+      if (this.#seen.has(String(id))) return false;
+      this.#seen.add(String(id));
+    }
+    this.count++;
+    return true;
+  }
 }

@@ -3,11 +3,13 @@
 import { describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { countStream } from "../../src/benchmarks/lab/lab-metrics.ts";
 import {
   CodexSetupError,
   codexConfigToml,
   codexExecArgv,
   codexSettings,
+  readCodexStream,
 } from "../../src/clis/codex.ts";
 import { costOf, loadPriceTable } from "../../src/clis/codex-prices.ts";
 import { truncationMarker } from "../../src/core/evidence/clip.ts";
@@ -118,6 +120,8 @@ describe("renderCodexTrajectory", () => {
       "[HARNESS AGENTS.md] # AGENTS.md instructions for /w",
       "Be brief.",
       "[ACTION] file_change: add /w/output/a.md",
+      // A tool item is a call even when it recorded nothing more (clis/codex.ts counts it too).
+      "[ACTION] web_search: (no query recorded)",
       "[ERROR] Reconnecting... 1/5",
       "[ERROR] stream closed",
     ]);
@@ -186,6 +190,78 @@ describe("renderCodexTrajectory", () => {
     expect(text).toContain("message 199 ");
     expect(text).toContain("render truncation: the middle of this trajectory was cut");
     expect(text.split("\n").at(-1)).toStartWith("[HARNESS] session usage | turns=1");
+  });
+});
+
+describe("one recorded Codex stream, one tool-call count", () => {
+  test("the trajectory's actions, the stream facts and LAB's metrics count the same calls", () => {
+    const stream = lines(
+      { type: "thread.started", thread_id: "t" },
+      { type: "turn.started" },
+      {
+        type: "item.started",
+        item: {
+          id: "i1",
+          type: "command_execution",
+          command: "cat documents/a.md",
+          status: "in_progress",
+        },
+      },
+      {
+        type: "item.completed",
+        item: {
+          id: "i1",
+          type: "command_execution",
+          command: "cat documents/a.md",
+          aggregated_output: "A",
+          exit_code: 0,
+          status: "completed",
+        },
+      },
+      { type: "item.completed", item: { id: "i2", type: "reasoning", text: "think" } },
+      {
+        type: "item.completed",
+        item: {
+          id: "i3",
+          type: "file_change",
+          changes: [{ path: "output/x.md", kind: "add" }],
+          status: "completed",
+        },
+      },
+      {
+        type: "item.completed",
+        item: {
+          id: "i4",
+          type: "mcp_tool_call",
+          server: "docs",
+          tool: "search",
+          arguments: { q: "tax" },
+          status: "completed",
+        },
+      },
+      // Cut off before it completed: still a call.
+      { type: "item.started", item: { id: "i5", type: "web_search", query: "tax rates 2026" } },
+      { type: "item.completed", item: { id: "i6", type: "agent_message", text: "done" } },
+      {
+        type: "turn.completed",
+        usage: { input_tokens: 10, cached_input_tokens: 0, output_tokens: 5 },
+      },
+    );
+    const rendered = renderCodexTrajectory(stream, O);
+    const actions = rendered.split("\n").filter((l) => l.startsWith("[ACTION]"));
+    expect(actions).toEqual([
+      "[ACTION] shell: cat documents/a.md",
+      "[ACTION] file_change: add output/x.md",
+      '[ACTION] mcp_tool_call: docs.search {"q":"tax"}',
+      "[ACTION] web_search: tax rates 2026",
+    ]);
+    expect(readCodexStream(stream).toolCalls).toBe(4);
+    const file = join(testTempDir("h2-cx-count-"), "codex.jsonl");
+    writeFileSync(file, stream);
+    const metrics = countStream(file);
+    expect(metrics.toolCalls).toBe(4);
+    expect(metrics.documentsRead).toBe(1);
+    expect(metrics.tokens).toMatchObject({ input: 10, output: 5 });
   });
 });
 

@@ -5,6 +5,7 @@
 
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { CodexToolCalls } from "../../clis/codex.ts";
 import { writeFileAtomic } from "../../core/lib/atomic-write.ts";
 import { isRegularFile } from "../../core/lib/safe-fs.ts";
 
@@ -22,13 +23,6 @@ export type LabMetrics = {
 };
 
 type Json = Record<string, unknown>;
-/** Codex items that are the agent using a tool (not its messages, reasoning or notices). */
-const CODEX_TOOL_ITEMS = new Set([
-  "command_execution",
-  "file_change",
-  "mcp_tool_call",
-  "web_search",
-]);
 const obj = (v: unknown): Json => (v !== null && typeof v === "object" ? (v as Json) : {});
 const num = (v: unknown): number => (typeof v === "number" && Number.isFinite(v) ? v : 0);
 
@@ -39,6 +33,8 @@ export function countStream(
   const tokens = { input: 0, output: 0, reasoning: 0, cacheRead: 0 };
   let toolCalls = 0;
   let documentsRead = 0;
+  // Codex's calls are counted as its reader counts them (clis/codex.ts): each tool item once.
+  const codexCalls = new CodexToolCalls();
   const text = isRegularFile(streamFile) ? readFileSync(streamFile, "utf8") : "";
   for (const line of text.split("\n")) {
     if (!line.startsWith("{")) continue;
@@ -63,15 +59,13 @@ export function countStream(
       tokens.cacheRead += num(u.cached_input_tokens);
       tokens.reasoning += num(u.reasoning_output_tokens);
     }
-    const call =
-      e.type === "tool_use"
-        ? obj(obj(part.state).input)
-        : e.type === "item.completed" && CODEX_TOOL_ITEMS.has(String(item.type))
-          ? item
-          : null;
-    if (call === null) continue;
-    toolCalls++;
-    if (JSON.stringify(call).includes("documents/")) documentsRead++;
+    if (e.type === "tool_use") {
+      toolCalls++;
+      if (JSON.stringify(obj(obj(part.state).input)).includes("documents/")) documentsRead++;
+    } else if (codexCalls.see(e)) {
+      toolCalls++;
+      if (JSON.stringify(item).includes("documents/")) documentsRead++;
+    }
   }
   return { tokens, toolCalls, documentsRead };
 }

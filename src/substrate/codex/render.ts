@@ -135,6 +135,19 @@ function renderItem(item: Obj, o: Required<CodexRenderOptions>): string[] {
       const line = fileChangeLine(item, o);
       return line === null ? [] : [line];
     }
+    // Every tool item is an action, as its reader counts it (clis/codex.ts CODEX_TOOL_ITEMS).
+    case "mcp_tool_call": {
+      const what = `${str(item.server) ?? "?"}.${str(item.tool) ?? "?"}`;
+      const args = item.arguments === undefined ? "" : ` ${stringify(item.arguments)}`;
+      const failed = item.status === "failed" ? " (failed)" : "";
+      return [`[ACTION] mcp_tool_call: ${clipText(`${what}${args}`, o.argsTrunc)}${failed}`];
+    }
+    case "web_search": {
+      const query = asText(item.query) || textOf(item);
+      return [
+        `[ACTION] web_search: ${blank(query) ? "(no query recorded)" : clipText(query, o.argsTrunc)}`,
+      ];
+    }
     default: {
       const t = textOf(item);
       return blank(t) ? [] : [`[HARNESS] ${type || "item"}: ${clipText(t, o.obsTrunc)}`];
