@@ -38,15 +38,7 @@ export const DEFAULT_RUNS_DIR = "runs";
 export const DEFAULT_BUSY_TIMEOUT_MS = 15_000;
 
 // The named errors a store's place or file can raise live in store-errors.ts (re-exported here).
-export {
-  RUNS_DIR_FIX,
-  StoreCorruptError,
-  StoreForeignError,
-  StoreMissingError,
-  StoreNewerError,
-  StoreOlderError,
-  StorePlaceError,
-} from "./store-errors.ts";
+export * from "./store-errors.ts";
 
 function isDirectory(path: string): boolean {
   try {

@@ -10,7 +10,7 @@
 // outside them. Opted out (HARNESS2_IMPROVER_SANDBOX=off), Codex's `workspace-write` sandbox still
 // keeps its commands' writes in the workspace, but it does not stop reads.
 
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import {
   CODEX_SETTINGS,
@@ -21,7 +21,7 @@ import {
   codexExecArgv,
   codexSessionEnv,
   codexSettings,
-  readCodexStream,
+  readCodexStreamFile,
   resolveCodex,
 } from "../clis/codex.ts";
 import { costOf, loadPriceTable, type PriceTable } from "../clis/codex-prices.ts";
@@ -156,13 +156,7 @@ export class CodexChannel implements Channel {
       throw err;
     }
 
-    let stream = "";
-    try {
-      stream = readFileSync(streamFile, "utf8");
-    } catch {
-      stream = "";
-    }
-    const facts = readCodexStream(stream);
+    const facts = readCodexStreamFile(streamFile);
     const usd = costOf(this.prices, request.model, facts.usage) ?? 0;
     const lastError = lastChars(facts.errors.at(-1) ?? "", 300);
     if (request.signal?.aborted || exit.aborted) {

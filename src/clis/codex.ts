@@ -3,7 +3,7 @@
 // config.toml, the environment and argv of one `codex exec --json`, and the ONE reader of its
 // JSONL events' usage. Starts no process.
 
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { jsonObjects } from "../core/lib/jsonl.ts";
 import { pickEnv, which } from "../core/lib/process.ts";
@@ -422,4 +422,15 @@ export class CodexToolCalls {
     this.count++;
     return true;
   }
+}
+
+/** The facts of the stream saved at `path`; a missing or unreadable file reads as no events. */
+export function readCodexStreamFile(path: string): CodexStreamFacts {
+  let text = "";
+  try {
+    text = readFileSync(path, "utf8");
+  } catch {
+    text = "";
+  }
+  return readCodexStream(text);
 }

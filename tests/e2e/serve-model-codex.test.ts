@@ -9,7 +9,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { MAIN, runCli } from "../helpers/cli.ts";
+import { firstLine, MAIN, runCli } from "../helpers/cli.ts";
 import { launcherDir, recipeLines, runLine } from "../helpers/readme.ts";
 
 const root = mkdtempSync(join(tmpdir(), "h2-e2e-serve-cx-"));
@@ -18,18 +18,6 @@ afterAll(() => {
   server?.kill("SIGKILL");
   rmSync(root, { recursive: true, force: true });
 });
-
-async function firstLine(stream: ReadableStream<Uint8Array>): Promise<string> {
-  const reader = stream.getReader();
-  let text = "";
-  while (!text.includes("\n")) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    text += new TextDecoder().decode(value);
-  }
-  reader.releaseLock();
-  return text.split("\n")[0] ?? "";
-}
 
 describe("harness2 serve-model --substrate cx with harness2 init's task", () => {
   test("init → serve-model --substrate cx → the README recipe on Codex: +0.750, merged into a project", async () => {

@@ -9,7 +9,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { MAIN, runCli } from "../helpers/cli.ts";
+import { firstLine, MAIN, runCli } from "../helpers/cli.ts";
 import { launcherDir, recipeLines, runLine } from "../helpers/readme.ts";
 
 const root = mkdtempSync(join(tmpdir(), "h2-e2e-serve-"));
@@ -18,18 +18,6 @@ afterAll(() => {
   server?.kill("SIGKILL");
   rmSync(root, { recursive: true, force: true });
 });
-
-async function firstLine(stream: ReadableStream<Uint8Array>): Promise<string> {
-  const reader = stream.getReader();
-  let text = "";
-  while (!text.includes("\n")) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    text += new TextDecoder().decode(value);
-  }
-  reader.releaseLock();
-  return text.split("\n")[0] ?? "";
-}
 
 describe("harness2 serve-model with harness2 init's task, through the README's recipe", () => {
   test("init → serve-model → the README's Your tasks block as printed (+0.750, merged into a project); SIGTERM ends it with 0", async () => {

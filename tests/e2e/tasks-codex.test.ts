@@ -6,7 +6,7 @@
 // script plus an AGENTS.md line — scores 1: `judge --bases` and `report` show the paired delta.
 
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { appendFileSync, cpSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { appendFileSync, cpSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startChatServer } from "../../fixtures/servers/chat-server.ts";
@@ -14,7 +14,7 @@ import { opencodeProviderConfig } from "../../fixtures/servers/opencode-config.t
 import { startResponsesServer } from "../../fixtures/servers/responses-server.ts";
 import type { ScriptedServer } from "../../fixtures/servers/script.ts";
 import { runCli } from "../helpers/cli.ts";
-import { allFiles } from "../helpers/files.ts";
+import { sweepCsvTotalOnCodex } from "../helpers/csv-total.ts";
 
 const SWEEP_MS = 900_000;
 const FIXTURE_TASKS = join(import.meta.dir, "../../fixtures/tasks");
@@ -117,7 +117,6 @@ describe("harness2 run --bench tasks --substrate cx with the real codex and open
         HARNESS2_PROPOSER_TIMEOUT: "300",
         HARNESS2_BACKOFF_S: "0",
       };
-      const runs = join(root, "runs");
       const tasks = join(root, "tasks");
       const checked = await runCli(["check", "--tasks", tasks, "--substrate", "cx"], { env });
       if (checked.code !== 0) console.error(checked.stdout, checked.stderr);
@@ -125,91 +124,13 @@ describe("harness2 run --bench tasks --substrate cx with the real codex and open
       expect(checked.stdout).toMatch(/ok {4}codex: 0\.171\.0/);
       expect(checked.stdout).toContain("Ready: tasks/cx");
 
-      const r = await runCli(
-        [
-          "run",
-          "--bench",
-          "tasks",
-          "--substrate",
-          "cx",
-          "--tasks",
-          tasks,
-          "--k",
-          "1",
-          "--mode",
-          "parallel",
-          "--no-tui",
-          "--runs",
-          runs,
-          "--only-tasks",
-          TASK,
-        ],
-        { env },
-      );
-      if (r.code !== 0) console.error(r.stdout, r.stderr);
-      expect(r.code).toBe(0);
-      expect(r.stdout).toMatch(/data\/csv-total k=1: ok/);
-
-      const taskDir = join(runs, "tasks", "adapt", "tasks-cx-agg1");
-      const [slug] = readdirSync(taskDir).filter((n) => n.startsWith("data"));
-      const summary = JSON.parse(
-        readFileSync(join(taskDir, slug as string, "summary.json"), "utf8"),
-      );
-      expect(summary.status).toBe("ok");
-      const chosen = summary.selections.agg.chosenLabel as string;
-      const adopted = join(taskDir, slug as string, "harnesses", chosen);
-      expect(readFileSync(join(adopted, "scripts", "total.py"), "utf8")).toBe(TOTAL_PY);
-      expect(readFileSync(join(adopted, "AGENTS.md"), "utf8")).toContain("scripts/total.py");
-      const pickDir = summary.selections.agg.chosenRunDir as string;
-      expect(readFileSync(join(pickDir, "workspace", "output", "total.txt"), "utf8")).toBe(
-        "80.35\n",
-      );
-      // the Codex rollouts ran with the installed harness and the improvers saw their trajectory
-      expect(readFileSync(join(pickDir, "codex.jsonl"), "utf8")).toContain("command_execution");
-      const evidence = allFiles(taskDir).filter((p) =>
-        /\/(context|selection|reflection)\//.test(p),
-      );
-      const texts = evidence.map((p) => readFileSync(p, "utf8"));
-      expect(texts.some((t) => t.includes("[ACTION] shell: /bin/bash -lc"))).toBe(true);
-      expect(texts.some((t) => t.includes("[HARNESS] session usage | turns=1"))).toBe(true);
-      for (const [i, t] of texts.entries()) {
-        expect(t).not.toContain(SECRET);
-        expect(evidence[i]).not.toContain("/tests/");
-      }
-      for (const req of [...improver.requests, ...solver.requests]) {
-        expect(JSON.stringify(req.body)).not.toContain(SECRET);
-      }
-
-      const judged = await runCli(["judge", "last", "--bases", "--json", "--runs", runs], { env });
-      if (judged.code !== 0) console.error(judged.stdout, judged.stderr);
-      expect(judged.code).toBe(0);
-      const rows = (JSON.parse(judged.stdout) as { rows: { kind: string; score: number | null }[] })
-        .rows;
-      expect(rows.filter((x) => x.kind === "pick").map((x) => x.score)).toEqual([1]);
-      const bases = rows.filter((x) => x.kind === "base");
-      expect(bases.length).toBeGreaterThan(0);
-      for (const b of bases) expect(b.score).toBe(0);
-
-      const report = await runCli(["report", "last", "--runs", runs, "--json"], { env });
-      expect(report.code).toBe(0);
-      const cell = (
-        JSON.parse(report.stdout) as {
-          summaries: {
-            mode: string;
-            score: number | null;
-            base: { n: number; score: number | null };
-            delta: { n: number; mean: number | null };
-            spend: { executor: number };
-          }[];
-        }
-      ).summaries[0];
-      expect(cell?.mode).toBe("agg");
-      expect(cell?.score).toBe(1);
-      expect(cell?.base).toEqual({ n: 1, score: 0 });
-      expect(cell?.delta.n).toBe(1);
-      expect(cell?.delta.mean).toBe(1);
-      // Codex rollouts priced from the table reached the report's spend.
-      expect(cell?.spend.executor).toBeGreaterThan(0);
+      await sweepCsvTotalOnCodex({
+        root,
+        env,
+        secret: SECRET,
+        totalPy: TOTAL_PY,
+        servers: [improver, solver],
+      });
     },
     SWEEP_MS,
   );

@@ -23,3 +23,16 @@ export async function runCli(
   ]);
   return { code, stdout, stderr };
 }
+
+/** The first line a child prints on `stream` (the stream is released for later readers). */
+export async function firstLine(stream: ReadableStream<Uint8Array>): Promise<string> {
+  const reader = stream.getReader();
+  let text = "";
+  while (!text.includes("\n")) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    text += new TextDecoder().decode(value);
+  }
+  reader.releaseLock();
+  return text.split("\n")[0] ?? "";
+}

@@ -5,7 +5,7 @@
 // normal finish; every other ending throws RolloutError and leaves no mark, so the rollout is
 // re-rolled. Codex reports tokens, not money: the cost comes from the user's price table.
 
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import {
   type CodexCommand,
@@ -14,7 +14,7 @@ import {
   codexConfigToml,
   codexExecArgv,
   codexSessionEnv,
-  readCodexStream,
+  readCodexStreamFile,
 } from "../../clis/codex.ts";
 import { costOf, type PriceTable } from "../../clis/codex-prices.ts";
 import { type ExitRecord, runProcess } from "../../core/lib/process.ts";
@@ -98,13 +98,7 @@ export async function executeCodexRollout(
     rmSync(sessionDir, { recursive: true, force: true });
   }
 
-  let stream = "";
-  try {
-    stream = readFileSync(streamFile, "utf8");
-  } catch {
-    stream = "";
-  }
-  const facts = readCodexStream(stream);
+  const facts = readCodexStreamFile(streamFile);
   const usd = costOf(ctx.prices, req.model, facts.usage);
   const wallS = Math.round(exit.durationMs) / 1000;
   const last = facts.errors.at(-1) ?? "";

@@ -1,0 +1,110 @@
+// One k=1 parallel sweep of the fixture's data/csv-total on the Codex executor (`--substrate cx`),
+// run and checked as both Codex cells do (OpenCode or Codex improvers): the adopted harness holds
+// the improvers' script and rule, the pick's output is right, the improvers saw the Codex
+// trajectory and never the answer key, and judge --bases and report pair base 0 with pick 1.
+
+import { expect } from "bun:test";
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import type { ScriptedServer } from "../../fixtures/servers/script.ts";
+import { runCli } from "./cli.ts";
+import { allFiles } from "./files.ts";
+
+export const CSV_TOTAL_TASK = "data/csv-total";
+
+export async function sweepCsvTotalOnCodex(o: {
+  root: string;
+  env: Record<string, string>;
+  /** A marker planted in the answer key: it must reach no model and no evidence. */
+  secret: string;
+  /** The script the improvers write into the harness (scripts/total.py). */
+  totalPy: string;
+  servers: readonly ScriptedServer[];
+}) {
+  const { env } = o;
+  const SECRET = o.secret;
+  const TOTAL_PY = o.totalPy;
+  const TASK = CSV_TOTAL_TASK;
+  const runs = join(o.root, "runs");
+  const tasks = join(o.root, "tasks");
+  const r = await runCli(
+    [
+      "run",
+      "--bench",
+      "tasks",
+      "--substrate",
+      "cx",
+      "--tasks",
+      tasks,
+      "--k",
+      "1",
+      "--mode",
+      "parallel",
+      "--no-tui",
+      "--runs",
+      runs,
+      "--only-tasks",
+      TASK,
+    ],
+    { env },
+  );
+  if (r.code !== 0) console.error(r.stdout, r.stderr);
+  expect(r.code).toBe(0);
+  expect(r.stdout).toMatch(/data\/csv-total k=1: ok/);
+
+  const taskDir = join(runs, "tasks", "adapt", "tasks-cx-agg1");
+  const [slug] = readdirSync(taskDir).filter((n) => n.startsWith("data"));
+  const summary = JSON.parse(readFileSync(join(taskDir, slug as string, "summary.json"), "utf8"));
+  expect(summary.status).toBe("ok");
+  const chosen = summary.selections.agg.chosenLabel as string;
+  const adopted = join(taskDir, slug as string, "harnesses", chosen);
+  expect(readFileSync(join(adopted, "scripts", "total.py"), "utf8")).toBe(TOTAL_PY);
+  expect(readFileSync(join(adopted, "AGENTS.md"), "utf8")).toContain("scripts/total.py");
+  const pickDir = summary.selections.agg.chosenRunDir as string;
+  expect(readFileSync(join(pickDir, "workspace", "output", "total.txt"), "utf8")).toBe("80.35\n");
+  // the Codex rollouts ran with the installed harness and the improvers saw their trajectory
+  expect(readFileSync(join(pickDir, "codex.jsonl"), "utf8")).toContain("command_execution");
+  const evidence = allFiles(taskDir).filter((p) => /\/(context|selection|reflection)\//.test(p));
+  const texts = evidence.map((p) => readFileSync(p, "utf8"));
+  expect(texts.some((t) => t.includes("[ACTION] shell: /bin/bash -lc"))).toBe(true);
+  expect(texts.some((t) => t.includes("[HARNESS] session usage | turns=1"))).toBe(true);
+  for (const [i, t] of texts.entries()) {
+    expect(t).not.toContain(SECRET);
+    expect(evidence[i]).not.toContain("/tests/");
+  }
+  for (const req of o.servers.flatMap((s) => s.requests)) {
+    expect(JSON.stringify(req.body)).not.toContain(SECRET);
+  }
+
+  const judged = await runCli(["judge", "last", "--bases", "--json", "--runs", runs], { env });
+  if (judged.code !== 0) console.error(judged.stdout, judged.stderr);
+  expect(judged.code).toBe(0);
+  const rows = (JSON.parse(judged.stdout) as { rows: { kind: string; score: number | null }[] })
+    .rows;
+  expect(rows.filter((x) => x.kind === "pick").map((x) => x.score)).toEqual([1]);
+  const bases = rows.filter((x) => x.kind === "base");
+  expect(bases.length).toBeGreaterThan(0);
+  for (const b of bases) expect(b.score).toBe(0);
+
+  const report = await runCli(["report", "last", "--runs", runs, "--json"], { env });
+  expect(report.code).toBe(0);
+  const cell = (
+    JSON.parse(report.stdout) as {
+      summaries: {
+        mode: string;
+        score: number | null;
+        base: { n: number; score: number | null };
+        delta: { n: number; mean: number | null };
+        spend: { executor: number; improver: number };
+      }[];
+    }
+  ).summaries[0];
+  expect(cell?.mode).toBe("agg");
+  expect(cell?.score).toBe(1);
+  expect(cell?.base).toEqual({ n: 1, score: 0 });
+  expect(cell?.delta.n).toBe(1);
+  expect(cell?.delta.mean).toBe(1);
+  // Codex rollouts priced from the table reached the report's spend.
+  expect(cell?.spend.executor).toBeGreaterThan(0);
+  return cell;
+}
