@@ -7,52 +7,24 @@
 // every improver call is recorded on the codex channel at its priced cost.
 
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { appendFileSync, cpSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { startResponsesServer } from "../../fixtures/servers/responses-server.ts";
 import type { ScriptedServer } from "../../fixtures/servers/script.ts";
 import { runCli } from "../helpers/cli.ts";
-import { sweepCsvTotalOnCodex } from "../helpers/csv-total.ts";
+import { CSV_TOTAL_PY, csvTotalSetup, sweepCsvTotalOnCodex } from "../helpers/csv-total.ts";
 import { allFiles } from "../helpers/files.ts";
 
 const SWEEP_MS = 900_000;
-const FIXTURE_TASKS = join(import.meta.dir, "../../fixtures/tasks");
-const TASK = "data/csv-total";
 const SECRET = "answer-key-marker-must-not-leak";
-
-const TOTAL_PY = [
-  '"""Prints the signed total of the amount column of sales.csv, two decimals."""',
-  "import csv",
-  "",
-  'with open("sales.csv", newline="") as f:',
-  "    print(f\"{sum(float(r['amount']) for r in csv.DictReader(f)):.2f}\")",
-  "",
-].join("\n");
+const TOTAL_PY = CSV_TOTAL_PY;
 
 let root: string;
 let solver: ScriptedServer;
 let improver: ScriptedServer;
 
 beforeAll(() => {
-  root = mkdtempSync(join(tmpdir(), "h2-e2e-codex-imp-"));
-  cpSync(FIXTURE_TASKS, join(root, "tasks"), { recursive: true });
-  appendFileSync(join(root, "tasks", TASK, "tests", "check"), `# ${SECRET}\n`);
-  solver = startResponsesServer({
-    turns: [
-      {
-        toolCalls: [
-          {
-            name: "exec_command",
-            arguments: {
-              cmd: "mkdir -p output; python3 scripts/total.py > output/total.txt 2>/dev/null || echo 79.00 > output/total.txt; cat output/total.txt",
-            },
-          },
-        ],
-      },
-      { text: "Saved the total to output/total.txt." },
-    ],
-  });
+  ({ root, solver } = csvTotalSetup("h2-e2e-codex-imp-", SECRET));
   improver = startResponsesServer({
     model: "improver-model",
     usage: { input: 2000, output: 100 },
@@ -133,7 +105,6 @@ describe("harness2 run --substrate cx with Codex improvers: the real codex binar
         root,
         env,
         secret: SECRET,
-        totalPy: TOTAL_PY,
         servers: [improver, solver],
       });
       // Every improver session ran on Codex against its own endpoint, priced from the table: each

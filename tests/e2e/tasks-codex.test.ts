@@ -6,53 +6,24 @@
 // script plus an AGENTS.md line — scores 1: `judge --bases` and `report` show the paired delta.
 
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { appendFileSync, cpSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { startChatServer } from "../../fixtures/servers/chat-server.ts";
 import { opencodeProviderConfig } from "../../fixtures/servers/opencode-config.ts";
-import { startResponsesServer } from "../../fixtures/servers/responses-server.ts";
 import type { ScriptedServer } from "../../fixtures/servers/script.ts";
 import { runCli } from "../helpers/cli.ts";
-import { sweepCsvTotalOnCodex } from "../helpers/csv-total.ts";
+import { CSV_TOTAL_PY, csvTotalSetup, sweepCsvTotalOnCodex } from "../helpers/csv-total.ts";
 
 const SWEEP_MS = 900_000;
-const FIXTURE_TASKS = join(import.meta.dir, "../../fixtures/tasks");
-const TASK = "data/csv-total";
 const SECRET = "answer-key-marker-must-not-leak";
-
-const TOTAL_PY = [
-  '"""Prints the signed total of the amount column of sales.csv, two decimals."""',
-  "import csv",
-  "",
-  'with open("sales.csv", newline="") as f:',
-  "    print(f\"{sum(float(r['amount']) for r in csv.DictReader(f)):.2f}\")",
-  "",
-].join("\n");
+const TOTAL_PY = CSV_TOTAL_PY;
 
 let root: string;
 let solver: ScriptedServer;
 let improver: ScriptedServer;
 
 beforeAll(() => {
-  root = mkdtempSync(join(tmpdir(), "h2-e2e-codex-"));
-  cpSync(FIXTURE_TASKS, join(root, "tasks"), { recursive: true });
-  appendFileSync(join(root, "tasks", TASK, "tests", "check"), `# ${SECRET}\n`);
-  solver = startResponsesServer({
-    turns: [
-      {
-        toolCalls: [
-          {
-            name: "exec_command",
-            arguments: {
-              cmd: "mkdir -p output; python3 scripts/total.py > output/total.txt 2>/dev/null || echo 79.00 > output/total.txt; cat output/total.txt",
-            },
-          },
-        ],
-      },
-      { text: "Saved the total to output/total.txt." },
-    ],
-  });
+  ({ root, solver } = csvTotalSetup("h2-e2e-codex-", SECRET));
   improver = startChatServer({
     model: "improver-model",
     turns: [
@@ -128,7 +99,6 @@ describe("harness2 run --bench tasks --substrate cx with the real codex and open
         root,
         env,
         secret: SECRET,
-        totalPy: TOTAL_PY,
         servers: [improver, solver],
       });
     },

@@ -4,26 +4,65 @@
 // trajectory and never the answer key, and judge --bases and report pair base 0 with pick 1.
 
 import { expect } from "bun:test";
-import { readdirSync, readFileSync } from "node:fs";
+import { appendFileSync, cpSync, mkdtempSync, readdirSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { startResponsesServer } from "../../fixtures/servers/responses-server.ts";
 import type { ScriptedServer } from "../../fixtures/servers/script.ts";
 import { runCli } from "./cli.ts";
 import { allFiles } from "./files.ts";
 
 export const CSV_TOTAL_TASK = "data/csv-total";
 
+/** The script the improvers add to the harness: the signed total of sales.csv, two decimals. */
+export const CSV_TOTAL_PY = [
+  '"""Prints the signed total of the amount column of sales.csv, two decimals."""',
+  "import csv",
+  "",
+  'with open("sales.csv", newline="") as f:',
+  "    print(f\"{sum(float(r['amount']) for r in csv.DictReader(f)):.2f}\")",
+  "",
+].join("\n");
+
+/**
+ * A scratch copy of the fixture tasks with `secret` planted in data/csv-total's answer key, and
+ * the Codex solver: it runs scripts/total.py when the harness ships it, else guesses wrong.
+ */
+export function csvTotalSetup(
+  prefix: string,
+  secret: string,
+): { root: string; solver: ScriptedServer } {
+  const root = mkdtempSync(join(tmpdir(), prefix));
+  cpSync(join(import.meta.dir, "../../fixtures/tasks"), join(root, "tasks"), { recursive: true });
+  appendFileSync(join(root, "tasks", CSV_TOTAL_TASK, "tests", "check"), `# ${secret}\n`);
+  const solver = startResponsesServer({
+    turns: [
+      {
+        toolCalls: [
+          {
+            name: "exec_command",
+            arguments: {
+              cmd: "mkdir -p output; python3 scripts/total.py > output/total.txt 2>/dev/null || echo 79.00 > output/total.txt; cat output/total.txt",
+            },
+          },
+        ],
+      },
+      { text: "Saved the total to output/total.txt." },
+    ],
+  });
+  return { root, solver };
+}
+
 export async function sweepCsvTotalOnCodex(o: {
   root: string;
   env: Record<string, string>;
   /** A marker planted in the answer key: it must reach no model and no evidence. */
   secret: string;
-  /** The script the improvers write into the harness (scripts/total.py). */
-  totalPy: string;
   servers: readonly ScriptedServer[];
 }) {
   const { env } = o;
   const SECRET = o.secret;
-  const TOTAL_PY = o.totalPy;
+  const TOTAL_PY = CSV_TOTAL_PY;
   const TASK = CSV_TOTAL_TASK;
   const runs = join(o.root, "runs");
   const tasks = join(o.root, "tasks");
