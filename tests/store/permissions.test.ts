@@ -1,6 +1,7 @@
 // A store this user may not read is said so in one line, exit 1 — never "No runs yet" (a folder on
 // its way it may not search) nor SQLite's raw "unable to open database file" (a file it may not
-// read). Root reads everything, so the commands run as `nobody` (runuser), which needs root.
+// read). Root reads everything, so the commands run as `nobody` (runuser), which needs root and a
+// checkout `nobody` may run (skipped otherwise).
 
 import { afterAll, describe, expect, test } from "bun:test";
 import { chmodSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
@@ -12,6 +13,21 @@ const ROOT = resolve(import.meta.dir, "../..");
 const root = mkdtempSync(join(tmpdir(), "h2-perm-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 const asRoot = process.getuid?.() === 0 && Bun.which("runuser") !== null;
+/**
+ * `nobody` must be able to run this checkout's launcher at all (a checkout inside a private
+ * folder, as a fresh clone under `mktemp -d` is, cannot be): otherwise there is nothing to test.
+ */
+const nobodyCanRun =
+  asRoot &&
+  Bun.spawnSync([
+    "runuser",
+    "-u",
+    "nobody",
+    "--",
+    "sh",
+    "-c",
+    `test -x '${join(ROOT, "bin", "harness2")}' && test -r '${join(ROOT, "src", "cli", "main.ts")}' && test -x '${join(ROOT, "node_modules", ".bin", "bun")}'`,
+  ]).exitCode === 0;
 
 async function asNobody(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   const proc = Bun.spawn(
@@ -30,7 +46,7 @@ async function asNobody(args: string[]): Promise<{ code: number; stdout: string;
   return { code, stdout, stderr };
 }
 
-describe.skipIf(!asRoot)("a store this user may not read", () => {
+describe.skipIf(!nobodyCanRun)("a store this user may not read", () => {
   test("a folder on its way it may not search, then a file it may not read: one line each, exit 1", async () => {
     chmodSync(root, 0o755);
     const runs = join(root, "runs");
