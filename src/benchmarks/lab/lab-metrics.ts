@@ -5,7 +5,7 @@
 
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { CodexToolCalls } from "../../clis/codex.ts";
+import { CodexToolCalls } from "../../clis/codex-stream.ts";
 import { writeFileAtomic } from "../../core/lib/atomic-write.ts";
 import { isRegularFile } from "../../core/lib/safe-fs.ts";
 
