@@ -18,6 +18,7 @@ import {
   type CodexSessionSettings,
   CodexSetupError,
   codexConfigToml,
+  codexEndpoint,
   codexExecArgv,
   codexSessionEnv,
   codexSettings,
@@ -81,7 +82,7 @@ export class CodexChannel implements Channel {
       this.cli = resolveCodex(this.env);
       this.prices = loadPriceTable(this.env);
       // The endpoint and key are checked now; the model is checked per session.
-      codexSettings(this.env, "placeholder");
+      codexEndpoint(this.env);
     } catch (err) {
       throw setupError(err);
     }

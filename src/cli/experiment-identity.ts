@@ -2,7 +2,7 @@
 // to continue an experiment (models, improver channel and effort, and each model's endpoint). It
 // must never hold a credential: keys, tokens and passwords are left out or redacted.
 
-import { readFileSync } from "node:fs";
+import { opencodeConfigLayers } from "../clis/opencode.ts";
 import type { RunConfig } from "../core/run/run-config.ts";
 import type { ChannelSpec } from "../core/seams/channel-spec.ts";
 
@@ -92,25 +92,10 @@ function claudeEndpoint(env: Env): Record<string, string> {
 
 /** `provider.<id>.options` of the merged OpenCode provider config ({} when none or unreadable). */
 function providerOptions(env: Env, provider: string): PlainObject {
-  const layers: unknown[] = [];
-  const file = env.HARNESS2_OPENCODE_CONFIG;
-  if (file) {
-    try {
-      layers.push(JSON.parse(readFileSync(file, "utf8")));
-    } catch {
-      // the channel refuses an unreadable file before any sweep starts
-    }
-  }
-  if (env.OPENCODE_CONFIG_CONTENT) {
-    try {
-      layers.push(JSON.parse(env.OPENCODE_CONFIG_CONTENT));
-    } catch {
-      // likewise: OpenCode itself reports a broken inline config
-    }
-  }
+  // A layer that cannot be read is the channel's to refuse before any sweep starts.
   let options: PlainObject = {};
-  for (const layer of layers) {
-    const providers = isPlain(layer) ? layer.provider : undefined;
+  for (const { config: layer } of opencodeConfigLayers(env)) {
+    const providers = layer.provider;
     const entry = isPlain(providers) ? providers[provider] : undefined;
     const opts = isPlain(entry) ? entry.options : undefined;
     if (isPlain(opts)) options = { ...options, ...opts };

@@ -7,7 +7,6 @@ import { type ModeFacts, taskProblems } from "../core/events/outcome.ts";
 import type { HarnessEvent, ModeToken } from "../core/events/registry.ts";
 import type { EventSink } from "../core/events/sink.ts";
 import { capProgress, type SpendCap, spendCapOf, spentBy } from "../core/events/spend-cap.ts";
-import { formatUsd } from "../core/lib/format.ts";
 import { paint, type Style } from "../core/lib/paint.ts";
 
 export type Write = (text: string) => void;
@@ -98,7 +97,7 @@ export function linePrinter(write: Write, opts: LinePrinterOptions): EventSink {
       const line = describeEvent(event);
       if (line === null || (line.quiet && !opts.verbose)) return;
       if (cap !== null && (event.type === "task.finished" || event.type === "sweep.started")) {
-        line.spans.push({ text: ` · ${capProgress(cap, spent, formatUsd)}`, tone: "dim" });
+        line.spans.push({ text: ` · ${capProgress(cap, spent)}`, tone: "dim" });
       }
       // A finished task says what went wrong inside it, even when it reads ok.
       if (found.length > 0) line.spans.push({ text: ` ⚠ ${found.join(", ")}`, tone: "warn" });

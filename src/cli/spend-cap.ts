@@ -134,13 +134,16 @@ export function recordedTaskSpend(db: Database, cell: CapCell): Map<string, numb
   return new Map(rows.map((r) => [taskKey(r), roundUsd(r.usd)]));
 }
 
-/** Which cap `spent` has reached, in words ("$0.20 recorded for this experiment"), else null. */
-export function capReached(caps: Caps, spent: Spent): string | null {
+/**
+ * Which cap `spent` has reached, in words ("spending cap $0.20 reached ($0.21 recorded for this
+ * experiment)"; `reached` may say "is already reached"), else null.
+ */
+export function capReached(caps: Caps, spent: Spent, reached = "reached"): string | null {
   if (caps.usd !== null && spent.usd >= caps.usd) {
-    return `spending cap ${formatUsd(caps.usd)} reached (${formatUsd(spent.usd)} recorded for this experiment)`;
+    return `spending cap ${formatUsd(caps.usd)} ${reached} (${formatUsd(spent.usd)} recorded for this experiment)`;
   }
   if (caps.tokens !== null && spent.tokens >= caps.tokens) {
-    return `token cap ${caps.tokens} reached (${spent.tokens} tokens of calls without a price recorded for this experiment)`;
+    return `token cap ${caps.tokens} ${reached} (${spent.tokens} tokens of calls without a price recorded for this experiment)`;
   }
   return null;
 }
@@ -180,7 +183,7 @@ export class SpendMeter {
     this.#byTask.set(key, usd);
     // A task an earlier run brought to its cap stops the sweep at its first new paid call (a task
     // that is skipped because it finished spends nothing here).
-    if (add <= 0 || usd < cap) return null;
+    if (usd < cap) return null;
     return `per-task cap ${formatUsd(cap)} reached by ${ev.task} k=${k} (${formatUsd(usd)} recorded for it)`;
   }
 

@@ -5,7 +5,8 @@
 // OpenCode layers them) for an OpenCode one, USD per million tokens in both. Claude Code prices
 // itself and has no table here.
 
-import { readFileSync } from "node:fs";
+import { loadPriceTable } from "../clis/codex-prices.ts";
+import { opencodeConfigLayers } from "../clis/opencode.ts";
 import type { Role } from "./spend-estimate.ts";
 
 /** USD per million tokens, and where the price was found. */
@@ -28,62 +29,35 @@ type Env = Record<string, string | undefined>;
 const number = (v: unknown): number | null =>
   typeof v === "number" && Number.isFinite(v) && v >= 0 ? v : null;
 
-function parsed(text: string | undefined): unknown {
-  if (text === undefined || text.trim() === "") return null;
+/** A Codex model's price from HARNESS2_CODEX_PRICES, else null (a bad table is check's to report). */
+function codexPrice(model: string, env: Env): UnitPrice | null {
+  let entry: { input: number; output: number } | undefined;
   try {
-    return JSON.parse(text);
+    entry = loadPriceTable(env)[model];
   } catch {
     return null;
   }
+  return entry === undefined
+    ? null
+    : { input: entry.input, output: entry.output, source: "HARNESS2_CODEX_PRICES" };
 }
 
-/** A Codex model's price from HARNESS2_CODEX_PRICES (inline JSON or a file), else null. */
-function codexPrice(model: string, env: Env): UnitPrice | null {
-  const raw = env.HARNESS2_CODEX_PRICES?.trim() ?? "";
-  let text: string | undefined = raw;
-  if (raw !== "" && !raw.startsWith("{")) {
-    try {
-      text = readFileSync(raw, "utf8");
-    } catch {
-      return null;
-    }
-  }
-  const entry = (parsed(text) as Record<string, Record<string, unknown>> | null)?.[model];
-  const input = number(entry?.input);
-  const output = number(entry?.output);
-  if (input === null || output === null) return null;
-  return { input, output, source: "HARNESS2_CODEX_PRICES" };
-}
-
-/** An OpenCode model's `cost` from the provider config layers, else null. */
+/** An OpenCode model's `cost` from the provider config layers (the last that names it), else null. */
 function opencodePrice(model: string, env: Env): UnitPrice | null {
   const slash = model.indexOf("/");
   if (slash <= 0) return null;
   const [provider, id] = [model.slice(0, slash), model.slice(slash + 1)];
   let found: UnitPrice | null = null;
-  const layers: [string, string | undefined][] = [
-    ["HARNESS2_OPENCODE_CONFIG", fileText(env.HARNESS2_OPENCODE_CONFIG)],
-    ["OPENCODE_CONFIG_CONTENT", env.OPENCODE_CONFIG_CONTENT],
-  ];
-  for (const [source, text] of layers) {
-    const config = parsed(text) as {
-      provider?: Record<string, { models?: Record<string, { cost?: Record<string, unknown> }> }>;
-    } | null;
-    const cost = config?.provider?.[provider]?.models?.[id]?.cost;
+  for (const { source, config } of opencodeConfigLayers(env)) {
+    const providers = config.provider as
+      | Record<string, { models?: Record<string, { cost?: Record<string, unknown> }> }>
+      | undefined;
+    const cost = providers?.[provider]?.models?.[id]?.cost;
     const input = number(cost?.input);
     const output = number(cost?.output);
     if (input !== null && output !== null) found = { input, output, source };
   }
   return found;
-}
-
-function fileText(path: string | undefined): string | undefined {
-  if (path === undefined || path === "") return undefined;
-  try {
-    return readFileSync(path, "utf8");
-  } catch {
-    return undefined;
-  }
 }
 
 /** The price of `model` on a channel or executor of `kind`, or null when no table names it. */

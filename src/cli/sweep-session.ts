@@ -12,7 +12,6 @@ import { type EventOf, SweepFinished } from "../core/events/registry.ts";
 import type { Clock } from "../core/events/sink.ts";
 import { type EventSink, fanOut, RecordingSink, SYSTEM_CLOCK } from "../core/events/sink.ts";
 import { capProgress, SPEND_CAP_KEY, type SpendCap, type Spent } from "../core/events/spend-cap.ts";
-import { formatUsd } from "../core/lib/format.ts";
 import { SoftStop } from "../core/lib/interrupt.ts";
 import { sumUsd } from "../core/lib/money.ts";
 import { setSessionLimit } from "../core/proposer/proposer.ts";
@@ -139,12 +138,12 @@ export async function runSweepSession(opts: SweepSessionOptions): Promise<SweepS
   const capped = hasCap(caps);
   const cellSpend = { bench: adapter.spec.name, substrate: adapter.substrate.name, tag, seed };
   const prior = priorSpend(db, cellSpend, caps);
-  const already = capped ? capReached(caps, prior) : null;
+  const already = capped ? capReached(caps, prior, "is already reached") : null;
   if (already !== null) {
     await lock.release();
     await store.close();
     throw new CliError(
-      `the ${already.replace(" reached", " is already reached")}. Fix: raise the cap and run the same command to resume`,
+      `the ${already}. Fix: raise the cap and run the same command to resume`,
       EXIT.capped,
     );
   }
@@ -348,7 +347,7 @@ function cappedLine(meter: SpendMeter | null, opts: SweepSessionOptions, io: Cli
     return `stopped by the spending cap: finished work is kept. Resume with a higher cap: ${resumeCommand(opts, io)}`;
   const { caps, spent } = meter;
   const argv = withCap(opts.sweepOptions.argv ?? [], caps);
-  const what = capProgress(capRecord(caps, { usd: 0, tokens: 0 }), spent, formatUsd);
+  const what = capProgress(capRecord(caps, { usd: 0, tokens: 0 }), spent);
   return `stopped by the spending cap (${what}): finished work is kept. Resume with a higher cap, e.g. twice it: ${resumeCommand(withArgv(opts, argv), io)}`;
 }
 

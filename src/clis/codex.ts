@@ -124,13 +124,14 @@ const setValue = (env: Record<string, string | undefined>, name: string) => {
 };
 
 /**
- * The session settings from the environment. Throws CodexSetupError naming the variable when the
- * endpoint or key is missing, the URL is not http(s) with a host, or a choice is not allowed.
+ * The endpoint and its key from the environment: what every session needs whatever its model.
+ * Throws CodexSetupError naming the variable when either is missing or the URL is not http(s)
+ * with a host.
  */
-export function codexSettings(
-  env: Record<string, string | undefined>,
-  model: string,
-): CodexSessionSettings {
+export function codexEndpoint(env: Record<string, string | undefined>): {
+  baseUrl: string;
+  apiKey: string;
+} {
   const baseUrl = setValue(env, CODEX_SETTINGS.baseUrl);
   if (baseUrl === undefined) {
     throw new CodexSetupError(
@@ -157,6 +158,18 @@ export function codexSettings(
       "Set it to the endpoint's key (any non-empty text for a local server)",
     );
   }
+  return { baseUrl: baseUrl.replace(/\/+$/, ""), apiKey };
+}
+
+/**
+ * The session settings from the environment: the endpoint (codexEndpoint), the model, and the
+ * effort and sandbox choices. Throws CodexSetupError naming the variable of what is wrong.
+ */
+export function codexSettings(
+  env: Record<string, string | undefined>,
+  model: string,
+): CodexSessionSettings {
+  const { baseUrl, apiKey } = codexEndpoint(env);
   if (model.trim() === "") {
     throw new CodexSetupError(
       `${CODEX_SETTINGS.model} is not set (nor HARNESS2_SOLVER_MODEL to derive it from)`,
@@ -178,7 +191,7 @@ export function codexSettings(
     );
   }
   return {
-    baseUrl: baseUrl.replace(/\/+$/, ""),
+    baseUrl,
     apiKey,
     model: model.trim(),
     effort,

@@ -166,6 +166,30 @@ type PlainObject = Record<string, unknown>;
 const isPlain = (v: unknown): v is PlainObject =>
   v !== null && typeof v === "object" && !Array.isArray(v);
 
+/**
+ * The user's OpenCode provider config as OpenCode layers it: the HARNESS2_OPENCODE_CONFIG file,
+ * then OPENCODE_CONFIG_CONTENT over it; each with the variable it came from. A layer that cannot be
+ * read or is not a JSON object is left out (the channel and `check` report it).
+ */
+export function opencodeConfigLayers(
+  env: Record<string, string | undefined>,
+): { source: string; config: PlainObject }[] {
+  const out: { source: string; config: PlainObject }[] = [];
+  const add = (source: string, read: () => string) => {
+    try {
+      const config: unknown = JSON.parse(read());
+      if (isPlain(config)) out.push({ source, config });
+    } catch {
+      // unreadable or not JSON: not a layer
+    }
+  };
+  const file = env[OPENCODE_CHANNEL_SETTINGS.config];
+  if (file) add(OPENCODE_CHANNEL_SETTINGS.config, () => readFileSync(file, "utf8"));
+  const inline = env.OPENCODE_CONFIG_CONTENT;
+  if (inline) add("OPENCODE_CONFIG_CONTENT", () => inline);
+  return out;
+}
+
 /** Deep merge of plain objects; `overlay` wins on conflicts. */
 export function mergeConfig(base: PlainObject, overlay: PlainObject): PlainObject {
   const out: PlainObject = { ...base };

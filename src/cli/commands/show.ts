@@ -45,7 +45,7 @@ function header(d: SweepDetail, paint: Paint): string[] {
     `${label("sweep")}${paint(s.id, "bold")}  ${paint(sweepStatusWithResume(s), toneOf(s.status))}${s.resumes ? `  (after ${s.resumes})` : ""}`,
     `${label("bench")}${s.bench || "?"}  substrate ${s.substrate || "?"}  k ${s.ks.join(",") || "-"}  modes ${s.modes.map(modeWord).join(",") || "-"}  seed ${s.seed ?? "none"}  tag ${s.tag || "none"}`,
     `${label("started")}${formatWhen(s.startedAt)}${ended}  duration ${formatDuration(s.durationS)}`,
-    `${label("spend")}${formatUsd(s.usd)}${capNote(d.sweep.config, { usd: s.usd }, formatUsd)}`,
+    `${label("spend")}${formatUsd(s.usd)}${capNote(d.sweep.config, { usd: s.usd })}`,
     `${label("tasks")}${t.ok} ok, ${t.failed} failed, ${t.running} running, ${t.skipped} skipped of ${t.total}`,
     ...(s.argv.length > 0 ? [`${label("argv")}harness2 ${s.argv.join(" ")}`] : []),
     ...recorded(d.sweep.identity).map(([name, line]) => `${label(name)}${line}`),

@@ -4,6 +4,7 @@
 // lines, show) can say how far the experiment is from its cap without asking the store.
 
 import { z } from "zod";
+import { formatUsd } from "../lib/format.ts";
 
 export const SPEND_CAP_KEY = "spendCap";
 
@@ -45,11 +46,8 @@ const percent = (spent: number, cap: number) => Math.min(999, Math.floor((spent 
  * "$1.23 of the $5.00 cap (25%)", "12,000 of the 50,000 token cap (24%)", or both joined by " · ":
  * the experiment's spend so far against each cap it has.
  */
-export function capProgress(
-  cap: SpendCap,
-  thisRun: Partial<Spent>,
-  usd: (n: number) => string,
-): string {
+export function capProgress(cap: SpendCap, thisRun: Partial<Spent>): string {
+  const usd = (n: number) => formatUsd(n);
   const parts: string[] = [];
   if (cap.usd !== undefined) {
     const spent = cap.priorUsd + (thisRun.usd ?? 0);
@@ -66,13 +64,9 @@ export function capProgress(
 }
 
 /** "  (experiment: $0.20 of the $0.20 cap (100%))" for a sweep run with a cap, else "" (show). */
-export function capNote(
-  config: Record<string, unknown>,
-  thisRun: Partial<Spent>,
-  usd: (n: number) => string,
-): string {
+export function capNote(config: Record<string, unknown>, thisRun: Partial<Spent>): string {
   const cap = spendCapOf(config);
-  return cap === null ? "" : `  (experiment: ${capProgress(cap, thisRun, usd)})`;
+  return cap === null ? "" : `  (experiment: ${capProgress(cap, thisRun)})`;
 }
 
 /** What one event adds to the spend: an uncached improver call, a rollout that ran (not reused). */
