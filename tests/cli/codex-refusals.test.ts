@@ -28,6 +28,23 @@ const GOOD = {
 let n = 0;
 const runs = () => join(ROOT, `runs${n++}`);
 
+/** `run --substrate cx` on the fixture tasks at k=1, headless, in `dir`. */
+const runArgs = (dir: string, extra: string[] = []) => [
+  "run",
+  "--bench",
+  "tasks",
+  "--substrate",
+  "cx",
+  "--tasks",
+  FIXTURE_TASKS,
+  "--runs",
+  dir,
+  "--no-tui",
+  "--k",
+  "1",
+  ...extra,
+];
+
 const cases: [string, Record<string, string | undefined>, RegExp][] = [
   ["no endpoint", { HARNESS2_CODEX_BASE_URL: undefined }, /HARNESS2_CODEX_BASE_URL is not set/],
   ["no key", { HARNESS2_CODEX_API_KEY: "" }, /HARNESS2_CODEX_API_KEY is not set/],
@@ -49,23 +66,7 @@ describe("run --substrate cx refuses a bad Codex setup in one line, spending not
   for (const [what, env, re] of cases) {
     test(what, async () => {
       const dir = runs();
-      const r = await runCli(
-        [
-          "run",
-          "--bench",
-          "tasks",
-          "--substrate",
-          "cx",
-          "--tasks",
-          FIXTURE_TASKS,
-          "--runs",
-          dir,
-          "--no-tui",
-          "--k",
-          "1",
-        ],
-        { env: { ...GOOD, ...env } },
-      );
+      const r = await runCli(runArgs(dir), { env: { ...GOOD, ...env } });
       expect(r.code).toBe(1);
       expect(r.stderr).toMatch(re);
       expect(r.stderr.trim().split("\n")).toHaveLength(1);
@@ -82,21 +83,6 @@ describe("costs that would be unknown are refused before anything is spent", () 
   afterAll(async () => {
     for (const s of servers) await s.stop();
   });
-  const runArgs = (dir: string, extra: string[] = []) => [
-    "run",
-    "--bench",
-    "tasks",
-    "--substrate",
-    "cx",
-    "--tasks",
-    FIXTURE_TASKS,
-    "--runs",
-    dir,
-    "--no-tui",
-    "--k",
-    "1",
-    ...extra,
-  ];
   const reachable = () => {
     // Only its port is reached: nothing is sent before the refusals.
     const s = startResponsesServer({ turns: [{ text: "never asked" }] });

@@ -71,6 +71,15 @@ function proposer(
   });
 }
 
+/** A promise and the function that resolves it: a point one side waits for and the other opens. */
+function latch(): [Promise<void>, () => void] {
+  let open: () => void = () => {};
+  const reached = new Promise<void>((r) => {
+    open = r;
+  });
+  return [reached, open];
+}
+
 describe("Proposer.call", () => {
   test("an in-place channel reads the evidence where it is and edits only its own harness copy", async () => {
     const channel = new ScriptedChannel([
@@ -337,10 +346,7 @@ function namesUnder(dir: string): string[] {
 describe("Proposer.call interrupted", () => {
   test("a running session gets the abort; the call is not retried, not cached, and its spend counts", async () => {
     const controller = new AbortController();
-    let entered: () => void = () => {};
-    const inSession = new Promise<void>((r) => {
-      entered = r;
-    });
+    const [inSession, entered] = latch();
     const channel = new ScriptedChannel([
       async (req) => {
         entered();
@@ -386,14 +392,8 @@ describe("Proposer.call interrupted", () => {
     const user = new AbortController();
     const cap = new AbortController();
     const sweep = AbortSignal.any([user.signal, cap.signal]);
-    let entered: () => void = () => {};
-    const inSession = new Promise<void>((r) => {
-      entered = r;
-    });
-    let release: () => void = () => {};
-    const finish = new Promise<void>((r) => {
-      release = r;
-    });
+    const [inSession, entered] = latch();
+    const [finish, release] = latch();
     const channel = new ScriptedChannel([
       async (req) => {
         entered();
@@ -424,14 +424,8 @@ describe("Proposer.call interrupted", () => {
     const user = new AbortController();
     const cap = new AbortController();
     const sweep = AbortSignal.any([user.signal, cap.signal]);
-    let entered: () => void = () => {};
-    const inSession = new Promise<void>((r) => {
-      entered = r;
-    });
-    let release: () => void = () => {};
-    const finish = new Promise<void>((r) => {
-      release = r;
-    });
+    const [inSession, entered] = latch();
+    const [finish, release] = latch();
     const channel = new ScriptedChannel([
       async () => {
         entered();
@@ -488,10 +482,7 @@ describe("Proposer.call interrupted", () => {
 
     const limiter = new Limiter(1);
     const controller = new AbortController();
-    let entered: () => void = () => {};
-    const inSession = new Promise<void>((r) => {
-      entered = r;
-    });
+    const [inSession, entered] = latch();
     const held = new ScriptedChannel([
       async (req) => {
         entered();
