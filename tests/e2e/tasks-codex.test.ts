@@ -12,7 +12,12 @@ import { startChatServer } from "../../fixtures/servers/chat-server.ts";
 import { opencodeProviderConfig } from "../../fixtures/servers/opencode-config.ts";
 import type { ScriptedServer } from "../../fixtures/servers/script.ts";
 import { runCli } from "../helpers/cli.ts";
-import { CSV_TOTAL_PY, csvTotalSetup, sweepCsvTotalOnCodex } from "../helpers/csv-total.ts";
+import {
+  CSV_TOTAL_ANSWER,
+  CSV_TOTAL_PY,
+  csvTotalSetup,
+  sweepCsvTotalOnCodex,
+} from "../helpers/csv-total.ts";
 
 const SWEEP_MS = 900_000;
 const SECRET = "answer-key-marker-must-not-leak";
@@ -44,18 +49,7 @@ beforeAll(() => {
         ],
       },
       {
-        text: [
-          "<notes>",
-          "- added scripts/total.py and an AGENTS.md rule: the rollout guessed a total instead of computing it.",
-          "</notes>",
-          "",
-          "<experience>",
-          "cue: a task asks for a total of a CSV column",
-          "lesson: compute the total with a script instead of estimating it",
-          "evidence: the base rollout saved 79.00 without summing sales.csv",
-          "confidence: medium",
-          "</experience>",
-        ].join("\n"),
+        text: CSV_TOTAL_ANSWER,
       },
     ],
   });

@@ -24,6 +24,20 @@ export const CSV_TOTAL_PY = [
   "",
 ].join("\n");
 
+/** The improvers' final answer after their edit: notes, and the lesson the reflector stores. */
+export const CSV_TOTAL_ANSWER = [
+  "<notes>",
+  "- added scripts/total.py and an AGENTS.md rule: the rollout guessed a total instead of computing it.",
+  "</notes>",
+  "",
+  "<experience>",
+  "cue: a task asks for a total of a CSV column",
+  "lesson: compute the total with a script instead of estimating it",
+  "evidence: the base rollout saved 79.00 without summing sales.csv",
+  "confidence: medium",
+  "</experience>",
+].join("\n");
+
 /**
  * A scratch copy of the fixture tasks with `secret` planted in data/csv-total's answer key, and
  * the Codex solver: it runs scripts/total.py when the harness ships it, else guesses wrong.
