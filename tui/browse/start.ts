@@ -30,6 +30,9 @@ export async function runBrowser(opts: BrowserOptions): Promise<void> {
       stdin: opts.stdin ?? process.stdin,
       stderr: opts.stderr ?? process.stderr,
       exitOnCtrlC: false,
+      // The CLI chose this screen for a terminal (a TTY, no --no-tui): Ink's own guess from a CI
+      // variable would hold every frame back until exit.
+      interactive: true,
       alternateScreen: true,
     },
   );

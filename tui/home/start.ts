@@ -44,6 +44,9 @@ export async function chooseOnHome(opts: Omit<HomeOptions, "actions">): Promise<
       stdin: opts.stdin ?? process.stdin,
       stderr: opts.stderr ?? process.stderr,
       exitOnCtrlC: false,
+      // The CLI chose this screen for a terminal (a TTY, no --no-tui): Ink's own guess from a CI
+      // variable would hold every frame back until exit.
+      interactive: true,
       alternateScreen: true,
     },
   );

@@ -52,6 +52,9 @@ export function startLiveView(opts: LiveViewOptions): LiveView {
       stderr: opts.stderr ?? process.stderr,
       // Ctrl-C is a key of the view (force stop), handled by the caller's callback.
       exitOnCtrlC: false,
+      // The CLI chose this screen for a terminal (a TTY, no --no-tui): Ink's own guess from a CI
+      // variable would hold every frame back until exit.
+      interactive: true,
       maxFps: 30,
     },
   );
