@@ -155,9 +155,36 @@ describe("dependency direction", () => {
         /^src\/clis\/[\w-]+-stream\.ts$/.test(e.from) &&
         !e.typeOnly &&
         !under(e.to, "src/core/lib") &&
-        !e.spec.startsWith("node:fs"),
+        !e.spec.startsWith("node:fs") &&
+        e.spec !== "zod",
     );
     expect(bad.map((e) => `${e.from} -> ${e.spec}`)).toEqual([]);
+  });
+
+  test("a CLI's event names are spelled only in its stream decoder (one reading of each stream)", () => {
+    // Every other reader consumes the decoder's typed events, so the trajectory, the watchdog, the
+    // executor and LAB's metrics cannot disagree about what a tool call or a step is (issue 32).
+    const owners: [string, RegExp][] = [
+      [
+        "src/clis/opencode-stream.ts",
+        /["'`](step_finish|step-finish|step_start|step-start|tool_use)["'`]/,
+      ],
+      [
+        "src/clis/codex-stream.ts",
+        /["'`](turn\.(completed|failed|started)|item\.(completed|started|updated)|thread\.started)["'`]/,
+      ],
+    ];
+    const files = ["src", "store", "tui"].flatMap(sources);
+    const bad: string[] = [];
+    for (const [owner, names] of owners) {
+      expect(files).toContain(owner);
+      for (const file of files) {
+        if (file === owner) continue;
+        const hit = readFileSync(join(ROOT, file), "utf8").match(names);
+        if (hit) bad.push(`${file}: ${hit[0]} (read it through ${owner})`);
+      }
+    }
+    expect(bad).toEqual([]);
   });
 
   test("store/ and tui/ see core only through type imports, and never channels/substrate/benchmarks", () => {

@@ -19,11 +19,19 @@ export type CodexUsage = {
 const count = (v: unknown): number =>
   typeof v === "number" && Number.isFinite(v) && v >= 0 ? v : 0;
 
+/** The event ends a turn and carries that turn's usage (`turn.completed`). */
+export const isCodexTurnCompleted = (event: Record<string, unknown>): boolean =>
+  event.type === "turn.completed";
+
+/** The event reports a failure: an `error` event (retry notices included) or a failed turn. */
+export const isCodexFailure = (event: Record<string, unknown>): boolean =>
+  event.type === "error" || event.type === "turn.failed";
+
 /** Adds one decoded JSONL event to `usage` (only `turn.completed` carries any). */
 export function addCodexUsage(usage: CodexUsage, event: unknown): void {
   if (event === null || typeof event !== "object") return;
   const e = event as Record<string, unknown>;
-  if (e.type !== "turn.completed") return;
+  if (!isCodexTurnCompleted(e)) return;
   const u = (e.usage ?? {}) as Record<string, unknown>;
   usage.turns++;
   usage.input += count(u.input_tokens);

@@ -5,15 +5,14 @@
 
 import { mkdirSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { roundUsd } from "../core/lib/money.ts";
 import { type ExitRecord, runProcess, type SpawnOptions } from "../core/lib/process.ts";
 import { timerDelay } from "../core/lib/timer.ts";
+import type { OpencodeCli } from "./opencode.ts";
 import {
-  addOpencodeEvent,
   decodeOpencodeLine,
-  type OpencodeCli,
-  type ParsedRun,
-} from "./opencode.ts";
+  type OpencodeStreamFacts,
+  OpencodeStreamTally,
+} from "./opencode-stream.ts";
 
 /** Consecutive steps without any content after which a session is taken for a runaway. */
 export const EMPTY_STEPS_LIMIT = 5;
@@ -38,7 +37,7 @@ export class StepWatch {
   #partial: string[] = [];
   readonly #utf8 = new TextDecoder("utf-8");
   /** Everything the stream said so far, whether or not the watch still judges it. */
-  readonly #run: ParsedRun = { texts: [], errors: [], usd: 0, events: 0 };
+  readonly #tally = new OpencodeStreamTally();
   #content = false;
   /** Empty steps, or provider errors, in a row that stop the session. */
   readonly #limit: number;
@@ -101,48 +100,54 @@ export class StepWatch {
   }
 
   /**
-   * What the whole stream said, as parseOpencodeEvents reads it from the stream's file: every
+   * What the whole stream said, as readOpencodeStream reads it from the stream's file: every
    * event fed so far plus an unterminated last line (call once the process has ended).
    */
-  parsed(): ParsedRun {
+  parsed(): OpencodeStreamFacts {
     const last = this.#partial.join("") + this.#utf8.decode();
     this.#partial = [];
     if (last !== "") this.#line(last);
-    return {
-      ...this.#run,
-      texts: [...this.#run.texts],
-      errors: [...this.#run.errors],
-      usd: roundUsd(this.#run.usd),
-    };
+    return this.#tally.facts();
   }
 
   #line(line: string): void {
     const ev = decodeOpencodeLine(line);
     if (ev === null) return;
-    addOpencodeEvent(this.#run, ev);
+    this.#tally.see(ev);
     if (this.stopReason !== "") return;
-    const { type } = ev;
-    if (type === "text" || type === "reasoning") {
-      if (ev.text.trim() !== "") this.#content = true;
-    } else if (type === "tool" || type === "tool_use") {
-      this.#content = true;
-    } else if (type === "error") {
-      this.lastError = ev.error || this.lastError;
-      this.errorsInARow++;
-      if (this.errorsInARow >= this.#limit) {
-        this.#stop(`the provider failed ${this.errorsInARow} times in a row: ${this.lastError}`);
-      }
-    } else if (type === "step-finish" || type === "step_finish") {
-      this.steps++;
-      this.emptyInARow = this.#content ? 0 : this.emptyInARow + 1;
-      if (this.#content) this.errorsInARow = 0;
-      this.#content = false;
-      const why = this.lastError ? ` (the CLI's last error: ${this.lastError})` : "";
-      if (this.emptyInARow >= this.#limit) {
-        this.#stop(`the model returned no content for ${this.emptyInARow} steps in a row${why}`);
-      } else if (this.steps > this.stepCap + STEP_CAP_MARGIN) {
-        this.#stop(`the session took ${this.steps} steps, past its cap of ${this.stepCap}`);
-      }
+    switch (ev.kind) {
+      case "text":
+      case "reasoning":
+        if (ev.text.trim() !== "") this.#content = true;
+        return;
+      case "tool":
+        this.#content = true;
+        return;
+      case "error":
+        this.lastError = ev.message || this.lastError;
+        this.errorsInARow++;
+        if (this.errorsInARow >= this.#limit) {
+          this.#stop(`the provider failed ${this.errorsInARow} times in a row: ${this.lastError}`);
+        }
+        return;
+      case "step":
+        this.#stepFinished();
+        return;
+      default:
+        return;
+    }
+  }
+
+  #stepFinished(): void {
+    this.steps++;
+    this.emptyInARow = this.#content ? 0 : this.emptyInARow + 1;
+    if (this.#content) this.errorsInARow = 0;
+    this.#content = false;
+    const why = this.lastError ? ` (the CLI's last error: ${this.lastError})` : "";
+    if (this.emptyInARow >= this.#limit) {
+      this.#stop(`the model returned no content for ${this.emptyInARow} steps in a row${why}`);
+    } else if (this.steps > this.stepCap + STEP_CAP_MARGIN) {
+      this.#stop(`the session took ${this.steps} steps, past its cap of ${this.stepCap}`);
     }
   }
 
@@ -178,7 +183,7 @@ export function lastLoggedError(sessionDir: string): string {
 export type WatchedSession = {
   exit: ExitRecord;
   /** What its event stream said, read as it arrived (the stream itself is in `stdoutFile`). */
-  parsed: ParsedRun;
+  parsed: OpencodeStreamFacts;
   /** Why the watch stopped it as a runaway; "" when it did not. */
   stopReason: string;
   /**

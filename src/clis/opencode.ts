@@ -1,12 +1,11 @@
 // The OpenCode CLI as both of its users drive it, the improver channel and the executor: finding
 // the binary (pinned npm package or a source checkout), the provider file, one session's
 // environment (base variables, only its provider's credentials, its own XDG dirs and HOME, the
-// workspace fence), and the ONE reader of its `--format json` event stream. Starts no process.
+// workspace fence). Its `--format json` event stream is read by clis/opencode-stream.ts. Starts no
+// process.
 
 import { existsSync, readFileSync, realpathSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { z } from "zod";
-import { roundUsd } from "../core/lib/money.ts";
 import { pickEnv, which } from "../core/lib/process.ts";
 import {
   BEDROCK_ENV,
@@ -69,82 +68,6 @@ export const OPENCODE_CHANNEL_SETTINGS = {
 
 /** Default of HARNESS2_SESSION_IDLE_TIMEOUT: twenty minutes without a single event (a long tool run prints nothing until it ends, so this is generous). */
 export const DEFAULT_IDLE_S = 1200;
-
-const Part = z.looseObject({
-  type: z.string().optional(),
-  text: z.unknown().optional(),
-  cost: z.unknown().optional(),
-});
-const OpencodeEvent = z.looseObject({
-  type: z.string().optional(),
-  part: z.unknown().optional(),
-  error: z.unknown().optional(),
-});
-
-/** What a session's `--format json` stream said: text parts, error messages, summed step costs. */
-export type ParsedRun = { texts: string[]; errors: string[]; usd: number; events: number };
-
-/** One event of a `--format json` stream: its type (the part's, else the event's) and payload. */
-export type OpencodeLine = {
-  type: string;
-  /** The part's text ("" when it has none). */
-  text: string;
-  /** A step's cost, when it is a finite number. */
-  cost: number | null;
-  /** An error event's message ("" otherwise). */
-  error: string;
-};
-
-/** Decodes one line of `--format json` output; null when the line is not an event. */
-export function decodeOpencodeLine(raw: string): OpencodeLine | null {
-  const line = raw.trim();
-  if (!line.startsWith("{")) return null;
-  let json: unknown;
-  try {
-    json = JSON.parse(line);
-  } catch {
-    return null;
-  }
-  const ev = OpencodeEvent.safeParse(json);
-  if (!ev.success) return null;
-  const part = Part.safeParse(ev.data.part);
-  const p = part.success ? part.data : {};
-  const type = p.type ?? ev.data.type ?? "";
-  return {
-    type,
-    text: typeof p.text === "string" ? p.text : "",
-    cost: typeof p.cost === "number" && Number.isFinite(p.cost) ? p.cost : null,
-    error: type === "error" ? errorMessage(ev.data.error) : "",
-  };
-}
-
-/** Adds one decoded event to `run` (its costs unrounded: see parseOpencodeEvents). */
-export function addOpencodeEvent(run: ParsedRun, ev: OpencodeLine): void {
-  run.events++;
-  if (ev.type === "text" && ev.text.trim().length > 0) run.texts.push(ev.text);
-  else if (ev.type === "step-finish" || ev.type === "step_finish") run.usd += ev.cost ?? 0;
-  else if (ev.type === "error" && ev.error.length > 0) run.errors.push(ev.error);
-}
-
-/** Reads `--format json` output: text parts, error messages and the summed step costs. */
-export function parseOpencodeEvents(stdout: string): ParsedRun {
-  const out: ParsedRun = { texts: [], errors: [], usd: 0, events: 0 };
-  for (const raw of stdout.split("\n")) {
-    const ev = decodeOpencodeLine(raw);
-    if (ev !== null) addOpencodeEvent(out, ev);
-  }
-  out.usd = roundUsd(out.usd);
-  return out;
-}
-
-export function errorMessage(error: unknown): string {
-  if (error !== null && typeof error === "object") {
-    const e = error as { name?: unknown; data?: { message?: unknown } };
-    if (typeof e.data?.message === "string" && e.data.message.length > 0) return e.data.message;
-    if (typeof e.name === "string") return e.name;
-  }
-  return error === undefined || error === null ? "" : JSON.stringify(error);
-}
 
 const BANNER_LINE =
   /^(?:Performing one time database migration.*|sqlite-migration:.*|Database migration complete\.)[ \t]*$/gm;

@@ -21,10 +21,10 @@ import {
 import {
   configEnvRefs,
   mergeConfig,
-  parseOpencodeEvents,
   stripMigrationBanner,
   workspaceFence,
 } from "../../src/clis/opencode.ts";
+import { readOpencodeStream } from "../../src/clis/opencode-stream.ts";
 import { EMPTY_STEPS_LIMIT } from "../../src/clis/opencode-watch.ts";
 import { ChannelSetupError } from "../../src/clis/session-env.ts";
 import { runProcess } from "../../src/core/lib/process.ts";
@@ -56,7 +56,7 @@ describe("OpenCode output parsing", () => {
       line({ type: "error", error: { name: "UnknownError" } }),
       "{not json",
     ].join("\n");
-    const parsed = parseOpencodeEvents(stdout);
+    const parsed = readOpencodeStream(stdout);
     expect(parsed.texts).toEqual(["First.", "Second."]);
     expect(parsed.usd).toBe(0.1);
     expect(parsed.errors).toEqual(["Invalid request", "UnknownError"]);

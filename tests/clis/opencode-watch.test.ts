@@ -1,7 +1,7 @@
 // The OpenCode step watch on synthetic event streams: when a session counts as a runaway and what
 // it says, without starting any process.
 import { describe, expect, test } from "bun:test";
-import { parseOpencodeEvents } from "../../src/clis/opencode.ts";
+import { readOpencodeStream } from "../../src/clis/opencode-stream.ts";
 import { EMPTY_STEPS_LIMIT, STEP_CAP_MARGIN, StepWatch } from "../../src/clis/opencode-watch.ts";
 
 const line = (o: unknown) => `${JSON.stringify(o)}\n`;
@@ -91,12 +91,9 @@ describe("StepWatch", () => {
       const w = new StepWatch(100, () => {});
       for (let at = 0; at < bytes.length; at += size) w.feed(bytes.subarray(at, at + size));
       w.done();
-      expect(w.parsed()).toEqual(parseOpencodeEvents(stream));
+      expect(w.parsed()).toEqual(readOpencodeStream(stream));
     }
-    expect(parseOpencodeEvents(stream).texts).toEqual([
-      "prix: 12 € — fini ✓",
-      "last, unterminated",
-    ]);
+    expect(readOpencodeStream(stream).texts).toEqual(["prix: 12 € — fini ✓", "last, unterminated"]);
   });
 
   test("a 20 MB event in 64 KB chunks is one whole event, and the lines around it stay whole", () => {

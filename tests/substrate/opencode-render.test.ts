@@ -5,6 +5,9 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { countStream } from "../../src/benchmarks/lab/lab-metrics.ts";
+import { readOpencodeStream } from "../../src/clis/opencode-stream.ts";
+import { StepWatch } from "../../src/clis/opencode-watch.ts";
 import {
   capTrajectory,
   clipText,
@@ -298,4 +301,50 @@ test("a file on disk renders like its text", async () => {
   expect(await renderTrajectoryFile(path, { obsTrunc: 100, maxChars: 0 })).toBe(
     renderTrajectory(RECORDED, { obsTrunc: 100, maxChars: 0 }),
   );
+});
+
+describe("one recorded OpenCode stream, one tool-call count (issue 32)", () => {
+  test("the trajectory's actions, the stream facts, the step watch and LAB's metrics agree", () => {
+    // The recorded stream, plus one call seen twice (running, then completed) that reads a
+    // document, and a step reported twice under one id: each counts once everywhere.
+    const stream = [
+      RECORDED.trimEnd(),
+      line({
+        type: "tool_use",
+        part: { type: "tool", tool: "read", callID: "c9", state: { status: "running", input: {} } },
+      }),
+      line({
+        type: "tool_use",
+        part: {
+          type: "tool",
+          tool: "read",
+          callID: "c9",
+          state: { status: "completed", input: { filePath: "documents/a.md" }, output: "A" },
+        },
+      }),
+      line({ type: "step_finish", part: { id: "s9", type: "step-finish", tokens: { input: 5 } } }),
+      line({ type: "step_finish", part: { id: "s9", type: "step-finish", tokens: { input: 7 } } }),
+    ].join("\n");
+    const actions = renderTrajectory(stream, { obsTrunc: 50, maxChars: 0 });
+    const actionCount = actions.split("\n").filter((l) => l.startsWith("[ACTION]")).length;
+    const facts = readOpencodeStream(stream);
+    const watch = new StepWatch(100, () => {});
+    watch.feed(Buffer.from(stream, "utf8"));
+    watch.done();
+    const file = join(mkdtempSync(join(SCRATCH, "h2-count-")), "opencode.jsonl");
+    writeFileSync(file, stream);
+    const metrics = countStream(file);
+
+    // The recorded stream's five calls (docs/architecture.md "Agent CLIs offline") and c9.
+    expect(actionCount).toBe(6);
+    expect(facts.toolCalls).toBe(6);
+    expect(watch.parsed().toolCalls).toBe(6);
+    expect(metrics.toolCalls).toBe(6);
+    expect(metrics.documentsRead).toBe(1);
+    // Six recorded steps of 100 input tokens and the repeated one at its latest usage.
+    expect(facts.steps).toBe(7);
+    expect(facts.tokens.input).toBe(607);
+    expect(metrics.tokens.input).toBe(607);
+    expect(actions).toContain("steps=7 tokens in=607");
+  });
 });

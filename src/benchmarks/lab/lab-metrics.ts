@@ -1,12 +1,23 @@
 // A LAB rollout's `metrics.json` (docs/benchmarks.md "LAB"): tokens, cost, wall time, tool calls,
-// documents read and follow-ups, counted from the executor's own event stream (OpenCode's
-// `step_finish`/`tool_use` events, or Codex's `turn.completed`/`item.completed`). A LAB run without
+// documents read and follow-ups, counted from the executor's own event stream through that CLI's
+// one decoder (clis/opencode-stream.ts, clis/codex-stream.ts). A LAB run without
 // it counts as failed, so it is written atomically after every normal finish.
 
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { CodexToolCalls } from "../../clis/codex-stream.ts";
+import {
+  addCodexUsage,
+  CodexToolCalls,
+  codexToolItem,
+  emptyUsage,
+} from "../../clis/codex-stream.ts";
+import {
+  decodeOpencodeEvent,
+  isToolCall,
+  OpencodeStreamTally,
+} from "../../clis/opencode-stream.ts";
 import { writeFileAtomic } from "../../core/lib/atomic-write.ts";
+import { jsonObjects } from "../../core/lib/jsonl.ts";
 import { isRegularFile } from "../../core/lib/safe-fs.ts";
 
 export const METRICS_FILE = "metrics.json";
@@ -22,52 +33,45 @@ export type LabMetrics = {
   model: string;
 };
 
-type Json = Record<string, unknown>;
-const obj = (v: unknown): Json => (v !== null && typeof v === "object" ? (v as Json) : {});
-const num = (v: unknown): number => (typeof v === "number" && Number.isFinite(v) ? v : 0);
-
 /** Tokens, tool calls and documents read, from a stream of either executor. */
 export function countStream(
   streamFile: string,
 ): Pick<LabMetrics, "tokens" | "toolCalls" | "documentsRead"> {
-  const tokens = { input: 0, output: 0, reasoning: 0, cacheRead: 0 };
-  let toolCalls = 0;
-  let documentsRead = 0;
-  // Codex's calls are counted as its reader counts them (clis/codex.ts): each tool item once.
-  const codexCalls = new CodexToolCalls();
   const text = isRegularFile(streamFile) ? readFileSync(streamFile, "utf8") : "";
-  for (const line of text.split("\n")) {
-    if (!line.startsWith("{")) continue;
-    let e: Json;
-    try {
-      e = JSON.parse(line) as Json;
-    } catch {
-      continue;
+  // Each line is read by both CLIs' decoders, so a call or a usage is counted exactly as the
+  // executor, the watchdog and the trajectory count it (issue 32); a line of one CLI is nothing to
+  // the other's decoder.
+  const codexCalls = new CodexToolCalls();
+  const codexUsage = emptyUsage();
+  const opencode = new OpencodeStreamTally();
+  let documentsRead = 0;
+  // An OpenCode call reads a document when any of its states' input names one; it counts once.
+  const documentCalls = new Set<string>();
+  const mentionsDocuments = (v: unknown) => JSON.stringify(v ?? null).includes("documents/");
+  for (const json of jsonObjects(text)) {
+    const e = decodeOpencodeEvent(json);
+    const began = opencode.see(e);
+    if (isToolCall(e) && mentionsDocuments(e.input)) {
+      if (e.key === undefined) documentsRead += began ? 1 : 0;
+      else if (!documentCalls.has(e.key)) {
+        documentCalls.add(e.key);
+        documentsRead++;
+      }
     }
-    const part = obj(e.part);
-    const item = obj(e.item);
-    if (e.type === "step_finish") {
-      const t = obj(part.tokens);
-      tokens.input += num(t.input);
-      tokens.output += num(t.output);
-      tokens.reasoning += num(t.reasoning);
-      tokens.cacheRead += num(obj(t.cache).read);
-    } else if (e.type === "turn.completed") {
-      const u = obj(e.usage);
-      tokens.input += num(u.input_tokens);
-      tokens.output += num(u.output_tokens);
-      tokens.cacheRead += num(u.cached_input_tokens);
-      tokens.reasoning += num(u.reasoning_output_tokens);
-    }
-    if (e.type === "tool_use") {
-      toolCalls++;
-      if (JSON.stringify(obj(obj(part.state).input)).includes("documents/")) documentsRead++;
-    } else if (codexCalls.see(e)) {
-      toolCalls++;
-      if (JSON.stringify(item).includes("documents/")) documentsRead++;
-    }
+    addCodexUsage(codexUsage, json);
+    if (codexCalls.see(json) && mentionsDocuments(codexToolItem(json))) documentsRead++;
   }
-  return { tokens, toolCalls, documentsRead };
+  const oc = opencode.facts();
+  return {
+    tokens: {
+      input: oc.tokens.input + codexUsage.input,
+      output: oc.tokens.output + codexUsage.output,
+      reasoning: oc.tokens.reasoning + codexUsage.reasoning,
+      cacheRead: oc.tokens.cached + codexUsage.cached,
+    },
+    toolCalls: oc.toolCalls + codexCalls.count,
+    documentsRead,
+  };
 }
 
 /** Writes `<runDir>/metrics.json` whole (a temp file renamed over it). */

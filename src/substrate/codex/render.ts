@@ -5,7 +5,12 @@
 // the OpenCode renderer's. Pure and total: a malformed line degrades to nothing, never a throw.
 
 import { readFile } from "node:fs/promises";
-import { addCodexUsage, emptyUsage } from "../../clis/codex.ts";
+import {
+  addCodexUsage,
+  emptyUsage,
+  isCodexFailure,
+  isCodexTurnCompleted,
+} from "../../clis/codex-stream.ts";
 import { asText, capTrajectory, clipText, stringify } from "../../core/evidence/clip.ts";
 import { jsonObjects } from "../../core/lib/jsonl.ts";
 
@@ -250,19 +255,14 @@ export function renderCodexTrajectory(jsonl: string, opts: CodexRenderOptions): 
       blocks.push(lines);
       continue;
     }
-    if (e.type === "turn.completed") {
+    if (isCodexTurnCompleted(e)) {
       if (isObj(e.usage)) {
         addCodexUsage(usage, e);
         blocks.push([turnUsageLine(e.usage)]);
       }
       continue;
     }
-    if (
-      e.type === "turn.failed" ||
-      e.type === "error" ||
-      isObj(e.error) ||
-      typeof e.error === "string"
-    ) {
+    if (isCodexFailure(e) || isObj(e.error) || typeof e.error === "string") {
       blocks.push(errorLines(e));
     }
   }
