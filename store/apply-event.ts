@@ -4,11 +4,13 @@
 
 import type { Database } from "bun:sqlite";
 import type { EventOf, HarnessEvent } from "../src/core/events/registry.ts";
+import { Harness2Error } from "../src/core/lib/errors.ts";
 import { newTaskRecordId } from "./ids.ts";
 import { flag, json, ms, prepareStatements, type Statements } from "./statements.ts";
 
 /** A task-level event arrived for a task the store has no record of and cannot place. */
-export class OrphanEventError extends Error {
+export class OrphanEventError extends Harness2Error {
+  static override readonly errorKind = "bug";
   constructor(
     readonly eventType: string,
     readonly sweep: string,
@@ -17,7 +19,6 @@ export class OrphanEventError extends Error {
     super(
       `${eventType} for task '${task}' of sweep ${sweep} arrived before any task.started and carries no k, so it cannot be placed`,
     );
-    this.name = "OrphanEventError";
   }
 }
 

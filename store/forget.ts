@@ -5,6 +5,7 @@
 // all: a rerun that found everything done) is the prune's question.
 
 import type { Database } from "bun:sqlite";
+import { Harness2Error } from "../src/core/lib/errors.ts";
 import { liveSweepIds } from "./lock.ts";
 
 /** Sweeps whose every task was skipped (or that recorded no task), not held by a live process. */
@@ -28,7 +29,7 @@ export function ownTaskCount(db: Database, sweepId: string): number {
   return row.n;
 }
 
-export class SweepLiveError extends Error {
+export class SweepLiveError extends Harness2Error {
   constructor(readonly sweepId: string) {
     super(`sweep ${sweepId} is running in a live process; stop it first (q or Ctrl-C there)`);
   }

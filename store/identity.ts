@@ -3,6 +3,7 @@
 // while its task stream may grow or narrow. Never decides anything from paths or namespaces.
 
 import type { Database } from "bun:sqlite";
+import { Harness2Error } from "../src/core/lib/errors.ts";
 
 export type StreamDomain = { domain: string; tasks: readonly string[] };
 
@@ -28,7 +29,7 @@ export type IdentityComparison = {
   omittedTasks: string[];
 };
 
-export class IdentityMismatchError extends Error {
+export class IdentityMismatchError extends Harness2Error {
   constructor(
     readonly previousSweep: string,
     readonly differences: readonly IdentityDifference[],
@@ -37,7 +38,6 @@ export class IdentityMismatchError extends Error {
     super(
       `this runs directory holds a different experiment (last sweep ${previousSweep}): ${lines.join("; ")}. Use the same settings to continue it, or choose a new runs directory (--runs / HARNESS2_RUNS_DIR) for a new experiment.`,
     );
-    this.name = "IdentityMismatchError";
   }
 }
 

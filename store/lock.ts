@@ -4,6 +4,7 @@
 
 import type { Database } from "bun:sqlite";
 import { hostname as osHostname } from "node:os";
+import { Harness2Error } from "../src/core/lib/errors.ts";
 import { pidAlive } from "../src/core/lib/pid.ts";
 import { killOwnedBy } from "../src/core/lib/reaper.ts";
 
@@ -20,12 +21,11 @@ export type LockRow = {
   heartbeatAt: number;
 };
 
-export class SweepLockedError extends Error {
+export class SweepLockedError extends Harness2Error {
   constructor(readonly holder: LockRow) {
     super(
       `namespace ${holder.namespace} is being run by sweep ${holder.sweepId} (pid ${holder.pid} on ${holder.hostname}, started ${new Date(holder.startedAt).toISOString()}); wait for it to finish or stop it, then run again`,
     );
-    this.name = "SweepLockedError";
   }
 }
 

@@ -1,7 +1,9 @@
 // The named errors of a store's place and file (store/db.ts raises them; the CLI turns each into
 // one line with its fix). Each says what is wrong with which path, and what to do.
 
-export class StoreNewerError extends Error {
+import { Harness2Error } from "../src/core/lib/errors.ts";
+
+export class StoreNewerError extends Harness2Error {
   constructor(
     readonly path: string,
     readonly found: number,
@@ -10,11 +12,10 @@ export class StoreNewerError extends Error {
     super(
       `${path} was written by a newer harness2 (store schema ${found}; this build reads up to ${supported}). Upgrade harness2, or point HARNESS2_DB at another file.`,
     );
-    this.name = "StoreNewerError";
   }
 }
 
-export class StoreCorruptError extends Error {
+export class StoreCorruptError extends Harness2Error {
   constructor(
     readonly path: string,
     readonly detail: string,
@@ -22,11 +23,10 @@ export class StoreCorruptError extends Error {
     super(
       `${path} is not a readable harness2 store (${detail}). It was left untouched; move it aside (or restore a backup) and run again, or point HARNESS2_DB at another file.`,
     );
-    this.name = "StoreCorruptError";
   }
 }
 
-export class StoreForeignError extends Error {
+export class StoreForeignError extends Harness2Error {
   constructor(
     readonly path: string,
     readonly applicationId: number,
@@ -34,14 +34,12 @@ export class StoreForeignError extends Error {
     super(
       `${path} is an SQLite database that belongs to another program (application id ${applicationId}), not a harness2 store. It was left untouched; point HARNESS2_DB at another file.`,
     );
-    this.name = "StoreForeignError";
   }
 }
 
-export class StoreMissingError extends Error {
+export class StoreMissingError extends Harness2Error {
   constructor(readonly path: string) {
     super(`no harness2 store at ${path}`);
-    this.name = "StoreMissingError";
   }
 }
 
@@ -49,7 +47,7 @@ export class StoreMissingError extends Error {
  * A store of an older schema met by a read-only open: reading it would need a migration, and the
  * read-only commands never write, so the file is left as it is.
  */
-export class StoreOlderError extends Error {
+export class StoreOlderError extends Harness2Error {
   constructor(
     readonly path: string,
     readonly found: number,
@@ -58,7 +56,6 @@ export class StoreOlderError extends Error {
     super(
       `${path} was written by an older harness2 (store schema ${found}; this build reads ${supported}) and the read-only commands never upgrade a store. Fix: start a sweep (harness2 run or demo) or run 'harness2 judge' once; either upgrades it in place.`,
     );
-    this.name = "StoreOlderError";
   }
 }
 
@@ -70,14 +67,14 @@ export const RUNS_DIR_FIX = "choose a writable directory with --runs or HARNESS2
  * must be, a directory where the store file must be, nothing writable to create it under).
  * `what` says which of the two: a bad runs directory may come from a `--runs` flag.
  */
-export class StorePlaceError extends Error {
+export class StorePlaceError extends Harness2Error {
+  static override readonly errorKind = "environment";
   constructor(
     readonly path: string,
     readonly problem: string,
-    readonly fix: string,
+    fix: string,
     readonly what: "runs" | "db",
   ) {
-    super(`${problem}. Fix: ${fix}`);
-    this.name = "StorePlaceError";
+    super(problem, { fix });
   }
 }

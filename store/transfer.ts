@@ -8,6 +8,7 @@ import type { Database } from "bun:sqlite";
 import { basename } from "node:path";
 import { z } from "zod";
 import { type EventOf, HarnessEvent } from "../src/core/events/registry.ts";
+import { Harness2Error } from "../src/core/lib/errors.ts";
 import { EventApplier } from "./apply-event.ts";
 import { BUNDLE_MAX_BYTES, eventProblem, readBounded } from "./bundle-bounds.ts";
 import { schemaVersion } from "./db.ts";
@@ -29,10 +30,9 @@ const Header = z.object({
 export type SweepBundle = { sweep: string; schema: number; events: HarnessEvent[] };
 
 /** A bundle or a store cannot be moved as asked; the message says what is wrong and what to do. */
-export class TransferError extends Error {
+export class TransferError extends Harness2Error {
   constructor(message: string) {
     super(message);
-    this.name = "TransferError";
   }
 }
 

@@ -6,22 +6,24 @@ import type { Database } from "bun:sqlite";
 import { SQLiteError } from "bun:sqlite";
 import { HarnessEvent } from "../src/core/events/registry.ts";
 import { type EventSink, isValidated } from "../src/core/events/sink.ts";
+import { Harness2Error } from "../src/core/lib/errors.ts";
 import { EventApplier } from "./apply-event.ts";
 import { openStore } from "./db.ts";
 
 /** An emitted value that is not a valid event; it was not recorded. */
-export class InvalidEventError extends Error {
+export class InvalidEventError extends Harness2Error {
+  static override readonly errorKind = "bug";
   constructor(
     readonly eventType: string,
     readonly issues: string,
   ) {
     super(`invalid ${eventType} event not recorded: ${issues}`);
-    this.name = "InvalidEventError";
   }
 }
 
 /** A valid event the store could not record (its transaction rolled back). */
-export class StoreWriteError extends Error {
+export class StoreWriteError extends Harness2Error {
+  static override readonly errorKind = "environment";
   /** What went wrong, without the event: the same for every event a full disk loses. */
   readonly reason: string;
   constructor(
@@ -30,7 +32,6 @@ export class StoreWriteError extends Error {
   ) {
     const reason = cause instanceof Error ? cause.message : String(cause);
     super(`could not record ${eventType}: ${reason}`);
-    this.name = "StoreWriteError";
     this.reason = reason;
   }
 }

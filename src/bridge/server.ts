@@ -4,6 +4,7 @@
 // responses-stream.ts map the two wire formats. Every request must carry the bridge's own key.
 
 import OpenAI from "openai";
+import { Harness2Error } from "../core/lib/errors.ts";
 import { type ResponsesEvent, ResponsesStream } from "./responses-stream.ts";
 import { ResponsesRequest, toChat } from "./to-chat.ts";
 
@@ -27,10 +28,9 @@ export type BridgeOptions = {
 export type Bridge = { url: string; port: number; stop: () => Promise<void> };
 
 /** The upstream cannot be used: unreachable, or it refused the key. */
-export class BridgeUpstreamError extends Error {
+export class BridgeUpstreamError extends Harness2Error {
   constructor(message: string) {
     super(message);
-    this.name = "BridgeUpstreamError";
   }
 }
 

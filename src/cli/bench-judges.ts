@@ -6,7 +6,6 @@ import { IMPORTED_KEY } from "../../store/transfer.ts";
 import type { Scorer } from "../core/seams/benchmark.ts";
 import type { JudgeIdentity } from "../judge/judge-identity.ts";
 import { CliError } from "./errors.ts";
-import { EXIT } from "./exit-codes.ts";
 
 export type BenchJudge = { scorer: Scorer; identity: JudgeIdentity };
 
@@ -57,7 +56,6 @@ const LOADERS: Record<string, (ctx: BenchJudgeContext) => Promise<BenchJudge>> =
         from === null
           ? "this tasks sweep recorded no task folder: give it with --tasks DIR"
           : `this tasks sweep was imported (${from}): its checks run only from a task folder you name here, with --tasks DIR`,
-        EXIT.failed,
       );
     }
     const { createTasksScorer } = await import("../benchmarks/tasks/tasks-scorer.ts");
@@ -88,7 +86,6 @@ export async function loadBenchJudge(bench: string, ctx: BenchJudgeContext): Pro
   if (load === undefined) {
     throw new CliError(
       `no judge for benchmark '${bench || "(unrecorded)"}' in this build (judgeable: ${JUDGEABLE_BENCHES.join(", ")})`,
-      EXIT.failed,
     );
   }
   return load(ctx);

@@ -67,13 +67,8 @@ async function buildSetUpCell(
   }
   const { BenchDataError, dependenciesDir } = await import("../benchmarks/common/install.ts");
   const deps = dependenciesDir(args.opts.dependencies, io.env, io.cwd);
-  try {
-    const made = await make(deps, await executorFor(substrate, io));
-    return { ...made, warnings: [] };
-  } catch (err) {
-    if (err instanceof BenchDataError) throw new CliError(err.message);
-    throw err;
-  }
+  const made = await make(deps, await executorFor(substrate, io));
+  return { ...made, warnings: [] };
 }
 
 function buildLab(args: CellArgs, io: CliIO, runsDir: string, substrate: string): Promise<Built> {

@@ -2,6 +2,7 @@
 // Parsing never prints: a bad command line becomes a UsageError that main turns into one line.
 
 import { parseArgs } from "node:util";
+import { Harness2Error } from "../core/lib/errors.ts";
 import { colorWanted } from "../core/lib/format.ts";
 
 type OptionCommon = {
@@ -86,13 +87,13 @@ export function colorFor(io: Pick<CliIO, "isTTY" | "env">): boolean {
 }
 
 /** A mistake in the command line. main prints its message on one line and exits 2. */
-export class UsageError extends Error {
+export class UsageError extends Harness2Error {
+  static override readonly errorKind = "usage";
   constructor(
     message: string,
     readonly command?: string,
   ) {
     super(message);
-    this.name = "UsageError";
   }
 }
 

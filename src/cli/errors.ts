@@ -1,18 +1,15 @@
-// The single formatter at the CLI edge: turns any thrown error into one clear sentence and an exit
-// code. Domain errors carry their data; this module decides how a user reads them.
+// The single formatter at the CLI edge: turns any thrown error into one clear line (its fix, when
+// it has one, after `Fix:`) and the exit code of its kind. Domain errors carry their data and
+// their kind (core/lib/errors.ts); this module decides how a user reads them.
 
-import { EXIT } from "./exit-codes.ts";
+import { Harness2Error, withFix } from "../core/lib/errors.ts";
+import { EXIT, EXIT_FOR_KIND } from "./exit-codes.ts";
 
-/** An error whose message is already written for the user; `code` is the exit status. */
-export class CliError extends Error {
-  constructor(
-    message: string,
-    readonly code: number = EXIT.failed,
-  ) {
-    super(message);
-    this.name = "CliError";
-  }
-}
+/**
+ * An error the CLI itself raises, its message written for the user; a refusal (exit 1) unless
+ * `kind` says otherwise, with its `fix` when one command or step fixes it.
+ */
+export class CliError extends Harness2Error {}
 
 const BUILTIN_ERRORS = new Set([
   "Error",
@@ -25,15 +22,25 @@ const BUILTIN_ERRORS = new Set([
   "AggregateError",
 ]);
 
-export function formatError(err: unknown): { message: string; code: number } {
-  if (err instanceof CliError) return { message: oneLine(err.message), code: err.code };
-  if (err instanceof Error) {
-    // Domain errors (SweepLockedError, ConfigError, …) are sentences written for the user; only
-    // an unexpected built-in error keeps its class name, which helps a bug report.
-    const name = BUILTIN_ERRORS.has(err.name) && err.name !== "Error" ? `${err.name}: ` : "";
-    return { message: oneLine(`${name}${err.message}`), code: EXIT.failed };
+/**
+ * How any thrown error reads at the CLI edge: one line, `message. Fix: fix` when the error names
+ * its fix, and the exit code of its kind (src/cli/exit-codes.ts EXIT_FOR_KIND). An unexpected
+ * built-in error (TypeError, …) is a bug: it keeps its class name, which helps a report.
+ */
+export function formatError(err: unknown): { message: string; fix: string; code: number } {
+  if (err instanceof Harness2Error) {
+    return { message: oneLine(withFix(err)), fix: err.fix, code: EXIT_FOR_KIND[err.errorKind] };
   }
-  return { message: oneLine(String(err)), code: EXIT.failed };
+  if (err instanceof Error) {
+    const unexpected = BUILTIN_ERRORS.has(err.name) && err.name !== "Error";
+    const name = unexpected ? `${err.name}: ` : "";
+    return {
+      message: oneLine(`${name}${err.message}`),
+      fix: "",
+      code: unexpected ? EXIT.bug : EXIT.failed,
+    };
+  }
+  return { message: oneLine(String(err)), fix: "", code: EXIT.failed };
 }
 
 function oneLine(text: string): string {

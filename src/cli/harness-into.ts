@@ -14,7 +14,6 @@ import { lstatSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { walkFiles, writeFileSafe } from "../core/lib/safe-fs.ts";
 import { CliError } from "./errors.ts";
-import { EXIT } from "./exit-codes.ts";
 
 export const SECTION_BEGIN =
   "<!-- harness2: adopted harness (begin; harness2 harness export rewrites this section) -->";
@@ -80,7 +79,6 @@ export function mergeInto(
     const more = conflicts.length > 5 ? ` and ${conflicts.length - 5} more` : "";
     throw new CliError(
       `${project} already has ${shown}${more}, different from the harness's: nothing was written. Fix: move ${conflicts.length === 1 ? "it" : "them"} aside, or export into a new folder (harness export DIR)`,
-      EXIT.failed,
     );
   }
   for (const [rel, data] of plan) {

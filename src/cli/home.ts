@@ -3,12 +3,11 @@
 // It never creates a store itself; the demo or a resumed run opens its own.
 
 import pkg from "../../package.json" with { type: "json" };
-import { StorePlaceError, storeLocation } from "../../store/db.ts";
+import { storeLocation } from "../../store/db.ts";
 import { sweepDetail } from "../../store/queries.ts";
 import { listSweeps } from "../../store/sweep-list.ts";
 import type { SweepSummary } from "../../store/views.ts";
 import { type CliIO, colorFor } from "./command.ts";
-import { CliError } from "./errors.ts";
 import { EXIT } from "./exit-codes.ts";
 import { openForBrowsing } from "./run-handle.ts";
 
@@ -20,13 +19,7 @@ export type HomeWiring = {
 };
 
 export async function runHomeScreen(io: CliIO, wiring: HomeWiring): Promise<number> {
-  let loc: ReturnType<typeof storeLocation>;
-  try {
-    loc = storeLocation({ env: io.env, cwd: io.cwd });
-  } catch (err) {
-    if (err instanceof StorePlaceError) throw new CliError(err.message, EXIT.failed);
-    throw err;
-  }
+  const loc = storeLocation({ env: io.env, cwd: io.cwd });
   let sweeps: SweepSummary[] | null = null;
   const argvOf = new Map<string, string[]>();
   const db = await openForBrowsing(loc);

@@ -4,12 +4,7 @@
 
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import {
-  BenchDataError,
-  badEndpoint,
-  dependenciesDir,
-  type Manifest,
-} from "../benchmarks/common/install.ts";
+import { badEndpoint, dependenciesDir, type Manifest } from "../benchmarks/common/install.ts";
 import { installedJobBench } from "../benchmarks/jobbench/jb-data.ts";
 import {
   JB_DEFAULT_JUDGE_MODEL,
@@ -35,12 +30,7 @@ function checkoutOf(
   if (recorded !== undefined && existsSync(recorded)) return recorded;
   const deps =
     recordedPath(ctx.config, "dependencies") ?? dependenciesDir(undefined, ctx.env, process.cwd());
-  try {
-    return installed(deps).root;
-  } catch (err) {
-    if (err instanceof BenchDataError) throw new CliError(err.message);
-    throw err;
-  }
+  return installed(deps).root;
 }
 
 function endpoint(ctx: BenchJudgeContext): { model: string; baseUrl: string; apiKey: string } {

@@ -8,23 +8,17 @@ import { dirname } from "node:path";
 import {
   asStoreError,
   openStore,
-  StoreCorruptError,
-  StoreForeignError,
   type StoreLocation,
   StoreMissingError,
-  StoreNewerError,
-  StoreOlderError,
   StorePlaceError,
   storeLocation,
   storePlaceProblem,
 } from "../../store/db.ts";
 import { openRunStore, type RunStore } from "../../store/open.ts";
-import { PgStoreError } from "../../store/pg/log.ts";
 import { resolveRun } from "../../store/sweep-list.ts";
 import type { StoreWriterOptions } from "../../store/writer.ts";
 import type { CliIO } from "./command.ts";
 import { CliError } from "./errors.ts";
-import { EXIT } from "./exit-codes.ts";
 
 /** The `--runs DIR` option every browsing command accepts. */
 export const RUNS_OPTION = {
@@ -40,7 +34,7 @@ export type RunsArgs = { opts: { runs?: string | undefined } };
 /**
  * Where the store of this command line lives, refused in one line when the runs directory or the
  * store file cannot be used (a regular file given as --runs, a directory as the store file): exit
- * 2 when the bad runs directory came from --runs, 1 when it came from the environment. `create`
+ * 2 when the bad runs directory came from --runs, 4 (environment) otherwise. `create`
  * asks also that it can be created and written (the sweep commands).
  */
 export function checkedLocation(
@@ -62,7 +56,7 @@ export function checkedLocation(
 
 function placeError(err: StorePlaceError, runsFromFlag: boolean): CliError {
   const usage = err.what === "runs" && runsFromFlag;
-  return new CliError(err.message, usage ? EXIT.usage : EXIT.failed);
+  return new CliError(err.message, { kind: usage ? "usage" : err.errorKind, fix: err.fix });
 }
 
 /**
@@ -82,7 +76,7 @@ export function browseLocation(args: RunsArgs, io: CliIO): StoreLocation {
   ) {
     throw new CliError(
       `the runs directory ${loc.runsDir} does not exist, nor does ${dirname(loc.runsDir)}. Fix: check the path given by ${flag !== undefined ? "--runs" : "HARNESS2_RUNS_DIR"}`,
-      flag !== undefined ? EXIT.usage : EXIT.failed,
+      flag !== undefined ? { kind: "usage" } : undefined,
     );
   }
   return loc;
@@ -105,7 +99,7 @@ export async function openForBrowsing(
       : openStore(loc.dbPath, { readonly: true });
   } catch (err) {
     if (err instanceof StoreMissingError) return null;
-    throw toCliError(err, loc.dbPath);
+    throw asStoreError(err, loc.dbPath);
   }
 }
 
@@ -123,7 +117,6 @@ async function openSharedForBrowsing(loc: StoreLocation, write: boolean): Promis
     store = await openRunStore(loc, { readonly: !write, create: false });
   } catch (err) {
     if (err instanceof StoreMissingError) return null;
-    if (err instanceof PgStoreError) throw new CliError(err.message, EXIT.failed);
     throw err;
   }
   if (!write) await store.pg?.log.close();
@@ -157,22 +150,8 @@ export function readStore<T>(loc: StoreLocation, read: () => T): T {
   try {
     return read();
   } catch (err) {
-    throw toCliError(err, loc.dbPath);
+    throw asStoreError(err, loc.dbPath);
   }
-}
-
-function toCliError(err: unknown, path: string): unknown {
-  const mapped = asStoreError(err, path);
-  if (
-    mapped instanceof StoreNewerError ||
-    mapped instanceof StoreCorruptError ||
-    mapped instanceof StoreForeignError ||
-    mapped instanceof StoreOlderError ||
-    mapped instanceof StorePlaceError
-  ) {
-    return new CliError(mapped.message, EXIT.failed);
-  }
-  return mapped;
 }
 
 /** The sweep id RUN names, or a CliError (exit 1) saying why there is none or which it could be. */
@@ -184,15 +163,11 @@ export function resolveRunHandle(db: Database, handle: string, loc: StoreLocatio
     const more = r.candidates.length > 8 ? `, … (${r.candidates.length - 8} more)` : "";
     throw new CliError(
       `'${handle}' matches ${r.candidates.length} sweeps: ${shown}${more}; give more of the id`,
-      EXIT.failed,
     );
   }
   const lower = handle.trim().toLowerCase();
   if (lower === "last" || lower === "latest") {
-    throw new CliError(`no sweeps recorded in ${loc.dbPath} yet`, EXIT.failed);
+    throw new CliError(`no sweeps recorded in ${loc.dbPath} yet`);
   }
-  throw new CliError(
-    `no sweep '${handle}' in ${loc.dbPath} (list them with 'harness2 runs')`,
-    EXIT.failed,
-  );
+  throw new CliError(`no sweep '${handle}' in ${loc.dbPath} (list them with 'harness2 runs')`);
 }

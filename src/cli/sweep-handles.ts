@@ -10,7 +10,6 @@ import type { ModeToken } from "../core/events/registry.ts";
 import { MODE_NAMES, parseModes } from "../core/run/naming.ts";
 import { type OptionSpecs, type OptionValues, UsageError } from "./command.ts";
 import { CliError } from "./errors.ts";
-import { EXIT } from "./exit-codes.ts";
 import { resolveRunHandle } from "./run-handle.ts";
 
 /**
@@ -30,14 +29,12 @@ function resolveHandle(
   if (ids.length === 0) {
     throw new CliError(
       `no sweep of plan ${plan} in ${loc.dbPath} yet (its workers record one per domain; see 'harness2 watch')`,
-      EXIT.failed,
     );
   }
   if (opts.single && opts.plans !== true && ids.length > 1) {
     const shown = ids.slice(0, 6).join(", ");
     throw new CliError(
       `plan ${plan} holds ${ids.length} sweeps (one per domain): ${shown}${ids.length > 6 ? ", …" : ""}; '${opts.command}' takes one of them`,
-      EXIT.failed,
     );
   }
   return ids;
@@ -175,7 +172,6 @@ export function selectSweeps(
     if (newest === undefined) {
       throw new CliError(
         `no sweep matches ${describeFilter(cell.filter, k, cell.modes)} in ${loc.dbPath} (list them with 'harness2 runs')`,
-        EXIT.failed,
       );
     }
     return newest;

@@ -142,10 +142,10 @@ export async function runSweepSession(opts: SweepSessionOptions): Promise<SweepS
   if (already !== null) {
     await lock.release();
     await store.close();
-    throw new CliError(
-      `the ${already}. Fix: raise the cap and run the same command to resume`,
-      EXIT.capped,
-    );
+    throw new CliError(`the ${already}`, {
+      kind: "capped",
+      fix: "raise the cap and run the same command to resume",
+    });
   }
   const writer = new StoreWriter(db, store.writerOptions());
   const recording = new RecordingSink();

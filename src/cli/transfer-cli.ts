@@ -10,7 +10,6 @@ import type { HarnessEvent } from "../core/events/registry.ts";
 import type { CliIO } from "./command.ts";
 import { UsageError } from "./command.ts";
 import { CliError } from "./errors.ts";
-import { EXIT } from "./exit-codes.ts";
 
 /**
  * A store named by a runs directory (its harness2.db) or by the database file itself; a path that
@@ -26,7 +25,7 @@ export function storePathOf(named: string, io: CliIO): string {
     if (!st.isFile()) {
       throw new CliError(
         `${path} is not a runs directory or a harness2.db file: name one of those`,
-        EXIT.usage,
+        { kind: "usage" },
       );
     }
     return path;
@@ -40,12 +39,9 @@ export function openSource(path: string): Database {
     return openStore(path, { readonly: true });
   } catch (err) {
     if (err instanceof StoreMissingError) {
-      throw new CliError(
-        `no harness2 store at ${path}: name a runs directory or its harness2.db`,
-        EXIT.failed,
-      );
+      throw new CliError(`no harness2 store at ${path}: name a runs directory or its harness2.db`);
     }
-    throw new CliError(`cannot read the store ${path}: ${(err as Error).message}`, EXIT.failed);
+    throw new CliError(`cannot read the store ${path}: ${(err as Error).message}`);
   }
 }
 
@@ -73,7 +69,7 @@ export function refusing<T>(body: () => T): T {
   try {
     return body();
   } catch (err) {
-    if (err instanceof TransferError) throw new CliError(err.message, EXIT.failed);
+    if (err instanceof TransferError) throw new CliError(err.message);
     throw err;
   }
 }

@@ -52,7 +52,6 @@ const TRIPLES: Readonly<Record<string, string>> = {
 export class CodexSetupError extends ExecutorSetupError {
   constructor(reason: string, hint: string) {
     super("codex", reason, hint);
-    this.name = "CodexSetupError";
   }
 }
 

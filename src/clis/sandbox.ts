@@ -9,6 +9,7 @@
 
 import { realpathSync, statSync } from "node:fs";
 import { basename, dirname, isAbsolute } from "node:path";
+import { Harness2Error } from "../core/lib/errors.ts";
 import { runProcess, which } from "../core/lib/process.ts";
 import { SpawnError } from "../core/lib/spawn-error.ts";
 
@@ -29,13 +30,13 @@ const READ_PATHS = [
   "REQUESTS_CA_BUNDLE",
 ] as const;
 
-export class SandboxSetupError extends Error {
+export class SandboxSetupError extends Harness2Error {
+  static override readonly errorKind = "environment";
   constructor(
     readonly reason: string,
     readonly hint: string,
   ) {
     super(`${reason}. ${hint}`);
-    this.name = "SandboxSetupError";
   }
 }
 

@@ -2,6 +2,8 @@
 // and the field-by-field difference when an experiment's judge would change. Judgments by
 // different judges are not comparable, so a change is refused, never mixed in silently.
 
+import { Harness2Error } from "../core/lib/errors.ts";
+
 export type JudgeIdentity = Readonly<Record<string, string>>;
 
 /** Canonical text of an identity: JSON with sorted keys (what the store's `judge` column holds). */
@@ -49,7 +51,7 @@ export function describeChanges(changes: readonly IdentityChange[]): string {
 }
 
 /** The judge changed for an experiment that already has judgments. */
-export class JudgeChangedError extends Error {
+export class JudgeChangedError extends Harness2Error {
   constructor(
     readonly experiment: string,
     readonly previous: string,
@@ -59,6 +61,5 @@ export class JudgeChangedError extends Error {
     super(
       `the judge of experiment ${experiment} changed (${describeChanges(changes)}); it already judged sweep(s) ${sweeps.join(", ")}. Judgments by different judges are not comparable: judge with the recorded judge, or use a new runs directory (--runs / HARNESS2_RUNS_DIR) for a new experiment.`,
     );
-    this.name = "JudgeChangedError";
   }
 }

@@ -4,6 +4,7 @@
 
 import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
+import { Harness2Error } from "../core/lib/errors.ts";
 import { type ExitRecord, pickEnv, runProcess } from "../core/lib/process.ts";
 import { walkFiles, writeFileSafe } from "../core/lib/safe-fs.ts";
 import { SpawnError } from "../core/lib/spawn-error.ts";
@@ -20,7 +21,7 @@ export type RolloutFailure =
   | "runaway";
 
 /** A rollout that did not finish normally: a dead rollout. Carries what it had spent. */
-export class RolloutError extends Error {
+export class RolloutError extends Harness2Error {
   constructor(
     readonly runId: string,
     readonly failure: RolloutFailure,
@@ -31,7 +32,6 @@ export class RolloutError extends Error {
     readonly usage?: { priced: boolean; tokens: number },
   ) {
     super(`rollout ${runId} ${detail}${usd > 0 ? ` (spent $${usd.toFixed(6)})` : ""}`);
-    this.name = "RolloutError";
   }
 }
 

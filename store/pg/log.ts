@@ -7,6 +7,7 @@
 // a newer harness2 are each one PgStoreError line with its fix.
 
 import { hostname as osHostname } from "node:os";
+import { Harness2Error } from "../../src/core/lib/errors.ts";
 import type { PgAddress } from "../../src/core/lib/store-url.ts";
 
 /** The version of the PostgreSQL log's own tables (the SQLite projection has its own). */
@@ -14,10 +15,10 @@ export const PG_LOG_VERSION = 1;
 const APP = "harness2";
 
 /** A PostgreSQL store that cannot be used; the message names the server and the fix. */
-export class PgStoreError extends Error {
+export class PgStoreError extends Harness2Error {
+  static override readonly errorKind = "environment";
   constructor(message: string) {
     super(message);
-    this.name = "PgStoreError";
   }
 }
 

@@ -117,12 +117,12 @@ describe("a regular file where a directory belongs", () => {
     expect(readdirSync(cwd)).toEqual(["FILE"]);
   });
 
-  test("HARNESS2_RUNS_DIR=FILE is the environment's fault: exit 1, same words", async () => {
+  test("HARNESS2_RUNS_DIR=FILE is the environment's fault: exit 4, same words", async () => {
     const cwd = freshCwd();
     writeFileSync(join(cwd, "FILE"), "mine\n");
     for (const command of [["runs"], ["demo"]]) {
       const r = await cliIn(cwd, command, { HARNESS2_RUNS_DIR: "FILE" });
-      oneLine(r, 1, `${join(cwd, "FILE")} ${RUNS_FIX}`);
+      oneLine(r, 4, `${join(cwd, "FILE")} ${RUNS_FIX}`);
     }
     expect(readdirSync(cwd)).toEqual(["FILE"]);
   });

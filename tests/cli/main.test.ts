@@ -85,8 +85,37 @@ describe("error formatting at the CLI edge", () => {
       override name = "SweepLockedError";
     }
     const domain = formatError(new SweepLockedError("namespace x is being run\nby sweep y"));
-    expect(domain).toEqual({ message: "namespace x is being run by sweep y", code: 1 });
-    expect(formatError(new TypeError("x is undefined")).message).toBe("TypeError: x is undefined");
+    expect(domain).toEqual({ message: "namespace x is being run by sweep y", fix: "", code: 1 });
+    // An unexpected built-in error is a bug (exit 70), named by its class for the report.
+    expect(formatError(new TypeError("x is undefined"))).toEqual({
+      message: "TypeError: x is undefined",
+      fix: "",
+      code: 70,
+    });
+  });
+
+  test("each kind of the one error family has its exit code, and its fix ends the line", async () => {
+    const { formatError, CliError } = await import("../../src/cli/errors.ts");
+    const { SpawnError } = await import("../../src/core/lib/spawn-error.ts");
+    const { UsageError } = await import("../../src/cli/command.ts");
+    const { InterruptedError } = await import("../../src/core/lib/interrupt.ts");
+    const { InvalidEventError } = await import("../../store/writer.ts");
+    const { StorePlaceError } = await import("../../store/store-errors.ts");
+    expect(formatError(new UsageError("bad flag")).code).toBe(2);
+    expect(formatError(new CliError("no such sweep")).code).toBe(1);
+    expect(formatError(new SpawnError("opencode", "ENOENT")).code).toBe(4);
+    expect(formatError(new InterruptedError("stopped")).code).toBe(130);
+    expect(formatError(new CliError("the cap is reached", { kind: "capped" })).code).toBe(3);
+    expect(new InvalidEventError("x", "y").name).toBe("InvalidEventError");
+    expect(formatError(new InvalidEventError("x", "y")).code).toBe(70);
+    const place = new StorePlaceError("/r", "/r is a file", "choose a directory", "runs");
+    expect(place.name).toBe("StorePlaceError");
+    expect(place.message).toBe("/r is a file");
+    expect(formatError(place)).toEqual({
+      message: "/r is a file. Fix: choose a directory",
+      fix: "choose a directory",
+      code: 4,
+    });
   });
 });
 

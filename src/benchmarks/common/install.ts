@@ -7,23 +7,23 @@ import { existsSync, mkdirSync, readFileSync, renameSync, rmSync } from "node:fs
 import { join, resolve } from "node:path";
 import { z } from "zod";
 import { writeFileAtomic } from "../../core/lib/atomic-write.ts";
+import { Harness2Error } from "../../core/lib/errors.ts";
 import { NETWORK_ENV, pickEnv, runProcess, which } from "../../core/lib/process.ts";
 import { dirExists, isRegularFile } from "../../core/lib/safe-fs.ts";
 import { SpawnError } from "../../core/lib/spawn-error.ts";
 
 /** Setup cannot finish; the message is one line with what failed and what to do. */
-export class SetupError extends Error {
+export class SetupError extends Harness2Error {
   constructor(message: string) {
     super(message);
-    this.name = "SetupError";
   }
 }
 
 /** A benchmark cannot be used as installed; the message names the command that fixes it. */
-export class BenchDataError extends Error {
+export class BenchDataError extends Harness2Error {
+  static override readonly errorKind = "environment";
   constructor(message: string) {
     super(message);
-    this.name = "BenchDataError";
   }
 }
 

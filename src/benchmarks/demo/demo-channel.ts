@@ -4,6 +4,7 @@
 
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { Harness2Error } from "../../core/lib/errors.ts";
 import type { Channel, ChannelRequest, ChannelResult } from "../../core/seams/channel.ts";
 import { ledgerTotal } from "./demo-adapter.ts";
 
@@ -30,9 +31,7 @@ export function demoCallUsd(env: Record<string, string | undefined>): number {
 }
 
 /** A demo setting that cannot be used; the CLI prints its message (exit 1). */
-export class DemoSettingError extends Error {
-  override name = "DemoSettingError";
-}
+export class DemoSettingError extends Harness2Error {}
 
 export class DemoChannel implements Channel {
   readonly kind = "demo";

@@ -5,6 +5,7 @@
 
 import { cpSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
+import { Harness2Error } from "../../core/lib/errors.ts";
 import { copyTreeSafe, isRegularFile } from "../../core/lib/safe-fs.ts";
 import { outputDirOf } from "../../core/rollout/layout.ts";
 import { clearRunMark, isOutputIntact, readRunMark } from "../../core/rollout/runmark.ts";
@@ -45,7 +46,7 @@ export const JB_FILE_TEXT_MAX = 200_000;
 export const JB_TRAJECTORY_MAX = 8_000_000;
 
 /** Every attempt of a rollout ended normally with nothing in output/. Carries what they spent. */
-export class NoOutputError extends Error {
+export class NoOutputError extends Harness2Error {
   constructor(
     readonly runId: string,
     readonly attempts: number,
@@ -55,7 +56,6 @@ export class NoOutputError extends Error {
     super(
       `rollout ${runId} wrote nothing to output/ in ${attempts} attempt(s); left unmarked, so a resume rolls it again`,
     );
-    this.name = "NoOutputError";
   }
 }
 

@@ -14,6 +14,7 @@ import { accessSync, constants, type Dirent, readdirSync, readFileSync } from "n
 import { join } from "node:path";
 import type { SurfaceSpec } from "../../core/harness/surface.ts";
 import { isTree } from "../../core/harness/tree.ts";
+import { Harness2Error } from "../../core/lib/errors.ts";
 import { compareCodePoints, dirExists, lstatOrNull, walkFiles } from "../../core/lib/safe-fs.ts";
 import { leakMatcher } from "../../core/safety/leak-globs.ts";
 import { NAME, NAME_RULE, settingsProblem, TaskSettings } from "./task-settings.ts";
@@ -95,13 +96,12 @@ export type TaskFolder = {
 };
 
 /** The task root itself is unusable (missing or not a directory). */
-export class TasksRootError extends Error {
+export class TasksRootError extends Harness2Error {
   constructor(
     readonly root: string,
     readonly reason: string,
   ) {
     super(`task folder '${root}' ${reason}`);
-    this.name = "TasksRootError";
   }
 }
 

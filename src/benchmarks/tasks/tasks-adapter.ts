@@ -6,6 +6,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Tree } from "../../core/harness/tree.ts";
+import { Harness2Error } from "../../core/lib/errors.ts";
 import { isRegularFile, walkFiles } from "../../core/lib/safe-fs.ts";
 import { hasDeliverable, outputDirOf } from "../../core/rollout/layout.ts";
 import { isOutputIntact, isRunComplete, readRunMark } from "../../core/rollout/runmark.ts";
@@ -51,7 +52,7 @@ const DELIVERABLE_TEXT_MAX = 2_000_000;
 export const TASK_PROBLEMS_SHOWN = 3;
 
 /** The task folder has problems and strict mode refuses to skip the malformed tasks. */
-export class TasksFormatError extends Error {
+export class TasksFormatError extends Harness2Error {
   constructor(
     readonly root: string,
     readonly problems: readonly TaskProblem[],
@@ -65,7 +66,6 @@ export class TasksFormatError extends Error {
     super(
       `task folder '${root}' has ${problems.length} problem${problems.length === 1 ? "" : "s"}: ${shown}${more}`,
     );
-    this.name = "TasksFormatError";
   }
 
   /** The folder's only problem is that it holds no task at all (the wrong folder, not a bad one). */
@@ -76,14 +76,13 @@ export class TasksFormatError extends Error {
 }
 
 /** A task id (or split) this folder does not have. */
-export class UnknownTaskError extends Error {
+export class UnknownTaskError extends Harness2Error {
   constructor(
     readonly root: string,
     readonly what: string,
     readonly known: readonly string[],
   ) {
     super(`${what} is not in ${root} (known: ${known.join(", ") || "none"})`);
-    this.name = "UnknownTaskError";
   }
 }
 

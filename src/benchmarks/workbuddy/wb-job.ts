@@ -10,6 +10,7 @@
 import { mkdirSync, readdirSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { writeFileAtomic } from "../../core/lib/atomic-write.ts";
+import { Harness2Error } from "../../core/lib/errors.ts";
 import { type ExitRecord, NETWORK_ENV, pickEnv, runProcess } from "../../core/lib/process.ts";
 import { dirExists, isRegularFile } from "../../core/lib/safe-fs.ts";
 import { SpawnError } from "../../core/lib/spawn-error.ts";
@@ -134,10 +135,9 @@ export function jobTimeoutS(
 }
 
 /** The runner could not be started at all. */
-export class JobRunError extends Error {
+export class JobRunError extends Harness2Error {
   constructor(message: string) {
     super(message);
-    this.name = "JobRunError";
   }
 }
 

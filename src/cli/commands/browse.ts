@@ -43,10 +43,7 @@ const browseCommand = defineCommand({
     }
     if (!io.isTTY) {
       // A missing terminal is not a wrong command line: the same command works in one (exit 1).
-      throw new CliError(
-        "needs a terminal; use 'harness2 runs' and 'harness2 show RUN' instead",
-        EXIT.failed,
-      );
+      throw new CliError("needs a terminal; use 'harness2 runs' and 'harness2 show RUN' instead");
     }
     const loc = browseLocation(args, io);
     const db = await openForBrowsing(loc);

@@ -21,7 +21,6 @@ import {
   UsageError,
 } from "../command.ts";
 import { CliError } from "../errors.ts";
-import { EXIT } from "../exit-codes.ts";
 import { workerOf } from "../queue/worker-env.ts";
 import { checkedLocation } from "../run-handle.ts";
 import { selfCommand } from "../self.ts";
@@ -122,10 +121,10 @@ async function runDemo(args: Args, io: CliIO): Promise<number> {
       outputFlag === undefined
         ? `move it aside, or choose another place with --output DIR or --runs DIR`
         : "choose another directory with --output DIR";
-    throw new CliError(
-      `${outputProblem}. Fix: ${fix}`,
-      outputFlag === undefined ? EXIT.failed : EXIT.usage,
-    );
+    throw new CliError(outputProblem, {
+      fix,
+      kind: outputFlag === undefined ? "refusal" : "usage",
+    });
   }
   const config = loadRunConfig({ ...io.env, HARNESS2_RUNS_DIR: where.runsDir }, { cwd: io.cwd });
   const frontEnd = chooseFrontEnd(io, {

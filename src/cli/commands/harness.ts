@@ -135,7 +135,7 @@ const harness = defineCommand({
     const loc = browseLocation(args, io);
     const db = await openForBrowsing(loc);
     if (db === null)
-      throw new CliError(`no store at ${loc.dbPath}: run a sweep first (demo or run)`, EXIT.failed);
+      throw new CliError(`no store at ${loc.dbPath}: run a sweep first (demo or run)`);
     const { entry, known } = readStore(loc, () => {
       try {
         return {
@@ -153,14 +153,12 @@ const harness = defineCommand({
         known.length > 0 ? ` (domains with an adopted harness: ${known.join(", ")})` : "";
       throw new CliError(
         `no adopted harness of ${which} in ${MODE_NAMES[mode]} mode in ${loc.dbPath}${have}`,
-        EXIT.failed,
       );
     }
     const source = join(entry.path, "harness");
     if (!dirExists(source)) {
       throw new CliError(
         `the library entry ${entry.path} recorded for ${entry.task} is gone from disk`,
-        EXIT.failed,
       );
     }
     // The library's own folders are never links: one would export whatever it points at.
@@ -168,7 +166,6 @@ const harness = defineCommand({
     if (linked !== undefined) {
       throw new CliError(
         `${linked} is a symbolic link, not the library's own folder: nothing was exported; restore the entry or export another task (--task)`,
-        EXIT.failed,
       );
     }
 

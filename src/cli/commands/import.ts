@@ -55,7 +55,7 @@ async function openShared(loc: StoreLocation): Promise<RunStore> {
   try {
     return await openRunStore(loc, { create: true });
   } catch (err) {
-    if (err instanceof PgStoreError) throw new CliError(err.message, EXIT.failed);
+    if (err instanceof PgStoreError) throw new CliError(err.message);
     throw err;
   }
 }

@@ -140,7 +140,6 @@ const judgeCommand = defineCommand({
               judgeIdentityChanges(parseJudgeIdentity(prior.judge), bench.identity),
               prior.sweeps,
             ).message,
-            EXIT.failed,
           );
         }
         const stored = readStore(loc, () => judgmentsFor(db, judgmentKeys(records)));

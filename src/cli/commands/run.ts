@@ -183,7 +183,7 @@ async function buildChannel(
 async function assertSandbox(io: CliIO): Promise<void> {
   const { SessionSandbox } = await import("../../clis/sandbox.ts");
   const problem = await new SessionSandbox(io.env).problem(io.env);
-  if (problem !== null) throw new CliError(problem.message);
+  if (problem !== null) throw problem;
 }
 
 async function runSweepCommand(args: Args, given: CliIO): Promise<number> {

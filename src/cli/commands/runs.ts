@@ -315,7 +315,7 @@ async function forgetCommand(
     throw new UsageError("give --delete RUN or --prune, not both", "runs");
   }
   const db = await openForBrowsing(loc, { write: true });
-  if (db === null) throw new CliError(`no store at ${loc.dbPath}: nothing to remove`, EXIT.failed);
+  if (db === null) throw new CliError(`no store at ${loc.dbPath}: nothing to remove`);
   let removed: string[] = [];
   try {
     return readStore(loc, () => {
@@ -339,13 +339,13 @@ async function forgetCommand(
           : "";
       if (!args.opts.yes) {
         io.stdout(`Would remove ${what}${held}. The files they wrote stay on disk.\n`);
-        throw new CliError("nothing removed: add --yes to remove them", EXIT.failed);
+        throw new CliError("nothing removed: add --yes to remove them");
       }
       try {
         forgetSweeps(db, ids);
         removed = ids;
       } catch (err) {
-        if (err instanceof SweepLiveError) throw new CliError(err.message, EXIT.failed);
+        if (err instanceof SweepLiveError) throw new CliError(err.message);
         throw err;
       }
       io.stdout(`Removed ${what} from ${loc.dbPath}${held}. The files they wrote stay on disk.\n`);

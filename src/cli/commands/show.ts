@@ -368,7 +368,7 @@ const showCommand = defineCommand({
     const task = byFlags ? args.positionals[0] : args.positionals[1];
     const loc = browseLocation(args, io);
     const db = await openForBrowsing(loc);
-    if (!db) throw new CliError(`no store at ${loc.dbPath}: nothing has run yet`, EXIT.failed);
+    if (!db) throw new CliError(`no store at ${loc.dbPath}: nothing has run yet`);
     let detail: SweepDetail | null;
     let taskNames: string[] = [];
     let id: string;
@@ -383,13 +383,13 @@ const showCommand = defineCommand({
     } finally {
       db.close();
     }
-    if (!detail) throw new CliError(`sweep ${id} vanished while reading`, EXIT.failed);
+    if (!detail) throw new CliError(`sweep ${id} vanished while reading`);
     const found = detail;
     if (task !== undefined && detail.tasks.length === 0) {
       const some = taskNames.slice(0, 5).join(", ");
       const more = taskNames.length > 5 ? `, … (${taskNames.length} in all)` : "";
       const known = taskNames.length > 0 ? `; it ran ${some}${more}` : "; it ran no tasks";
-      throw new CliError(`no task '${task}' in sweep ${detail.sweep.id}${known}`, EXIT.failed);
+      throw new CliError(`no task '${task}' in sweep ${detail.sweep.id}${known}`);
     }
     if (args.opts.json) {
       // Each mode with its lineage (store/lineage.ts): a field added, none changed.

@@ -5,7 +5,6 @@
 import { resolve } from "node:path";
 import type { Census, SurfaceSpec, Tree } from "../../core/harness/tree.ts";
 import { type CliIO, defineCommand, type OptionSpecs, UsageError } from "../command.ts";
-import { CliError } from "../errors.ts";
 import { EXIT } from "../exit-codes.ts";
 
 const SURFACES: Record<string, () => Promise<SurfaceSpec>> = {
@@ -104,7 +103,6 @@ async function check(surface: SurfaceSpec, dir: string, allowSubagents: boolean)
     report.valid = true;
   } catch (err) {
     if (err instanceof tree.TreeValidationError) report.problems.push(...err.problems);
-    else if (err instanceof PythonUnavailableError) throw new CliError(err.message, EXIT.failed);
     else throw err;
   }
   return report;

@@ -53,7 +53,7 @@ async function runWatch(args: Args, io: CliIO): Promise<number> {
   try {
     store = await openRunStore(loc, { create: false });
   } catch (err) {
-    if (err instanceof PgStoreError) throw new CliError(err.message);
+    if (err instanceof PgStoreError) throw err;
     throw new CliError(`no harness2 store at ${loc.dbPath} yet: nothing to watch`);
   }
   const pg = store.pg as NonNullable<RunStore["pg"]>;

@@ -8,7 +8,6 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { PgLog } from "../../../store/pg/log.ts";
 import { CliError } from "../errors.ts";
-import { EXIT } from "../exit-codes.ts";
 
 /** The file in a runs directory that names the PostgreSQL store its sweeps are recorded in. */
 export const STORE_MARKER = ".harness2-store";
@@ -17,7 +16,7 @@ export const STORE_MARKER = ".harness2-store";
 export function needsSharedStore(command: string): CliError {
   return new CliError(
     `${command} needs the shared PostgreSQL store: set HARNESS2_DB=postgres://USER@HOST:PORT/DATABASE (the same on the planner and every worker; docs/guide/many-machines.md)`,
-    EXIT.usage,
+    { kind: "usage" },
   );
 }
 

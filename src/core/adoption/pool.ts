@@ -2,16 +2,16 @@
 // their labels, and the natural label order (agg2 before agg10).
 
 import type { ModeToken } from "../events/registry.ts";
+import { Harness2Error } from "../lib/errors.ts";
 import type { RunView } from "../seams/benchmark.ts";
 
 /** Misuse of the selection API by the caller (not a selector outcome). */
-export class SelectionInputError extends Error {
+export class SelectionInputError extends Harness2Error {
   constructor(
     readonly field: string,
     message: string,
   ) {
     super(message);
-    this.name = "SelectionInputError";
   }
 }
 /** The only pool this release builds: the k finals of the mode. */

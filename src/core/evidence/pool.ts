@@ -6,6 +6,7 @@ import { resolve } from "node:path";
 import { treeDiff } from "../harness/diff.ts";
 import type { SurfaceSpec, Tree } from "../harness/surface.ts";
 import { readTree, writeTree } from "../harness/tree.ts";
+import { Harness2Error } from "../lib/errors.ts";
 import { dirExists, writeFileSafe } from "../lib/safe-fs.ts";
 import { assertNoLeakPaths } from "../safety/leak-globs.ts";
 import type { TripwireContext } from "../safety/tripwire.ts";
@@ -85,7 +86,7 @@ export type PoolOptions = {
 };
 
 /** A candidate's baseline was named but its folder is gone: its diff would be against nothing. */
-export class MissingBaselineError extends Error {
+export class MissingBaselineError extends Harness2Error {
   constructor(
     readonly label: string,
     readonly baseline: PoolBaseline,
@@ -94,7 +95,6 @@ export class MissingBaselineError extends Error {
       `the pool candidate ${label} was edited from ${baseline.label}, but ${baseline.harnessDir} ` +
         "does not exist; its harness must stay on disk while later stages read the pool",
     );
-    this.name = "MissingBaselineError";
   }
 }
 

@@ -31,6 +31,7 @@ import {
 
 export { BASE_BASELINE, type PoolBaseline, type PoolEntry } from "./pool.ts";
 
+import { Harness2Error } from "../lib/errors.ts";
 import { ContextTree } from "./context-tree.ts";
 import { contextLayout } from "./layout.ts";
 
@@ -39,24 +40,22 @@ export type { EvidenceAdapter } from "./rollout.ts";
 const SKIP_DIRS: ReadonlySet<string> = new Set(["__pycache__"]);
 
 /** Rollouts were given but not one trajectory could be rendered: the improver would adapt on nothing. */
-export class NoTrajectoryError extends Error {
+export class NoTrajectoryError extends Harness2Error {
   constructor(readonly failures: readonly string[]) {
     super(
       `no trajectory could be rendered for ANY rollout; the improver would be adapting on nothing` +
         (failures.length > 0 ? `: ${failures.slice(0, 4).join("; ")}` : ""),
     );
-    this.name = "NoTrajectoryError";
   }
 }
 
 /** The destination would delete an input when wiped. */
-export class EvidenceDestinationError extends Error {
+export class EvidenceDestinationError extends Harness2Error {
   constructor(
     readonly dest: string,
     readonly input: string,
   ) {
     super(`evidence destination ${dest} contains the input ${input}; wiping it would delete it`);
-    this.name = "EvidenceDestinationError";
   }
 }
 

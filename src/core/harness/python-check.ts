@@ -29,7 +29,8 @@ export type PythonCheckCallOptions = {
 };
 
 /** python3 could not be started, so scripts cannot be checked. */
-export class PythonUnavailableError extends Error {
+export class PythonUnavailableError extends Harness2Error {
+  static override readonly errorKind = "environment";
   constructor(
     readonly python: string,
     readonly reason: string,
@@ -37,12 +38,11 @@ export class PythonUnavailableError extends Error {
     super(
       `python3 is required to check the harness's Python scripts, but '${python}' could not be run (${reason}); install Python 3 or put python3 on PATH`,
     );
-    this.name = "PythonUnavailableError";
   }
 }
 
 /** The checker process ran but did not answer as expected (crash, timeout, garbled output). */
-export class PythonCheckError extends Error {
+export class PythonCheckError extends Harness2Error {
   constructor(
     readonly python: string,
     readonly code: number | null,
@@ -50,7 +50,6 @@ export class PythonCheckError extends Error {
     message = `the Python syntax check failed (${python} exited ${code ?? "by signal"}): ${stderrTail.trim().slice(-400)}`,
   ) {
     super(message);
-    this.name = "PythonCheckError";
   }
 }
 
@@ -70,7 +69,6 @@ export class PythonCheckKilledError extends PythonCheckError {
       "",
       `the Python syntax check did not finish: the checker (${python}) was killed by ${signal}, which is no verdict on the scripts; run the command again`,
     );
-    this.name = "PythonCheckKilledError";
   }
 }
 
@@ -106,6 +104,8 @@ for f in files:
         out.append("%s: %s" % (type(e).__name__, e))
 sys.stdout.write(json.dumps({"results": out}))
 `;
+
+import { Harness2Error } from "../lib/errors.ts";
 
 export type PythonCheckerOptions = {
   /** Interpreter to run; default `env.HARNESS2_PYTHON`, else `python3` looked up on PATH. */

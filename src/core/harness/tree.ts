@@ -6,6 +6,7 @@
 import { mkdirSync, readFileSync, rmdirSync, unlinkSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
+import { Harness2Error } from "../lib/errors.ts";
 import {
   comparePathSegments,
   dirExists,
@@ -57,7 +58,7 @@ export {
 } from "./validate.ts";
 
 /** A harness tree on disk holds a symlink; trees must be real files only. */
-export class TreeSymlinkError extends Error {
+export class TreeSymlinkError extends Harness2Error {
   constructor(
     readonly dir: string,
     readonly paths: readonly string[],
@@ -65,7 +66,6 @@ export class TreeSymlinkError extends Error {
     super(
       `harness tree '${dir}' contains ${paths.length === 1 ? "a symlink" : "symlinks"} (${paths.join(", ")}); a harness must hold real files only: replace each link with the file itself`,
     );
-    this.name = "TreeSymlinkError";
   }
   /** The first symlink found. */
   get path(): string {
@@ -74,13 +74,12 @@ export class TreeSymlinkError extends Error {
 }
 
 /** writeTree was given a key that is not a normal, on-surface path. */
-export class TreeKeyError extends Error {
+export class TreeKeyError extends Harness2Error {
   constructor(
     readonly key: string,
     readonly reason: string,
   ) {
     super(`cannot write tree key ${JSON.stringify(key)}: ${reason}`);
-    this.name = "TreeKeyError";
   }
 }
 

@@ -3,6 +3,7 @@
 // the proposer as retry feedback. It never writes files and never runs a harness script.
 
 import { z } from "zod";
+import { Harness2Error } from "../lib/errors.ts";
 import { comparePathSegments } from "../lib/safe-fs.ts";
 import { type Frontmatter, parseFrontmatter, scalarField } from "./frontmatter.ts";
 import { defaultPythonChecker, type PythonChecker, type PythonSource } from "./python-check.ts";
@@ -28,10 +29,9 @@ export const RESERVED_SCRIPTS: ReadonlySet<string> = new Set([
 ]);
 
 /** The tree breaks its surface's rules; `problems` lists every one, in check order. */
-export class TreeValidationError extends Error {
+export class TreeValidationError extends Harness2Error {
   constructor(readonly problems: readonly string[]) {
     super(problems.join(" | "));
-    this.name = "TreeValidationError";
   }
 }
 

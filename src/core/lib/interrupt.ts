@@ -3,6 +3,7 @@
 // hand stops at once, ends *interrupted*, is never recorded as finished, and resumes on the next
 // run.
 
+import { Harness2Error } from "./errors.ts";
 import { mapLimited } from "./limiter.ts";
 import { roundUsd } from "./money.ts";
 
@@ -10,13 +11,13 @@ import { roundUsd } from "./money.ts";
  * The work was stopped by the sweep's signal. It carries what the stopped work spent that no
  * finished record accounts for, so the sweep's spend stays complete.
  */
-export class InterruptedError extends Error {
+export class InterruptedError extends Harness2Error {
+  static override readonly errorKind = "interrupted";
   constructor(
     message: string,
     readonly usd: number = 0,
   ) {
     super(message);
-    this.name = "InterruptedError";
   }
 
   /** The same interruption with `usd` more spend (what the caller had spent around it). */

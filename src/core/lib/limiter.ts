@@ -2,11 +2,12 @@
 // workers). It only bounds how many tasks run at once and keeps results in the caller's order;
 // it never drops, reorders or retries work, and never swallows an error.
 
+import { Harness2Error } from "./errors.ts";
+
 /** A width that is not a number, or a fractional one. */
-export class LimitError extends Error {
+export class LimitError extends Harness2Error {
   constructor(readonly limit: number) {
     super(`a concurrency limit must be an integer (≤ 0 means unlimited), got ${limit}`);
-    this.name = "LimitError";
   }
 }
 

@@ -21,30 +21,29 @@ import {
   writeSync,
 } from "node:fs";
 import { dirname, join, resolve, sep } from "node:path";
+import { Harness2Error } from "./errors.ts";
 import { compareCodePoints } from "./path-order.ts";
 
 export { compareCodePoints, comparePathSegments, sortPaths } from "./path-order.ts";
 
 /** A relative path that would leave its root (absolute, `..`, or through a symlinked parent). */
-export class PathEscapeError extends Error {
+export class PathEscapeError extends Harness2Error {
   constructor(
     readonly path: string,
     readonly reason: string,
     readonly root?: string,
   ) {
     super(`path '${path}' escapes ${root === undefined ? "its root" : `'${root}'`}: ${reason}`);
-    this.name = "PathEscapeError";
   }
 }
 
 /** An operation met a symlink where it needs a real file or directory. */
-export class SymlinkRefusedError extends Error {
+export class SymlinkRefusedError extends Harness2Error {
   constructor(
     readonly path: string,
     readonly root: string,
   ) {
     super(`'${path}' under '${root}' is a symlink; harness2 never follows symlinks in a tree`);
-    this.name = "SymlinkRefusedError";
   }
 }
 

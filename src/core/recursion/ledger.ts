@@ -6,6 +6,7 @@
 import { z } from "zod";
 import { expectedRollouts, expectedSessions } from "../events/budget.ts";
 import { ModeToken } from "../events/registry.ts";
+import { Harness2Error } from "../lib/errors.ts";
 import { roundUsd } from "../lib/money.ts";
 
 // The identity itself lives with the events (core/events/budget.ts), where every reader finds it.
@@ -59,7 +60,8 @@ function duplicatesOf(labels: readonly string[]): string[] {
 }
 
 /** The budget identity does not hold: a repeated label, or R ≠ 4k / P ≠ 3k. */
-export class LedgerIdentityError extends Error {
+export class LedgerIdentityError extends Harness2Error {
+  static override readonly errorKind = "bug";
   constructor(
     readonly mode: ModeToken,
     readonly taskId: string,
@@ -86,7 +88,6 @@ export class LedgerIdentityError extends Error {
     }
     lines.push(`  rollouts: ${list(labels.rollouts)}`, `  sessions: ${list(labels.sessions)}`);
     super(lines.join("\n"));
-    this.name = "LedgerIdentityError";
   }
 
   /** Which check failed first: duplicates are checked before counts. */

@@ -9,6 +9,7 @@ import { PhaseStarted } from "../events/registry.ts";
 import { emit } from "../events/sink.ts";
 import { BASE_BASELINE, type PoolBaseline, type PoolEntry } from "../evidence/tree.ts";
 import { diversity, type Tree, writeTree } from "../harness/tree.ts";
+import { Harness2Error } from "../lib/errors.ts";
 import {
   allOrInterrupted,
   InterruptedError,
@@ -33,12 +34,11 @@ import {
 import { runStage, type StageSpec } from "./stage.ts";
 
 /** Only "agg" and "seq" exist. */
-export class UnknownModeError extends Error {
+export class UnknownModeError extends Harness2Error {
   constructor(readonly mode: string) {
     super(
       `unknown mode ${JSON.stringify(mode)}: the method has exactly two, agg (parallel) and seq (sequential)`,
     );
-    this.name = "UnknownModeError";
   }
 }
 

@@ -17,6 +17,7 @@ import { z } from "zod";
 import { Selection } from "../adoption/selection.ts";
 import { ModeToken } from "../events/registry.ts";
 import { writeFileAtomic } from "../lib/atomic-write.ts";
+import { Harness2Error } from "../lib/errors.ts";
 import { pidAlive } from "../lib/pid.ts";
 import { ModeEntry } from "../recursion/records.ts";
 
@@ -73,13 +74,12 @@ export const TaskSummary = z.object({
 export type TaskSummary = z.infer<typeof TaskSummary>;
 
 /** The summary (or its lock) could not be read or written. */
-export class SummaryError extends Error {
+export class SummaryError extends Harness2Error {
   constructor(
     readonly path: string,
     message: string,
   ) {
     super(message);
-    this.name = "SummaryError";
   }
 }
 

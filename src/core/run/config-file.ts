@@ -9,6 +9,7 @@
 import { readFileSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
+import { Harness2Error } from "../lib/errors.ts";
 import { ENV_VARS } from "./env-vars.ts";
 
 export const CONFIG_FILE = "harness2.toml";
@@ -87,9 +88,7 @@ export const SETTINGS: readonly string[] = [
 export const keyOf = (variable: string) => variable.replace(/^HARNESS2_/, "").toLowerCase();
 
 /** A configuration file harness2 cannot use; the message names the file (and the key). */
-export class ConfigFileError extends Error {
-  override name = "ConfigFileError";
-}
+export class ConfigFileError extends Harness2Error {}
 
 export type Origin = { source: "env" } | { source: "file"; path: string };
 

@@ -1,12 +1,13 @@
 // Every HARNESS2_* variable: its name, the configuration field it sets, how its text is parsed and
 // checked, and the help line `harness2 help` and the errors quote. One table, read by loadRunConfig.
 
+import { Harness2Error } from "../lib/errors.ts";
 import { maskedStoreValue, storeUrlProblem } from "../lib/store-url.ts";
 import { CHANNEL_KINDS, type ChannelKind } from "../seams/channel-spec.ts";
 import type { RunConfig } from "./run-config.ts";
 
 /** A configuration value that is missing or malformed; names the variable and what is allowed. */
-export class ConfigError extends Error {
+export class ConfigError extends Harness2Error {
   constructor(
     readonly variable: string,
     readonly value: string | undefined,
@@ -17,7 +18,6 @@ export class ConfigError extends Error {
         ? `${variable} is not set: ${allowed}. Set it in .env or the shell.`
         : `${variable}=${JSON.stringify(value)} is not allowed: ${allowed}`,
     );
-    this.name = "ConfigError";
   }
 }
 

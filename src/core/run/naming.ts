@@ -7,16 +7,16 @@ import { createHash } from "node:crypto";
 import { join } from "node:path";
 import { z } from "zod";
 import { ModeToken } from "../events/registry.ts";
+import { Harness2Error } from "../lib/errors.ts";
 
 /** A name that breaks one of the rules below; `field` says which input, `allowed` what would do. */
-export class InvalidNameError extends Error {
+export class InvalidNameError extends Harness2Error {
   constructor(
     readonly field: string,
     readonly value: string,
     readonly allowed: string,
   ) {
     super(`${field} ${JSON.stringify(value)} is not allowed: ${allowed}`);
-    this.name = "InvalidNameError";
   }
 }
 

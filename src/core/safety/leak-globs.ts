@@ -3,6 +3,7 @@
 // trees; a hit throws a TripwireError and emits `tripwire.fired`.
 
 import type { Tree } from "../harness/surface.ts";
+import { Harness2Error } from "../lib/errors.ts";
 import { sortPaths, walkFiles } from "../lib/safe-fs.ts";
 import { fireTripwire, type TripwireContext } from "./tripwire.ts";
 
@@ -66,13 +67,12 @@ export function fnmatchSource(glob: string): string {
 export type LeakMatcher = (rel: string) => string | null;
 
 /** A glob no regular expression can express (e.g. a reversed range `[z-a]`). */
-export class InvalidLeakGlobError extends Error {
+export class InvalidLeakGlobError extends Harness2Error {
   constructor(
     readonly glob: string,
     readonly reason: string,
   ) {
     super(`leak glob '${glob}' cannot be used: ${reason}`);
-    this.name = "InvalidLeakGlobError";
   }
 }
 

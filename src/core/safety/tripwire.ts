@@ -4,6 +4,7 @@
 import { type ModeToken, TripwireFired, type TripwireKind } from "../events/registry.ts";
 import type { Clock, EventSink } from "../events/sink.ts";
 import { emit } from "../events/sink.ts";
+import { Harness2Error } from "../lib/errors.ts";
 
 /** Where a tripwire runs and whom its event is about. */
 export type TripwireContext = {
@@ -35,7 +36,7 @@ export type TripwireHit = {
 };
 
 /** A tripwire fired. Not a false positive to widen around: find the read path that produced it. */
-export class TripwireError extends Error {
+export class TripwireError extends Harness2Error {
   readonly kind: TripwireKind;
   readonly path: string;
   readonly marker: string;
@@ -45,7 +46,6 @@ export class TripwireError extends Error {
 
   constructor(hit: TripwireHit, stage: string, message: string) {
     super(message);
-    this.name = "TripwireError";
     this.kind = hit.kind;
     this.path = hit.path;
     this.marker = hit.marker;

@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { ModeToken } from "../events/registry.ts";
 import type { Clock, EventSink } from "../events/sink.ts";
 import type { PythonChecker } from "../harness/python-check.ts";
+import { Harness2Error } from "../lib/errors.ts";
 import type { RecursionLimits } from "../recursion/records.ts";
 import type { TaskRecordSource } from "../resume/resume.ts";
 import { taskDir } from "../run/naming.ts";
@@ -13,13 +14,12 @@ import type { BenchmarkAdapter } from "../seams/benchmark.ts";
 import type { ProposerLike } from "../seams/channel.ts";
 
 /** A run request the scheduler refuses before doing any work. */
-export class ScheduleInputError extends Error {
+export class ScheduleInputError extends Harness2Error {
   constructor(
     readonly field: string,
     message: string,
   ) {
     super(message);
-    this.name = "ScheduleInputError";
   }
 }
 

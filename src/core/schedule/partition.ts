@@ -6,6 +6,7 @@
 import { createHash } from "node:crypto";
 import { readFileSync, writeFileSync } from "node:fs";
 import { z } from "zod";
+import { Harness2Error } from "../lib/errors.ts";
 
 export const PARTS = ["train", "test"] as const;
 export type Part = (typeof PARTS)[number];
@@ -76,10 +77,9 @@ export function partitionTasks(
   return out;
 }
 
-export class PartitionError extends Error {
+export class PartitionError extends Harness2Error {
   constructor(message: string) {
     super(message);
-    this.name = "PartitionError";
   }
 }
 

@@ -4,6 +4,7 @@
 // a score or anything but task ids and domains.
 
 import { createHash } from "node:crypto";
+import { Harness2Error } from "../lib/errors.ts";
 import { compareCodePoints } from "../lib/safe-fs.ts";
 
 /** The adapter surface the stream needs (the narrowest view of a BenchmarkAdapter). */
@@ -14,14 +15,13 @@ export interface StreamSource {
 }
 
 /** A stream request the tasks cannot satisfy (unknown domain or task, stale reference order). */
-export class StreamError extends Error {
+export class StreamError extends Harness2Error {
   constructor(
     message: string,
     readonly unknown: readonly string[],
     readonly valid: readonly string[],
   ) {
     super(message);
-    this.name = "StreamError";
   }
 }
 

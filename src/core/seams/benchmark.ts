@@ -5,6 +5,7 @@
 
 import { z } from "zod";
 import type { Tree } from "../harness/surface.ts";
+import { Harness2Error } from "../lib/errors.ts";
 import { BenchPrompts } from "./bench-prompts.ts";
 import { ChannelSpec } from "./channel-spec.ts";
 import { INSTALL_MODES, type SubstrateLike } from "./executor.ts";
@@ -206,14 +207,14 @@ export interface Scorer {
 }
 
 /** An adapter broke its contract (e.g. a hook returned the wrong kind of value). */
-export class AdapterContractError extends Error {
+export class AdapterContractError extends Harness2Error {
+  static override readonly errorKind = "bug";
   constructor(
     readonly adapter: string,
     readonly hook: string,
     readonly detail: string,
   ) {
     super(`${adapter}.${hook}: ${detail}`);
-    this.name = "AdapterContractError";
   }
 }
 

@@ -2,6 +2,7 @@
 // flags, settings and a benchmark's defaults resolve to one; a mismatched model is refused early.
 
 import { z } from "zod";
+import { Harness2Error } from "../lib/errors.ts";
 
 // ── channels ─────────────────────────────────────────────────────────────────────────────────
 
@@ -58,14 +59,13 @@ export const ChannelSpec = z
 export type ChannelSpec = z.infer<typeof ChannelSpec>;
 
 /** A channel kind/model override that cannot be used. */
-export class ChannelModelError extends Error {
+export class ChannelModelError extends Harness2Error {
   constructor(
     readonly kind: string | undefined,
     readonly model: string | undefined,
     message: string,
   ) {
     super(message);
-    this.name = "ChannelModelError";
   }
 }
 

@@ -3,6 +3,8 @@
 // cost and error; it never retries, caches, harvests or audits — the Proposer (proposer.ts) does
 // that.
 
+import { Harness2Error } from "../lib/errors.ts";
+
 /** What one channel session is asked to do. */
 export type ChannelRequest = {
   /**
@@ -114,7 +116,7 @@ export interface ProposerLike {
 }
 
 /** Every failure of a proposer call. Never swallowed into an empty string. */
-export class ProposerError extends Error {
+export class ProposerError extends Harness2Error {
   constructor(
     message: string,
     readonly attempts: number,
@@ -122,7 +124,6 @@ export class ProposerError extends Error {
     readonly label: string,
   ) {
     super(message);
-    this.name = "ProposerError";
   }
 }
 
@@ -130,12 +131,11 @@ export class ProposerError extends Error {
  * A channel that cannot run at all (binary missing, bad configuration). Permanent: the proposer
  * does not retry it with back-off (docs/differences.md E26).
  */
-export class ChannelSetupError extends Error {
+export class ChannelSetupError extends Harness2Error {
   constructor(
     message: string,
     readonly channel: string,
   ) {
     super(message);
-    this.name = "ChannelSetupError";
   }
 }

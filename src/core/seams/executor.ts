@@ -3,6 +3,7 @@
 // hands it to the adapter, so running a benchmark on another executor is wiring, not a rewrite.
 
 import type { SurfaceSpec, Tree } from "../harness/surface.ts";
+import { Harness2Error } from "../lib/errors.ts";
 import type { RunConfig } from "../run/run-config.ts";
 
 /** How a substrate's staged harness becomes a runnable configuration (docs/method.md §2). */
@@ -96,14 +97,13 @@ export const INSTRUCTION_SLOT = "{{ instruction }}";
  * An executor cannot run at all (no binary, no model, no endpoint, a bad setting): retrying cannot
  * help. The reason and the remedy are kept apart, so `check` prints them as its FAIL line and fix.
  */
-export class ExecutorSetupError extends Error {
+export class ExecutorSetupError extends Harness2Error {
   constructor(
     executor: string,
     readonly reason: string,
     readonly hint: string,
   ) {
     super(`${executor} executor: ${reason}. ${hint}`);
-    this.name = "ExecutorSetupError";
   }
 }
 

@@ -6,6 +6,7 @@
 
 import { readdirSync } from "node:fs";
 import { isTree, readTree } from "../../core/harness/tree.ts";
+import { Harness2Error } from "../../core/lib/errors.ts";
 import { treeFingerprint } from "../../core/lib/fingerprint.ts";
 import { dirExists, writeFileSafe } from "../../core/lib/safe-fs.ts";
 import { CODEX_SURFACE } from "./surface.ts";
@@ -29,13 +30,12 @@ export async function codexRolloutFingerprint(
 }
 
 /** The harness cannot be installed (not a Codex tree, or a destination that is not empty). */
-export class CodexMaterialiseError extends Error {
+export class CodexMaterialiseError extends Harness2Error {
   constructor(
     readonly harnessDir: string,
     readonly reason: string,
   ) {
     super(`cannot install the Codex harness at '${harnessDir}': ${reason}`);
-    this.name = "CodexMaterialiseError";
   }
 }
 

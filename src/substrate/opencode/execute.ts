@@ -50,7 +50,6 @@ export const ROLLOUT_LAYOUT = {
 export class SolverSetupError extends ExecutorSetupError {
   constructor(reason: string, hint: string) {
     super("opencode", reason, hint);
-    this.name = "SolverSetupError";
   }
 }
 

@@ -18,6 +18,7 @@ import { mkdirSync, readdirSync } from "node:fs";
 import { posix } from "node:path";
 import { mergeConfig, workspaceFence } from "../../clis/opencode.ts";
 import { isTree, readTree, type Tree, type TreeValue, textOf } from "../../core/harness/tree.ts";
+import { Harness2Error } from "../../core/lib/errors.ts";
 import { treeFingerprint } from "../../core/lib/fingerprint.ts";
 import { dirExists, writeFileSafe } from "../../core/lib/safe-fs.ts";
 import type { RolloutTemplate } from "../../core/seams/executor.ts";
@@ -48,13 +49,12 @@ export async function rolloutFingerprint(
 }
 
 /** The harness cannot be rendered (not a tree, or a destination that is not empty). */
-export class MaterialiseError extends Error {
+export class MaterialiseError extends Harness2Error {
   constructor(
     readonly harnessDir: string,
     readonly reason: string,
   ) {
     super(`cannot materialise the harness at '${harnessDir}': ${reason}`);
-    this.name = "MaterialiseError";
   }
 }
 

@@ -1,6 +1,7 @@
 // Text plumbing shared by every prompt builder: sections, tidy joining, counted nouns, argument
 // checks and the surface lookup. Pure string functions; must never read files or the clock.
 
+import { Harness2Error } from "../../lib/errors.ts";
 import type { BenchPrompts } from "../../seams/bench-prompts.ts";
 
 /** The two prompt packs (docs/method.md §4): the default "adapt" and "tts". */
@@ -10,7 +11,7 @@ export type PromptPack = BenchPrompts["promptPack"];
 export const PROMPTS_VERSION = "harness2-ts-1";
 
 /** A prompt builder was called with an argument outside its allowed set. */
-export class PromptInputError extends Error {
+export class PromptInputError extends Harness2Error {
   override readonly name = "PromptInputError";
   constructor(
     readonly field: string,
