@@ -15,7 +15,7 @@ import {
   codexSessionEnv,
   codexSettings,
   resolveCodex,
-} from "../src/clis/codex.ts";
+} from "../src/agent-cli/codex.ts";
 import { hashFile } from "../src/core/lib/fingerprint.ts";
 import { load, median, min } from "./stats.ts";
 

@@ -287,7 +287,7 @@ FROM sweeps s;
     version: 2,
     description: "adoption facts on selections, so resume is decided from the store alone",
     // What resume re-checks about an adopted output (docs/method.md §11), recorded once the task's
-    // record is checkpointed (src/cli/store-resume.ts); adopted_at is NULL until then.
+    // record is checkpointed (src/cli/sweep/store-resume.ts); adopted_at is NULL until then.
     sql: `
 ALTER TABLE selections ADD COLUMN output_digest TEXT;
 ALTER TABLE selections ADD COLUMN chosen_tree_is_base INTEGER;

@@ -119,12 +119,12 @@ describe("dependency direction", () => {
     expect(all.some((e) => under(e.from, "src/bridge"))).toBe(true);
   });
 
-  test("clis/ drives agent CLIs on top of core alone", () => {
+  test("agent-cli/ drives agent CLIs on top of core alone", () => {
     const bad = all.filter(
       (e) =>
-        under(e.from, "src/clis") &&
+        under(e.from, "src/agent-cli") &&
         e.spec.startsWith(".") &&
-        !under(e.to, "src/clis") &&
+        !under(e.to, "src/agent-cli") &&
         !under(e.to, "src/core"),
     );
     expect(bad.map((e) => `${e.from} -> ${e.spec}`)).toEqual([]);
@@ -140,15 +140,15 @@ describe("dependency direction", () => {
   });
 
   test("benchmarks never import a concrete substrate or channel (the CLI hands them over)", () => {
-    // A CLI's stream decoder (clis/*-stream.ts) only reads text: a benchmark reading a recorded
+    // A CLI's stream decoder (agent-cli/*-stream.ts) only reads text: a benchmark reading a recorded
     // stream uses it, so its counts agree with the executor's and the trajectory's (issue 32).
-    const decoder = (p: string) => /^src\/clis\/[\w-]+-stream\.ts$/.test(p);
+    const decoder = (p: string) => /^src\/agent-cli\/[\w-]+-stream\.ts$/.test(p);
     const bad = all.filter(
       (e) =>
         under(e.from, "src/benchmarks") &&
         (under(e.to, "src/substrate") ||
           under(e.to, "src/channels") ||
-          (under(e.to, "src/clis") && !decoder(e.to))),
+          (under(e.to, "src/agent-cli") && !decoder(e.to))),
     );
     expect(bad.map((e) => `${e.from} -> ${e.spec}`)).toEqual([]);
   });
@@ -156,7 +156,7 @@ describe("dependency direction", () => {
   test("a CLI's stream decoder reads text only: it imports no process, channel or substrate", () => {
     const bad = all.filter(
       (e) =>
-        /^src\/clis\/[\w-]+-stream\.ts$/.test(e.from) &&
+        /^src\/agent-cli\/[\w-]+-stream\.ts$/.test(e.from) &&
         !e.typeOnly &&
         !under(e.to, "src/core/lib") &&
         !e.spec.startsWith("node:fs") &&
@@ -170,11 +170,11 @@ describe("dependency direction", () => {
     // executor and LAB's metrics cannot disagree about what a tool call or a step is (issue 32).
     const owners: [string, RegExp][] = [
       [
-        "src/clis/opencode-stream.ts",
+        "src/agent-cli/opencode-stream.ts",
         /["'`](step_finish|step-finish|step_start|step-start|tool_use)["'`]/,
       ],
       [
-        "src/clis/codex-stream.ts",
+        "src/agent-cli/codex-stream.ts",
         /["'`](turn\.(completed|failed|started)|item\.(completed|started|updated)|thread\.started)["'`]/,
       ],
     ];
@@ -233,7 +233,7 @@ describe("the method cannot read a score", () => {
   const RUN_PATH = [
     "src/cli/commands/run.ts",
     "src/cli/commands/demo.ts",
-    "src/cli/sweep-session.ts",
+    "src/cli/sweep/sweep-session.ts",
     "src/core/schedule/index.ts",
   ];
 
@@ -245,7 +245,8 @@ describe("the method cannot read a score", () => {
     const reached = closure(RUN_PATH);
     expect(reached.size).toBeGreaterThan(RUN_PATH.length);
     const bad = [...reached].filter(
-      ([f]) => under(f, "src/judge") || /-scorer\.tsx?$/.test(f) || f === "src/cli/bench-judges.ts",
+      ([f]) =>
+        under(f, "src/judge") || /-scorer\.tsx?$/.test(f) || f === "src/cli/bench/bench-judges.ts",
     );
     expect(bad.map(([f, via]) => `${via} -> ${f}`)).toEqual([]);
   });
@@ -308,5 +309,122 @@ describe("options come from one schema per command", () => {
       .filter((f) => f.startsWith("src/cli/commands/"))
       .filter((f) => /: Command = \{/.test(readFileSync(join(ROOT, f), "utf8")));
     expect(untyped).toEqual([]);
+  });
+});
+
+describe("src/cli by job", () => {
+  test("at most six files at its root: the entry, the command schema and registry, errors, exit codes, version", () => {
+    const root = readdirSync(join(ROOT, "src/cli")).filter((n) =>
+      statSync(join(ROOT, "src/cli", n)).isFile(),
+    );
+    expect(root.length).toBeLessThanOrEqual(6);
+  });
+});
+
+describe("no file import cycle", () => {
+  test("the value imports of src/, store/ and tui/ (static and dynamic) form no cycle", () => {
+    const graph = new Map<string, string[]>();
+    for (const e of all) {
+      if (e.typeOnly || !e.spec.startsWith(".")) continue;
+      const list = graph.get(e.from) ?? [];
+      list.push(e.to);
+      graph.set(e.from, list);
+    }
+    // Tarjan's strongly connected components: any component of two or more files is a cycle.
+    let next = 0;
+    const index = new Map<string, number>();
+    const low = new Map<string, number>();
+    const stack: string[] = [];
+    const onStack = new Set<string>();
+    const cycles: string[][] = [];
+    const visit = (v: string): void => {
+      index.set(v, next);
+      low.set(v, next);
+      next++;
+      stack.push(v);
+      onStack.add(v);
+      for (const w of graph.get(v) ?? []) {
+        if (!index.has(w)) {
+          visit(w);
+          low.set(v, Math.min(low.get(v) ?? 0, low.get(w) ?? 0));
+        } else if (onStack.has(w)) low.set(v, Math.min(low.get(v) ?? 0, index.get(w) ?? 0));
+      }
+      if (low.get(v) !== index.get(v)) return;
+      const component: string[] = [];
+      for (let w = stack.pop(); w !== undefined; w = stack.pop()) {
+        onStack.delete(w);
+        component.push(w);
+        if (w === v) break;
+      }
+      if (component.length > 1) cycles.push(component.sort());
+    };
+    for (const v of graph.keys()) if (!index.has(v)) visit(v);
+    expect(cycles).toEqual([]);
+  });
+});
+
+describe("functions stay readable in one sitting", () => {
+  const MAX_BODY_LINES = 150;
+  /** The few longer ones, each at most its length today: they may shrink, never grow. */
+  const ALLOWED: Record<string, number> = {
+    "tui/browse/browse-app.tsx BrowseApp": 250,
+    "src/cli/sweep/sweep-session.ts runSweepSession": 201,
+    "src/core/events/describe.ts describeEvent": 201,
+    "src/cli/commands/demo.ts runDemo": 196,
+    "tui/live/reducer.ts applyEvent": 181,
+    "tui/browse/views.ts buildView": 167,
+    "src/cli/commands/harness.ts run": 166,
+    "src/core/proposer/proposer.ts call": 160,
+    "src/cli/commands/worker.ts runWorker": 152,
+  };
+  test(`no function body in src/, store/ or tui/ is over ${MAX_BODY_LINES} lines but the allowed few`, async () => {
+    const ts = (await import("typescript")).default;
+    const over: string[] = [];
+    for (const file of ["src", "store", "tui"].flatMap(sources)) {
+      const text = readFileSync(join(ROOT, file), "utf8");
+      const kind = file.endsWith(".tsx") ? ts.ScriptKind.TSX : ts.ScriptKind.TS;
+      const sf = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true, kind);
+      const line = (pos: number) => sf.getLineAndCharacterOfPosition(pos).line;
+      const nameOf = (n: import("typescript").Node): string => {
+        const named = (n as { name?: import("typescript").Node }).name;
+        if (named !== undefined) return named.getText(sf);
+        const p = n.parent;
+        if (ts.isVariableDeclaration(p) || ts.isPropertyAssignment(p)) return p.name.getText(sf);
+        return "(anonymous)";
+      };
+      const walk = (n: import("typescript").Node): void => {
+        const fn =
+          ts.isFunctionDeclaration(n) ||
+          ts.isMethodDeclaration(n) ||
+          ts.isArrowFunction(n) ||
+          ts.isFunctionExpression(n) ||
+          ts.isConstructorDeclaration(n);
+        const body = fn ? (n as { body?: import("typescript").Node }).body : undefined;
+        if (body !== undefined) {
+          const lines = line(body.getEnd()) - line(body.getStart(sf)) + 1;
+          const key = `${file} ${nameOf(n)}`;
+          if (lines > (ALLOWED[key] ?? MAX_BODY_LINES)) over.push(`${key}: ${lines} lines`);
+        }
+        ts.forEachChild(n, walk);
+      };
+      walk(sf);
+    }
+    expect(over).toEqual([]);
+  });
+});
+
+describe("one error family", () => {
+  test("every error class derives from Harness2Error, whose base alone names it", () => {
+    const own = ["src", "store", "tui"]
+      .flatMap(sources)
+      .filter((f) => f !== "src/core/lib/errors.ts")
+      .flatMap((f) => {
+        const text = readFileSync(join(ROOT, f), "utf8");
+        const bad: string[] = [];
+        if (/\bextends Error\b/.test(text)) bad.push(`${f}: extends Error`);
+        if (/\bthis\.name = |\boverride name = /.test(text)) bad.push(`${f}: sets its own name`);
+        return bad;
+      });
+    expect(own).toEqual([]);
   });
 });

@@ -5,7 +5,7 @@
 import { describe, expect, test } from "bun:test";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
-import { commandReference } from "../src/cli/reference.ts";
+import { commandReference } from "../src/cli/help/reference.ts";
 import { COMMANDS } from "../src/cli/registry.ts";
 import { SETTINGS } from "../src/core/run/config-file.ts";
 

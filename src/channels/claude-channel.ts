@@ -1,6 +1,6 @@
 // The Claude Code improver channel: one `claude -p --output-format json` per session, mission on
 // stdin, its own HOME and CLAUDE_CONFIG_DIR, only Anthropic/Vertex/Bedrock routing in its
-// environment (src/clis/claude.ts). Never accepts non-JSON stdout as an answer, and never retries.
+// environment (src/agent-cli/claude.ts). Never accepts non-JSON stdout as an answer, and never retries.
 
 import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
@@ -11,9 +11,9 @@ import {
   maxRetries,
   parseClaudeJson,
   resolveClaude,
-} from "../clis/claude.ts";
-import { SessionSandbox } from "../clis/sandbox.ts";
-import { exitLabel, lastChars, SESSION_BASE_ENV } from "../clis/session-env.ts";
+} from "../agent-cli/claude.ts";
+import { SessionSandbox } from "../agent-cli/sandbox.ts";
+import { exitLabel, lastChars, SESSION_BASE_ENV } from "../agent-cli/session-env.ts";
 import { pickEnv, runProcess } from "../core/lib/process.ts";
 import { SpawnError } from "../core/lib/spawn-error.ts";
 import type { Channel, ChannelRequest, ChannelResult } from "../core/seams/channel.ts";

@@ -24,10 +24,10 @@ import {
   codexSettings,
   readCodexStreamFile,
   resolveCodex,
-} from "../clis/codex.ts";
-import { costOf, loadPriceTable, type PriceTable } from "../clis/codex-prices.ts";
-import { SessionSandbox } from "../clis/sandbox.ts";
-import { ChannelSetupError, exitLabel, lastChars } from "../clis/session-env.ts";
+} from "../agent-cli/codex.ts";
+import { costOf, loadPriceTable, type PriceTable } from "../agent-cli/codex-prices.ts";
+import { SessionSandbox } from "../agent-cli/sandbox.ts";
+import { ChannelSetupError, exitLabel, lastChars } from "../agent-cli/session-env.ts";
 import { type ExitRecord, runProcess } from "../core/lib/process.ts";
 import { SpawnError } from "../core/lib/spawn-error.ts";
 import type { Channel, ChannelRequest, ChannelResult } from "../core/seams/channel.ts";

@@ -1,5 +1,5 @@
 // The OpenCode improver channel: one `opencode run` per session, fenced to its workspace, with its
-// own XDG dirs and only its provider's environment (all from src/clis/opencode.ts, shared with the
+// own XDG dirs and only its provider's environment (all from src/agent-cli/opencode.ts, shared with the
 // executor). Never retries, caches or harvests (the Proposer does), and never accepts non-JSON
 // output as an answer.
 
@@ -10,10 +10,10 @@ import {
   OpencodeCli,
   type SessionPlace,
   stripMigrationBanner,
-} from "../clis/opencode.ts";
-import { runWatchedSession, type WatchedSession } from "../clis/opencode-watch.ts";
-import { SessionSandbox } from "../clis/sandbox.ts";
-import { exitLabel, lastChars } from "../clis/session-env.ts";
+} from "../agent-cli/opencode.ts";
+import { runWatchedSession, type WatchedSession } from "../agent-cli/opencode-watch.ts";
+import { SessionSandbox } from "../agent-cli/sandbox.ts";
+import { exitLabel, lastChars } from "../agent-cli/session-env.ts";
 import { SpawnError } from "../core/lib/spawn-error.ts";
 import type { Channel, ChannelRequest, ChannelResult } from "../core/seams/channel.ts";
 import { readAnswerFile } from "./answer-file.ts";

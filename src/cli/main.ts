@@ -4,11 +4,11 @@
 
 import pkg from "../../package.json" with { type: "json" };
 import { type CliIO, formatCommandHelp, parseCommandArgs, UsageError } from "./command.ts";
-import { holdEarlySignals, releaseEarlySignals } from "./early-signals.ts";
 import { formatError } from "./errors.ts";
 import { EXIT } from "./exit-codes.ts";
+import { selfCommand } from "./help/self.ts";
 import { COMMANDS, findCommand } from "./registry.ts";
-import { selfCommand } from "./self.ts";
+import { holdEarlySignals, releaseEarlySignals } from "./sweep/early-signals.ts";
 
 /** Commands that release the early hold themselves, once their own signal listener is in place. */
 const TAKES_SIGNALS: ReadonlySet<string> = new Set(["run", "demo", "worker"]);
@@ -58,7 +58,7 @@ export async function main(argv: string[], given: CliIO): Promise<number> {
   }
   if (first === undefined && io.isTTY) {
     // In a terminal, no subcommand opens the TUI home; elsewhere it prints the help.
-    const { runHomeScreen } = await import("./home.ts");
+    const { runHomeScreen } = await import("./runs/home.ts");
     return runHomeScreen(io, { run: (next) => main(next, io), help: mainHelp });
   }
   if (first === undefined || first === "--help" || first === "-h") {
@@ -86,7 +86,7 @@ export async function main(argv: string[], given: CliIO): Promise<number> {
       return EXIT.ok;
     }
     if (topic === "concepts") {
-      const { conceptsText, GLOSSARY_FILE } = await import("./concepts.ts");
+      const { conceptsText, GLOSSARY_FILE } = await import("./help/concepts.ts");
       const text = conceptsText(process.stdout.columns);
       if (text === null) {
         io.stderr(

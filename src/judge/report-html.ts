@@ -121,7 +121,7 @@ function spendChart(summaries: readonly ModeSummary[]): string {
   return `<figure><figcaption>Spend per mode and k (improver stages, selection, reflection; executor)</figcaption>${out.join("")}</figure>`;
 }
 
-/** One task × mode × k's lineage as `show` draws it (src/cli/report-lineage.ts builds them). */
+/** One task × mode × k's lineage as `show` draws it (src/cli/runs/report-lineage.ts builds them). */
 export type LineageBlock = {
   task: string;
   k: number;

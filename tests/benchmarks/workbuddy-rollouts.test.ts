@@ -24,7 +24,7 @@ import { WB_AGENTS_VERSION } from "../../src/benchmarks/workbuddy/wb-agents.ts";
 import type { WbSubset } from "../../src/benchmarks/workbuddy/wb-data.ts";
 import { WB_CODEX_AGENTS } from "../../src/benchmarks/workbuddy/wb-prompts.ts";
 import { setupWorkBuddy } from "../../src/benchmarks/workbuddy/wb-setup.ts";
-import { rolloutText } from "../../src/cli/browse-extras.ts";
+import { rolloutText } from "../../src/cli/runs/browse-extras.ts";
 import { writeTree } from "../../src/core/harness/tree.ts";
 import { clearRunMark, readRunMark } from "../../src/core/rollout/runmark.ts";
 import { CodexSubstrate } from "../../src/substrate/codex/substrate.ts";

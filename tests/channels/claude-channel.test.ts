@@ -4,14 +4,14 @@ import { describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { startAnthropicServer } from "../../fixtures/servers/anthropic-server.ts";
+import { lastApiRetry, parseClaudeJson } from "../../src/agent-cli/claude.ts";
+import { ChannelSetupError } from "../../src/agent-cli/session-env.ts";
 import {
   ClaudeChannel,
   claudeInput,
   LONG_SYSTEM_POINTER,
   SYSTEM_ARG_MAX,
 } from "../../src/channels/claude-channel.ts";
-import { lastApiRetry, parseClaudeJson } from "../../src/clis/claude.ts";
-import { ChannelSetupError } from "../../src/clis/session-env.ts";
 import { which } from "../../src/core/lib/process.ts";
 import type { ChannelRequest } from "../../src/core/seams/channel.ts";
 import { processesMentioning } from "../helpers/procs.ts";

@@ -9,13 +9,13 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { startResponsesServer } from "../../fixtures/servers/responses-server.ts";
 import type { ScriptedServer } from "../../fixtures/servers/script.ts";
+import { ChannelSetupError } from "../../src/agent-cli/session-env.ts";
 import {
   CODEX_ANSWER_NOTE,
   CodexChannel,
   type CodexChannelOptions,
 } from "../../src/channels/codex-channel.ts";
 import { makeChannel } from "../../src/channels/make-channel.ts";
-import { ChannelSetupError } from "../../src/clis/session-env.ts";
 import { sessionRequest } from "../helpers/opencode.ts";
 import { testTempDir } from "../helpers/temp.ts";
 

@@ -14,19 +14,19 @@ import { join } from "node:path";
 import { startChatServer } from "../../fixtures/servers/chat-server.ts";
 import type { RecordedRequest, ScriptedServer } from "../../fixtures/servers/script.ts";
 import {
-  OPENCODE_PROMPT,
-  OpencodeChannel,
-  readAnswerFile,
-} from "../../src/channels/opencode-channel.ts";
-import {
   configEnvRefs,
   mergeConfig,
   stripMigrationBanner,
   workspaceFence,
-} from "../../src/clis/opencode.ts";
-import { readOpencodeStream } from "../../src/clis/opencode-stream.ts";
-import { EMPTY_STEPS_LIMIT } from "../../src/clis/opencode-watch.ts";
-import { ChannelSetupError } from "../../src/clis/session-env.ts";
+} from "../../src/agent-cli/opencode.ts";
+import { readOpencodeStream } from "../../src/agent-cli/opencode-stream.ts";
+import { EMPTY_STEPS_LIMIT } from "../../src/agent-cli/opencode-watch.ts";
+import { ChannelSetupError } from "../../src/agent-cli/session-env.ts";
+import {
+  OPENCODE_PROMPT,
+  OpencodeChannel,
+  readAnswerFile,
+} from "../../src/channels/opencode-channel.ts";
 import { runProcess } from "../../src/core/lib/process.ts";
 import {
   OPENCODE_BIN,

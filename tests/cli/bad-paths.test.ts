@@ -6,7 +6,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { selfCommand } from "../../src/cli/self.ts";
+import { selfCommand } from "../../src/cli/help/self.ts";
 import { type CliResult, runCli } from "../helpers/cli.ts";
 
 const ROOT = mkdtempSync(join(tmpdir(), "h2-bad-paths-"));

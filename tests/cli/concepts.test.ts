@@ -2,7 +2,7 @@
 // are defined), every row of it, wrapped; the words the interface shows are all defined there.
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
-import { formatConcepts, GLOSSARY_FILE, parseGlossary } from "../../src/cli/concepts.ts";
+import { formatConcepts, GLOSSARY_FILE, parseGlossary } from "../../src/cli/help/concepts.ts";
 import { runCli } from "../helpers/cli.ts";
 
 const concepts = parseGlossary(readFileSync(GLOSSARY_FILE, "utf8"));

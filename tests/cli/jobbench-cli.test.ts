@@ -198,7 +198,7 @@ function dockerCli(dir: string, holds: boolean): string {
 
 describe("the JobBench judge as harness2 judge builds it", () => {
   test("refuses in one line without an endpoint or a key; names the judge by script and model", async () => {
-    const { loadBenchJudge } = await import("../../src/cli/bench-judges.ts");
+    const { loadBenchJudge } = await import("../../src/cli/bench/bench-judges.ts");
     const config = { jbRoot: JB_FIXTURE, split: "main" };
     const ctx = (env: Record<string, string>) => ({
       config,

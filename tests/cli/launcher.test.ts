@@ -18,7 +18,7 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pkg from "../../package.json" with { type: "json" };
-import { LAUNCHER, selfCommand } from "../../src/cli/self.ts";
+import { LAUNCHER, selfCommand } from "../../src/cli/help/self.ts";
 
 const CHECKOUT = join(import.meta.dir, "../..");
 const TMP = mkdtempSync(join(tmpdir(), "h2-launcher-"));

@@ -5,7 +5,7 @@
 // so.
 import { afterAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
-import { runSweepSession, sweepLockNamespaces } from "../../src/cli/sweep-session.ts";
+import { runSweepSession, sweepLockNamespaces } from "../../src/cli/sweep/sweep-session.ts";
 import type { ModeToken } from "../../src/core/events/registry.ts";
 import { ns } from "../../src/core/run/naming.ts";
 import { openStore } from "../../store/db.ts";

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { jsonPrinter, linePrinter } from "../../src/cli/printers.ts";
+import { jsonPrinter, linePrinter } from "../../src/cli/runs/printers.ts";
 import { HarnessEvent } from "../../src/core/events/registry.ts";
 import { Script } from "../tui/script.ts";
 

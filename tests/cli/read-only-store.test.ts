@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { selfCommand } from "../../src/cli/self.ts";
+import { selfCommand } from "../../src/cli/help/self.ts";
 import { APPLICATION_ID, MIGRATIONS } from "../../store/schema.ts";
 import { runCli } from "../helpers/cli.ts";
 

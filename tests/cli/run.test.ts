@@ -14,7 +14,7 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { experimentIdentity, publicUrl } from "../../src/cli/experiment-identity.ts";
+import { experimentIdentity, publicUrl } from "../../src/cli/sweep/experiment-identity.ts";
 import type { HarnessEvent } from "../../src/core/events/registry.ts";
 import { loadRunConfig } from "../../src/core/run/config.ts";
 import { newSweepId } from "../../store/ids.ts";

@@ -8,7 +8,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { SpendMeter, taskKey } from "../../src/cli/spend-cap.ts";
+import { SpendMeter, taskKey } from "../../src/cli/spend/spend-cap.ts";
 import { MAIN, runCli } from "../helpers/cli.ts";
 
 const root = mkdtempSync(join(tmpdir(), "h2-cap-"));

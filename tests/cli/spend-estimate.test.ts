@@ -4,8 +4,8 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { estimateSpend } from "../../src/cli/spend-estimate.ts";
-import { assumedCallUsd, priceOf } from "../../src/cli/spend-prices.ts";
+import { estimateSpend } from "../../src/cli/spend/spend-estimate.ts";
+import { assumedCallUsd, priceOf } from "../../src/cli/spend/spend-prices.ts";
 import { runCli } from "../helpers/cli.ts";
 
 const root = mkdtempSync(join(tmpdir(), "h2-estimate-"));

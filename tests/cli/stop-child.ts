@@ -4,7 +4,7 @@
 // execution hangs; with `tui` it shows the live view, as in a person's terminal.
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { runSweepSession } from "../../src/cli/sweep-session.ts";
+import { runSweepSession } from "../../src/cli/sweep/sweep-session.ts";
 import { FakeAdapter, LIMITS, ScriptedProposer } from "../core/fakes.ts";
 
 const root = process.argv[2];

@@ -1,11 +1,11 @@
-// Resume decided by the store (src/cli/store-resume.ts + store/resume-queries.ts), on the fake
+// Resume decided by the store (src/cli/sweep/store-resume.ts + store/resume-queries.ts), on the fake
 // adapter and scripted proposer: summary.json is only an export, fingerprints still guard the
 // adopted output, failed or interrupted work re-runs, and the library is replayed from the store.
 import type { Database } from "bun:sqlite";
 import { afterAll, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { durableSink, storeRecordSource } from "../../src/cli/store-resume.ts";
+import { durableSink, storeRecordSource } from "../../src/cli/sweep/store-resume.ts";
 import type { HarnessEvent, ModeToken } from "../../src/core/events/registry.ts";
 import { fanOut } from "../../src/core/events/sink.ts";
 import { readSummary, SUMMARY_FILE } from "../../src/core/resume/summary.ts";

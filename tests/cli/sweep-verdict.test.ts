@@ -1,6 +1,6 @@
 // How a finished run ends (issue 35): the verdict line and the next commands, from the events.
 import { describe, expect, test } from "bun:test";
-import { verdictLines } from "../../src/cli/sweep-verdict.ts";
+import { verdictLines } from "../../src/cli/sweep/sweep-verdict.ts";
 import type { HarnessEvent } from "../../src/core/events/registry.ts";
 import { RecordingSink } from "../../src/core/events/sink.ts";
 

@@ -47,7 +47,7 @@ async function asNobody(args: string[]): Promise<{ code: number; stdout: string;
 }
 
 describe.skipIf(!nobodyCanRun)("a store this user may not read", () => {
-  test("a folder on its way it may not search, then a file it may not read: one line each, exit 1", async () => {
+  test("a folder on its way it may not search, then a file it may not read: one line each, exit 4 (the environment)", async () => {
     chmodSync(root, 0o755);
     const runs = join(root, "runs");
     mkdirSync(runs);
@@ -55,7 +55,7 @@ describe.skipIf(!nobodyCanRun)("a store this user may not read", () => {
 
     chmodSync(runs, 0o700);
     const folder = await asNobody(["runs", "--runs", runs]);
-    expect(folder.code).toBe(1);
+    expect(folder.code).toBe(4);
     expect(folder.stdout).not.toContain("No runs yet");
     expect(folder.stderr).toContain("cannot be reached: permission denied on a folder on its way");
     expect(folder.stderr.trim().split("\n")).toHaveLength(1);
@@ -64,7 +64,7 @@ describe.skipIf(!nobodyCanRun)("a store this user may not read", () => {
     chmodSync(join(runs, "harness2.db"), 0o000);
     for (const command of [["runs"], ["show", "last"], ["report", "last"]]) {
       const file = await asNobody([...command, "--runs", runs]);
-      expect({ command, code: file.code }).toEqual({ command, code: 1 });
+      expect({ command, code: file.code }).toEqual({ command, code: 4 });
       expect(file.stderr).toContain("cannot be read by this user: permission denied. Fix:");
       expect(file.stderr).not.toContain("unable to open database file");
     }

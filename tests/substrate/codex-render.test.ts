@@ -3,15 +3,15 @@
 import { describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { countStream } from "../../src/benchmarks/lab/lab-metrics.ts";
 import {
   CodexSetupError,
   codexConfigToml,
   codexExecArgv,
   codexSettings,
   readCodexStream,
-} from "../../src/clis/codex.ts";
-import { costOf, loadPriceTable } from "../../src/clis/codex-prices.ts";
+} from "../../src/agent-cli/codex.ts";
+import { costOf, loadPriceTable } from "../../src/agent-cli/codex-prices.ts";
+import { countStream } from "../../src/benchmarks/lab/lab-metrics.ts";
 import { truncationMarker } from "../../src/core/evidence/clip.ts";
 import {
   finalCodexMessage,
@@ -120,7 +120,7 @@ describe("renderCodexTrajectory", () => {
       "[HARNESS AGENTS.md] # AGENTS.md instructions for /w",
       "Be brief.",
       "[ACTION] file_change: add /w/output/a.md",
-      // A tool item is a call even when it recorded nothing more (clis/codex.ts counts it too).
+      // A tool item is a call even when it recorded nothing more (agent-cli/codex.ts counts it too).
       "[ACTION] web_search: (no query recorded)",
       "[ERROR] Reconnecting... 1/5",
       "[ERROR] stream closed",

@@ -5,9 +5,9 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { readOpencodeStream } from "../../src/agent-cli/opencode-stream.ts";
+import { StepWatch } from "../../src/agent-cli/opencode-watch.ts";
 import { countStream } from "../../src/benchmarks/lab/lab-metrics.ts";
-import { readOpencodeStream } from "../../src/clis/opencode-stream.ts";
-import { StepWatch } from "../../src/clis/opencode-watch.ts";
 import {
   capTrajectory,
   clipText,

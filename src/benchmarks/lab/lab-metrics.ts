@@ -1,6 +1,6 @@
 // A LAB rollout's `metrics.json` (docs/benchmarks.md "LAB"): tokens, cost, wall time, tool calls,
 // documents read and follow-ups, counted from the executor's own event stream through that CLI's
-// one decoder (clis/opencode-stream.ts, clis/codex-stream.ts). A LAB run without
+// one decoder (agent-cli/opencode-stream.ts, agent-cli/codex-stream.ts). A LAB run without
 // it counts as failed, so it is written atomically after every normal finish.
 
 import { readFileSync } from "node:fs";
@@ -10,12 +10,12 @@ import {
   CodexToolCalls,
   codexToolItem,
   emptyUsage,
-} from "../../clis/codex-stream.ts";
+} from "../../agent-cli/codex-stream.ts";
 import {
   decodeOpencodeEvent,
   isToolCall,
   OpencodeStreamTally,
-} from "../../clis/opencode-stream.ts";
+} from "../../agent-cli/opencode-stream.ts";
 import { writeFileAtomic } from "../../core/lib/atomic-write.ts";
 import { jsonObjects } from "../../core/lib/jsonl.ts";
 import { isRegularFile } from "../../core/lib/safe-fs.ts";

@@ -21,9 +21,9 @@ import { discoverLab, installedLab } from "../../benchmarks/lab/lab-data.ts";
 import { evaluationModule } from "../../benchmarks/lab/lab-scorer.ts";
 import { resolvePython } from "../../core/lib/python.ts";
 import type { RunConfig } from "../../core/run/run-config.ts";
-import type { PaperCell } from "../build-adapter.ts";
-import type { CellArgs } from "../cell-options.ts";
+import type { PaperCell } from "../bench/build-adapter.ts";
 import type { CliIO } from "../command.ts";
+import type { CellArgs } from "../sweep/cell-options.ts";
 import type { Report } from "./report.ts";
 
 /**
@@ -268,7 +268,7 @@ export async function checkCell(
   const env = io.env;
   const dependencies = args.opts.dependencies;
   if (cell.bench === "wb") {
-    const { executorFor } = await import("../build-adapter.ts");
+    const { executorFor } = await import("../bench/build-adapter.ts");
     const executor = await executorFor(opts.substrate, io);
     const { checkWorkBuddy } = await import("./workbuddy.ts");
     const subset = cell.subset;

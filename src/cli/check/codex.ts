@@ -13,8 +13,8 @@ export async function checkCodex(
   scratch: string,
 ): Promise<boolean> {
   const { CodexSubstrate } = await import("../../substrate/codex/substrate.ts");
-  const { CodexSetupError } = await import("../../clis/codex.ts");
-  const { loadPriceTable } = await import("../../clis/codex-prices.ts");
+  const { CodexSetupError } = await import("../../agent-cli/codex.ts");
+  const { loadPriceTable } = await import("../../agent-cli/codex-prices.ts");
   const codex = new CodexSubstrate({ env });
   const before = report.problems;
   const fail = (err: unknown, subject: string): void => {

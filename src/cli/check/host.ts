@@ -9,7 +9,7 @@ export async function checkSandbox(
   report: Report,
   env: Record<string, string | undefined>,
 ): Promise<void> {
-  const { SessionSandbox, SandboxSetupError } = await import("../../clis/sandbox.ts");
+  const { SessionSandbox, SandboxSetupError } = await import("../../agent-cli/sandbox.ts");
   let sandbox: InstanceType<typeof SessionSandbox>;
   try {
     sandbox = new SessionSandbox(env);

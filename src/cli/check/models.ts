@@ -37,7 +37,7 @@ export function configuredProviders(
 
 /** Credential variables of the built-in providers (any one of them is enough). */
 export async function providerKeys(provider: string): Promise<readonly string[]> {
-  const { OPENCODE_PROVIDER_ENV } = await import("../../clis/opencode.ts");
+  const { OPENCODE_PROVIDER_ENV } = await import("../../agent-cli/opencode.ts");
   return (OPENCODE_PROVIDER_ENV[provider] ?? []).filter((v) => /_(API_KEY|TOKEN_BEDROCK)$/.test(v));
 }
 
@@ -115,7 +115,7 @@ export async function checkModels(
   }
   if (kind === "codex" && improver !== "") {
     const { makeChannel } = await import("../../channels/make-channel.ts");
-    const { ChannelSetupError } = await import("../../clis/session-env.ts");
+    const { ChannelSetupError } = await import("../../agent-cli/session-env.ts");
     try {
       await makeChannel("codex", env, improver);
       report.line("ok", "codex improvers", `${improver}, priced from HARNESS2_CODEX_PRICES`);
@@ -126,7 +126,7 @@ export async function checkModels(
   }
   if (kind === "claude_cli") {
     const { ClaudeChannel } = await import("../../channels/claude-channel.ts");
-    const { ChannelSetupError } = await import("../../clis/session-env.ts");
+    const { ChannelSetupError } = await import("../../agent-cli/session-env.ts");
     try {
       const claude = new ClaudeChannel({ env });
       report.line("ok", "claude", `${claude.executable} (improver channel claude_cli)`);

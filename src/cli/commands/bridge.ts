@@ -17,7 +17,7 @@ import {
 } from "../command.ts";
 import { CliError } from "../errors.ts";
 import { EXIT } from "../exit-codes.ts";
-import { checkedLocation } from "../run-handle.ts";
+import { checkedLocation } from "../runs/run-handle.ts";
 
 const STATE_FILE = "bridge.json";
 const UPSTREAM_KEY_VARS = ["HARNESS2_BRIDGE_UPSTREAM_KEY", "OPENAI_API_KEY"] as const;

@@ -8,13 +8,13 @@ import type { Tree } from "../../core/harness/surface.ts";
 import { type CliIO, colorFor, defineCommand, type OptionSpecs, UsageError } from "../command.ts";
 import { CliError } from "../errors.ts";
 import { EXIT } from "../exit-codes.ts";
-import { browseLocation, openForBrowsing, RUNS_OPTION, readStore } from "../run-handle.ts";
+import { browseLocation, openForBrowsing, RUNS_OPTION, readStore } from "../runs/run-handle.ts";
 import {
   checkCellFlags,
   hasCellFlags,
   ONE_SWEEP_CELL_OPTIONS,
   selectSweeps,
-} from "../sweep-handles.ts";
+} from "../sweep/sweep-handles.ts";
 
 const OPTIONS = { runs: RUNS_OPTION, ...ONE_SWEEP_CELL_OPTIONS } as const satisfies OptionSpecs;
 
@@ -97,7 +97,7 @@ async function browseSource(db: Database, location: string, io: CliIO) {
     return tree;
   };
 
-  const extras = await import("../browse-extras.ts");
+  const extras = await import("../runs/browse-extras.ts");
   return storeSource(db, location, {
     rolloutText: (runDir) => extras.rolloutText(runDir, io),
     openExternal: (what) => extras.openExternal(what, io),

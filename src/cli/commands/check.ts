@@ -10,7 +10,6 @@ import { ownedTempDir } from "../../core/lib/temp-dirs.ts";
 import { loadRunConfig } from "../../core/run/config.ts";
 import { ConfigError } from "../../core/run/env-vars.ts";
 import type { RunConfig } from "../../core/run/run-config.ts";
-import { CELL_OPTIONS, DEPENDENCIES_OPTION, SUBSTRATES } from "../cell-options.ts";
 import { checkGit, checkPython, checkSandbox } from "../check/host.ts";
 import { liveImprover, liveSolver } from "../check/live.ts";
 import { checkModels } from "../check/models.ts";
@@ -18,8 +17,14 @@ import { Report } from "../check/report.ts";
 import { checkRunsAndStore } from "../check/store.ts";
 import { type CliIO, defineCommand, type OptionSpecs, type ParsedArgs } from "../command.ts";
 import { EXIT } from "../exit-codes.ts";
-import { applyPart, PARTITION_OPTIONS, type PartChoice, partChoice } from "../partition-opts.ts";
-import { checkedLocation } from "../run-handle.ts";
+import { checkedLocation } from "../runs/run-handle.ts";
+import { CELL_OPTIONS, DEPENDENCIES_OPTION, SUBSTRATES } from "../sweep/cell-options.ts";
+import {
+  applyPart,
+  PARTITION_OPTIONS,
+  type PartChoice,
+  partChoice,
+} from "../sweep/partition-opts.ts";
 
 const BENCHES = ["tasks", "jb", "lab", "wb", "demo"] as const;
 type Bench = (typeof BENCHES)[number];
@@ -82,7 +87,7 @@ async function checkPart(
   all: number,
 ): Promise<number> {
   try {
-    const { buildAdapter } = await import("../build-adapter.ts");
+    const { buildAdapter } = await import("../bench/build-adapter.ts");
     const where = checkedLocation(args, io);
     const { adapter } = await buildAdapter(args, io, where.runsDir);
     const part = await applyPart(choice, adapter, args);
@@ -102,7 +107,7 @@ async function checkPart(
 async function runCheck(args: Args, io: CliIO): Promise<number> {
   const bench: Bench = args.opts.bench ?? "tasks";
   const substrate = args.opts.substrate ?? "oc";
-  const { cellOf, subsetOpt } = await import("../build-adapter.ts");
+  const { cellOf, subsetOpt } = await import("../bench/build-adapter.ts");
   const cell = cellOf(bench, subsetOpt(args, bench, "check"));
   const env = io.env;
   const json = args.opts.json;
@@ -297,7 +302,7 @@ async function reportBaseHarness(
   dir: string,
   substrate: "oc" | "cx",
 ): Promise<void> {
-  const { checkBaseHarness } = await import("../base-harness.ts");
+  const { checkBaseHarness } = await import("../sweep/base-harness.ts");
   // Codex loads no sub-agents, so a Codex base harness may not bring any.
   const found = await checkBaseHarness(dir, await surfaceOf(substrate), substrate === "oc");
   const surface = substrate === "cx" ? " --surface codex" : "";

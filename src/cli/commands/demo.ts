@@ -12,7 +12,6 @@ import { squish } from "../../core/lib/format.ts";
 import { Proposer } from "../../core/proposer/proposer.ts";
 import { loadRunConfig } from "../../core/run/config.ts";
 import { MODE_NAMES, parseModes, taskDir } from "../../core/run/naming.ts";
-import { SUBSTRATES } from "../cell-options.ts";
 import {
   type CliIO,
   defineCommand,
@@ -21,16 +20,13 @@ import {
   UsageError,
 } from "../command.ts";
 import { CliError } from "../errors.ts";
+import { selfCommand } from "../help/self.ts";
 import { workerOf } from "../queue/worker-env.ts";
-import { checkedLocation } from "../run-handle.ts";
-import { selfCommand } from "../self.ts";
-import { CAP_OPTIONS, capsOf } from "../spend-cap.ts";
-import {
-  chooseFrontEnd,
-  runSweepSession,
-  SWEEP_FRONT_OPTIONS,
-  sweepLockNamespaces,
-} from "../sweep-session.ts";
+import { checkedLocation } from "../runs/run-handle.ts";
+import { CAP_OPTIONS, capsOf } from "../spend/spend-cap.ts";
+import { SUBSTRATES } from "../sweep/cell-options.ts";
+import { chooseFrontEnd, SWEEP_FRONT_OPTIONS } from "../sweep/front-end.ts";
+import { runSweepSession, sweepLockNamespaces } from "../sweep/sweep-session.ts";
 
 const OPTIONS = {
   k: {

@@ -14,8 +14,8 @@ import {
   RUNS_OPTION,
   readStore,
   resolveRunHandle,
-} from "../run-handle.ts";
-import { refusing } from "../transfer-cli.ts";
+} from "../runs/run-handle.ts";
+import { refusing } from "../runs/transfer-cli.ts";
 
 const OPTIONS = { runs: RUNS_OPTION } as const satisfies OptionSpecs;
 

@@ -27,8 +27,8 @@ import { DEFAULT_SOLVER_STEPS } from "../../core/seams/executor.ts";
 import { defineCommand, type OptionSpecs, UsageError } from "../command.ts";
 import { CliError } from "../errors.ts";
 import { EXIT } from "../exit-codes.ts";
-import { mergeInto } from "../harness-into.ts";
-import { browseLocation, openForBrowsing, RUNS_OPTION, readStore } from "../run-handle.ts";
+import { mergeInto } from "../runs/harness-into.ts";
+import { browseLocation, openForBrowsing, RUNS_OPTION, readStore } from "../runs/run-handle.ts";
 
 const OPTIONS = {
   domain: { type: "string", valueName: "D", description: "The domain (required)" },

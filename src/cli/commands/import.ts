@@ -8,8 +8,8 @@ import { importBundle, markImported, readBundle } from "../../../store/transfer.
 import { defineCommand, type OptionSpecs, UsageError } from "../command.ts";
 import { CliError } from "../errors.ts";
 import { EXIT } from "../exit-codes.ts";
-import { checkedLocation, RUNS_OPTION } from "../run-handle.ts";
-import { REBASE_OPTION, rebaser, refusing } from "../transfer-cli.ts";
+import { checkedLocation, RUNS_OPTION } from "../runs/run-handle.ts";
+import { REBASE_OPTION, rebaser, refusing } from "../runs/transfer-cli.ts";
 
 const OPTIONS = { runs: RUNS_OPTION, rebase: REBASE_OPTION } as const satisfies OptionSpecs;
 

@@ -8,7 +8,7 @@ import { join, resolve } from "node:path";
 import { dirExists, writeFileSafe } from "../../core/lib/safe-fs.ts";
 import { defineCommand, type OptionSpecs, UsageError } from "../command.ts";
 import { EXIT } from "../exit-codes.ts";
-import { selfCommand } from "../self.ts";
+import { selfCommand } from "../help/self.ts";
 
 const TASK = "reports/expense-summary";
 

@@ -18,11 +18,11 @@ import {
   parseJudgeIdentity,
 } from "../../judge/judge-identity.ts";
 import { baseSubjects, judgmentKeys, pickSubjects } from "../../judge/sweep-data.ts";
-import { loadBenchJudge } from "../bench-judges.ts";
+import { loadBenchJudge } from "../bench/bench-judges.ts";
 import { defineCommand, type OptionSpecs, UsageError } from "../command.ts";
 import { CliError } from "../errors.ts";
 import { EXIT } from "../exit-codes.ts";
-import { PARTITION_OPTIONS, partChoice, partForSweep } from "../partition-opts.ts";
+import { selfCommand } from "../help/self.ts";
 import {
   browseLocation,
   browsingWriterOptions,
@@ -30,9 +30,9 @@ import {
   openForBrowsing,
   RUNS_OPTION,
   readStore,
-} from "../run-handle.ts";
-import { selfCommand } from "../self.ts";
-import { CELL_OPTIONS, selectSweeps } from "../sweep-handles.ts";
+} from "../runs/run-handle.ts";
+import { PARTITION_OPTIONS, partChoice, partForSweep } from "../sweep/partition-opts.ts";
+import { CELL_OPTIONS, selectSweeps } from "../sweep/sweep-handles.ts";
 
 /**
  * Some newly judged row is ungraded (a judge failure or a pick that may not be judged). The same

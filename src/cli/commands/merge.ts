@@ -7,7 +7,7 @@ import { openStore } from "../../../store/db.ts";
 import { importBundle, sweepBundle, sweepIds, TransferError } from "../../../store/transfer.ts";
 import { defineCommand, type OptionSpecs, UsageError } from "../command.ts";
 import { EXIT } from "../exit-codes.ts";
-import { openSource, REBASE_OPTION, rebaser, refusing, storePathOf } from "../transfer-cli.ts";
+import { openSource, REBASE_OPTION, rebaser, refusing, storePathOf } from "../runs/transfer-cli.ts";
 
 const OPTIONS = {
   into: { type: "string", valueName: "STORE", description: "the store to merge into (required)" },

@@ -21,15 +21,15 @@ import { type BaseCell, judgmentKeys, type PickCell, reportCells } from "../../j
 import { type CliIO, colorFor, defineCommand, type OptionSpecs, UsageError } from "../command.ts";
 import { CliError } from "../errors.ts";
 import { EXIT } from "../exit-codes.ts";
+import { selfCommand } from "../help/self.ts";
+import { browseLocation, openForBrowsing, RUNS_OPTION, readStore } from "../runs/run-handle.ts";
 import {
   PARTITION_OPTIONS,
   partChoice,
   partForSweep,
   recordedPartNote,
-} from "../partition-opts.ts";
-import { browseLocation, openForBrowsing, RUNS_OPTION, readStore } from "../run-handle.ts";
-import { selfCommand } from "../self.ts";
-import { CELL_OPTIONS, selectSweeps } from "../sweep-handles.ts";
+} from "../sweep/partition-opts.ts";
+import { CELL_OPTIONS, selectSweeps } from "../sweep/sweep-handles.ts";
 
 /**
  * Cells of several sweeps of one benchmark and substrate: a (task, mode, k) — or a task's bases at
@@ -173,7 +173,7 @@ const reportCommand = defineCommand({
       });
       if (htmlPath !== undefined) {
         const { renderHtml } = await import("../../judge/report-html.ts");
-        const { reportLineage } = await import("../report-lineage.ts");
+        const { reportLineage } = await import("../runs/report-lineage.ts");
         const lineage = readStore(loc, () =>
           reportLineage(db, report.sweeps, (c) => keep(c.mode) && inPart(c)),
         );

@@ -14,13 +14,7 @@ import { StreamError, taskStream } from "../../core/schedule/stream.ts";
 import type { BenchmarkAdapter } from "../../core/seams/benchmark.ts";
 import type { Channel } from "../../core/seams/channel.ts";
 import type { ChannelSpec } from "../../core/seams/channel-spec.ts";
-import { buildAdapter } from "../build-adapter.ts";
-import {
-  CELL_OPTIONS,
-  DEPENDENCIES_OPTION,
-  STRICT_OPTION,
-  SUBSTRATE_OPTION,
-} from "../cell-options.ts";
+import { buildAdapter } from "../bench/build-adapter.ts";
 import {
   type CliIO,
   defineCommand,
@@ -30,20 +24,27 @@ import {
 } from "../command.ts";
 import { CliError } from "../errors.ts";
 import { EXIT } from "../exit-codes.ts";
-import { experimentIdentity } from "../experiment-identity.ts";
-import { applyPart, PARTITION_OPTIONS, partChoice, withinPart } from "../partition-opts.ts";
+import { selfCommand } from "../help/self.ts";
 import { workerOf } from "../queue/worker-env.ts";
-import { checkedLocation } from "../run-handle.ts";
-import { estimateFromStore, plannedCalls, printPlan } from "../run-plan.ts";
-import { selfCommand } from "../self.ts";
-import { assertCapEnforceable, CAP_OPTIONS, capsOf, TOKEN_CAP_OPTIONS } from "../spend-cap.ts";
+import { checkedLocation } from "../runs/run-handle.ts";
 import {
-  chooseFrontEnd,
-  runSweepSession,
-  SWEEP_FRONT_OPTIONS,
-  sweepLockNamespaces,
-} from "../sweep-session.ts";
-import { verdictLines } from "../sweep-verdict.ts";
+  assertCapEnforceable,
+  CAP_OPTIONS,
+  capsOf,
+  TOKEN_CAP_OPTIONS,
+} from "../spend/spend-cap.ts";
+import {
+  CELL_OPTIONS,
+  DEPENDENCIES_OPTION,
+  STRICT_OPTION,
+  SUBSTRATE_OPTION,
+} from "../sweep/cell-options.ts";
+import { experimentIdentity } from "../sweep/experiment-identity.ts";
+import { chooseFrontEnd, SWEEP_FRONT_OPTIONS } from "../sweep/front-end.ts";
+import { applyPart, PARTITION_OPTIONS, partChoice, withinPart } from "../sweep/partition-opts.ts";
+import { estimateFromStore, plannedCalls, printPlan } from "../sweep/run-plan.ts";
+import { runSweepSession, sweepLockNamespaces } from "../sweep/sweep-session.ts";
+import { verdictLines } from "../sweep/sweep-verdict.ts";
 
 const OPTIONS = {
   ...CELL_OPTIONS,
@@ -181,7 +182,7 @@ async function buildChannel(
 
 /** Improver sessions run in an OS sandbox unless the user opted out: one that cannot start stops the run here. */
 async function assertSandbox(io: CliIO): Promise<void> {
-  const { SessionSandbox } = await import("../../clis/sandbox.ts");
+  const { SessionSandbox } = await import("../../agent-cli/sandbox.ts");
   const problem = await new SessionSandbox(io.env).problem(io.env);
   if (problem !== null) throw problem;
 }
@@ -215,7 +216,7 @@ async function runSweepCommand(args: Args, given: CliIO): Promise<number> {
   if (args.opts["dry-run"]) {
     const improver = improverChannel(config);
     const models = { solver: config.solverModel, improver: improver.model };
-    const { priceOf } = await import("../spend-prices.ts");
+    const { priceOf } = await import("../spend/spend-prices.ts");
     const executorModel = adapter.substrate.name === "cx" ? config.codexModel : config.solverModel;
     const estimate = await estimateFromStore(where, models, plannedCalls(f, stream), {
       executor: priceOf(adapter.substrate.name, executorModel, io.env),

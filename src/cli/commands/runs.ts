@@ -26,6 +26,7 @@ import {
 } from "../command.ts";
 import { CliError } from "../errors.ts";
 import { EXIT } from "../exit-codes.ts";
+import { selfCommand } from "../help/self.ts";
 import {
   browseLocation,
   closeBrowsing,
@@ -34,8 +35,7 @@ import {
   readStore,
   resolveRunHandle,
   sharedStoreOf,
-} from "../run-handle.ts";
-import { selfCommand } from "../self.ts";
+} from "../runs/run-handle.ts";
 
 export type Tone = "good" | "bad" | "warn" | "dim" | "bold" | "plain";
 

@@ -9,10 +9,10 @@
 
 import { join } from "node:path";
 import type { ScriptedServer } from "../../../fixtures/servers/script.ts";
-import { SUBSTRATE_OPTION } from "../cell-options.ts";
 import { defineCommand, type OptionSpecs } from "../command.ts";
 import { EXIT } from "../exit-codes.ts";
-import { selfCommand } from "../self.ts";
+import { selfCommand } from "../help/self.ts";
+import { SUBSTRATE_OPTION } from "../sweep/cell-options.ts";
 
 const EXAMPLES = join(import.meta.dir, "../../../fixtures/servers/examples");
 const SOLVER = { providerId: "h2solver", model: "solver-model" } as const;

@@ -4,11 +4,11 @@
 // half-written), 2 for a bad command line.
 
 import type { Manifest } from "../../benchmarks/common/install.ts";
-import { WB_SUBSETS } from "../cell-options.ts";
 import { defineCommand, type OptionSpecs, UsageError } from "../command.ts";
 import { CliError } from "../errors.ts";
 import { EXIT } from "../exit-codes.ts";
-import { selfCommand } from "../self.ts";
+import { selfCommand } from "../help/self.ts";
+import { WB_SUBSETS } from "../sweep/cell-options.ts";
 
 const SETUP_BENCHES = ["jb", "lab", "wb"] as const;
 const TITLES: Record<string, string> = { jb: "JobBench", lab: "LAB", wb: "WorkBuddy-Bench" };
@@ -53,7 +53,7 @@ const setup = defineCommand({
     if (bench === undefined) {
       throw new UsageError(`--bench is required (available: ${SETUP_BENCHES.join(", ")})`, "setup");
     }
-    const { subsetOpt } = await import("../build-adapter.ts");
+    const { subsetOpt } = await import("../bench/build-adapter.ts");
     const subset = subsetOpt(args, bench, "setup", true);
     const { dependenciesDir, SetupError } = await import("../../benchmarks/common/install.ts");
     const deps = dependenciesDir(args.opts.dependencies, io.env, io.cwd);

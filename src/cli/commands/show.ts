@@ -23,16 +23,16 @@ import { webNote } from "../../core/run/web-policy.ts";
 import { type CliIO, defineCommand, type OptionSpecs, UsageError } from "../command.ts";
 import { CliError } from "../errors.ts";
 import { EXIT } from "../exit-codes.ts";
-import { lineageLines } from "../lineage-text.ts";
-import { recordedPartNote } from "../partition-opts.ts";
-import { browseLocation, openForBrowsing, RUNS_OPTION, readStore } from "../run-handle.ts";
-import { legendLines } from "../status-legend.ts";
+import { lineageLines } from "../runs/lineage-text.ts";
+import { browseLocation, openForBrowsing, RUNS_OPTION, readStore } from "../runs/run-handle.ts";
+import { legendLines } from "../runs/status-legend.ts";
+import { recordedPartNote } from "../sweep/partition-opts.ts";
 import {
   checkCellFlags,
   hasCellFlags,
   ONE_SWEEP_CELL_OPTIONS,
   selectSweeps,
-} from "../sweep-handles.ts";
+} from "../sweep/sweep-handles.ts";
 import { painter, renderTable, type Tone, toneOf } from "./runs.ts";
 
 type Paint = (text: string, tone: Tone) => string;

@@ -11,14 +11,14 @@ import {
   writePartition,
 } from "../../core/schedule/partition.ts";
 import { taskStream } from "../../core/schedule/stream.ts";
-import { buildAdapter } from "../build-adapter.ts";
-import { CELL_OPTIONS, DEPENDENCIES_OPTION } from "../cell-options.ts";
+import { buildAdapter } from "../bench/build-adapter.ts";
 import { defineCommand, type OptionSpecs, UsageError } from "../command.ts";
 import { CliError } from "../errors.ts";
 import { EXIT } from "../exit-codes.ts";
-import { partitionCell } from "../partition-opts.ts";
-import { checkedLocation } from "../run-handle.ts";
-import { selfCommand } from "../self.ts";
+import { selfCommand } from "../help/self.ts";
+import { checkedLocation } from "../runs/run-handle.ts";
+import { CELL_OPTIONS, DEPENDENCIES_OPTION } from "../sweep/cell-options.ts";
+import { partitionCell } from "../sweep/partition-opts.ts";
 
 const OPTIONS = {
   ...CELL_OPTIONS,

@@ -72,7 +72,6 @@ const validateCommand = defineCommand({
 
 async function check(surface: SurfaceSpec, dir: string, allowSubagents: boolean): Promise<Report> {
   const tree = await import("../../core/harness/tree.ts");
-  const { PythonUnavailableError } = await import("../../core/harness/python-check.ts");
   const report: Report = {
     surface: surface.name,
     dir,

@@ -13,7 +13,7 @@ import { CliError } from "../errors.ts";
 import { EXIT } from "../exit-codes.ts";
 import { domainJobs, isOpen, type JobRow } from "../queue/domain-queue.ts";
 import { needsSharedStore } from "../queue/runs-binding.ts";
-import { browseLocation, RUNS_OPTION } from "../run-handle.ts";
+import { browseLocation, RUNS_OPTION } from "../runs/run-handle.ts";
 
 const OPTIONS = {
   runs: RUNS_OPTION,

@@ -11,7 +11,6 @@ import { join, resolve } from "node:path";
 import { PgLog, PgStoreError } from "../../../store/pg/log.ts";
 import { runProcess } from "../../core/lib/process.ts";
 import { type CliIO, defineCommand, type OptionSpecs, type ParsedArgs } from "../command.ts";
-import { releaseEarlySignals } from "../early-signals.ts";
 import { CliError } from "../errors.ts";
 import { EXIT } from "../exit-codes.ts";
 import {
@@ -24,7 +23,8 @@ import {
   queueSettings,
 } from "../queue/domain-queue.ts";
 import { bindRunsDir, needsSharedStore, readMarker, STORE_MARKER } from "../queue/runs-binding.ts";
-import { checkedLocation, RUNS_OPTION } from "../run-handle.ts";
+import { checkedLocation, RUNS_OPTION } from "../runs/run-handle.ts";
+import { releaseEarlySignals } from "../sweep/early-signals.ts";
 
 const MAIN = resolve(import.meta.dir, "../main.ts");
 /** How long a stopped child may take to record its interruption before it is killed. */

@@ -9,7 +9,7 @@ import { assertContinuesExperiment } from "../../../store/identity.ts";
 import { openRunStore } from "../../../store/open.ts";
 import type { CliIO } from "../command.ts";
 import { EXIT } from "../exit-codes.ts";
-import { selfCommand } from "../self.ts";
+import { selfCommand } from "../help/self.ts";
 import {
   type DomainJob,
   domainKey,

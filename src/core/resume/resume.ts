@@ -23,7 +23,7 @@ import {
 
 /**
  * Where a task's last record comes from. Commands resume from the SQLite store (the system of
- * record, docs/architecture.md "Files and the store"): src/cli/store-resume.ts builds this record
+ * record, docs/architecture.md "Files and the store"): src/cli/sweep/store-resume.ts builds this record
  * from store rows, and a task the store does not know is "missing" even when a summary.json exists.
  * Core knows no store; the skip decision below is the same whichever source answers.
  */

@@ -15,8 +15,8 @@ import {
   codexExecArgv,
   codexSessionEnv,
   readCodexStreamFile,
-} from "../../clis/codex.ts";
-import { costOf, type PriceTable } from "../../clis/codex-prices.ts";
+} from "../../agent-cli/codex.ts";
+import { costOf, type PriceTable } from "../../agent-cli/codex-prices.ts";
 import { type ExitRecord, runProcess } from "../../core/lib/process.ts";
 import { SpawnError } from "../../core/lib/spawn-error.ts";
 import { hasDeliverable, ROLLOUT_WORKSPACE } from "../../core/rollout/layout.ts";

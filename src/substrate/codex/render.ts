@@ -10,7 +10,7 @@ import {
   emptyUsage,
   isCodexFailure,
   isCodexTurnCompleted,
-} from "../../clis/codex-stream.ts";
+} from "../../agent-cli/codex-stream.ts";
 import { asText, capTrajectory, clipText, stringify } from "../../core/evidence/clip.ts";
 import { jsonObjects } from "../../core/lib/jsonl.ts";
 
@@ -140,7 +140,7 @@ function renderItem(item: Obj, o: Required<CodexRenderOptions>): string[] {
       const line = fileChangeLine(item, o);
       return line === null ? [] : [line];
     }
-    // Every tool item is an action, as its reader counts it (clis/codex.ts CODEX_TOOL_ITEMS).
+    // Every tool item is an action, as its reader counts it (agent-cli/codex.ts CODEX_TOOL_ITEMS).
     case "mcp_tool_call": {
       const what = `${str(item.server) ?? "?"}.${str(item.tool) ?? "?"}`;
       const args = item.arguments === undefined ? "" : ` ${stringify(item.arguments)}`;

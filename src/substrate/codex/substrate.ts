@@ -11,8 +11,8 @@ import {
   CodexSetupError,
   codexSettings,
   resolveCodex,
-} from "../../clis/codex.ts";
-import { loadPriceTable, type PriceTable } from "../../clis/codex-prices.ts";
+} from "../../agent-cli/codex.ts";
+import { loadPriceTable, type PriceTable } from "../../agent-cli/codex-prices.ts";
 import type { Tree } from "../../core/harness/surface.ts";
 import type { SurfaceSpec } from "../../core/harness/tree.ts";
 import { pickEnv, runProcess, which } from "../../core/lib/process.ts";

@@ -5,9 +5,9 @@
 
 import { appendFileSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { OpencodeCli } from "../../clis/opencode.ts";
-import { runWatchedSession } from "../../clis/opencode-watch.ts";
-import { ChannelSetupError } from "../../clis/session-env.ts";
+import { OpencodeCli } from "../../agent-cli/opencode.ts";
+import { runWatchedSession } from "../../agent-cli/opencode-watch.ts";
+import { ChannelSetupError } from "../../agent-cli/session-env.ts";
 import { type ExitRecord, pickEnv, runProcess } from "../../core/lib/process.ts";
 import { SpawnError } from "../../core/lib/spawn-error.ts";
 import { hasDeliverable, ROLLOUT_OUTPUT, ROLLOUT_WORKSPACE } from "../../core/rollout/layout.ts";

@@ -16,7 +16,7 @@
 
 import { mkdirSync, readdirSync } from "node:fs";
 import { posix } from "node:path";
-import { mergeConfig, workspaceFence } from "../../clis/opencode.ts";
+import { mergeConfig, workspaceFence } from "../../agent-cli/opencode.ts";
 import { isTree, readTree, type Tree, type TreeValue, textOf } from "../../core/harness/tree.ts";
 import { Harness2Error } from "../../core/lib/errors.ts";
 import { treeFingerprint } from "../../core/lib/fingerprint.ts";

@@ -1,7 +1,7 @@
 // Renders an OpenCode `--format json` event stream into the shared trajectory grammar
 // (docs/method.md §2): [ASSISTANT] [THINKING] [ACTION] tool(args) [OBSERVATION] [OBSERVATION ERROR]
 // [ERROR], plus one closing [HARNESS] session usage line summing the finished steps' tokens and
-// cost, every event read through OpenCode's one stream decoder (clis/opencode-stream.ts). Pure and total: any line, however malformed, degrades to nothing or to an [ERROR] — never a
+// cost, every event read through OpenCode's one stream decoder (agent-cli/opencode-stream.ts). Pure and total: any line, however malformed, degrades to nothing or to an [ERROR] — never a
 // throw.
 
 import { readFile } from "node:fs/promises";
@@ -12,7 +12,7 @@ import {
   OpencodeStreamTally,
   type OpencodeToolEvent,
   opencodeEvents,
-} from "../../clis/opencode-stream.ts";
+} from "../../agent-cli/opencode-stream.ts";
 import { asText, capTrajectory, clipText } from "../../core/evidence/clip.ts";
 
 /** Clip of a tool call's JSON arguments (docs/method.md §2: 400 for OpenCode). */
