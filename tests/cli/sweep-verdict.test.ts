@@ -1,12 +1,12 @@
 // How a finished run ends (issue 35): the verdict line and the next commands, from the events.
 import { describe, expect, test } from "bun:test";
+import { SweepTally } from "../../src/cli/sweep/sweep-tally.ts";
 import { verdictLines } from "../../src/cli/sweep/sweep-verdict.ts";
 import type { HarnessEvent } from "../../src/core/events/registry.ts";
-import { RecordingSink } from "../../src/core/events/sink.ts";
 
 const sweep = "swp_test";
-function sink(events: object[]): RecordingSink {
-  const s = new RecordingSink();
+function sink(events: object[]): SweepTally {
+  const s = new SweepTally();
   for (const e of events) s.emit({ ts: 1, sweep, ...e } as HarnessEvent);
   return s;
 }
@@ -87,5 +87,22 @@ describe("the verdict a run ends with", () => {
       }),
     ).toEqual([]);
     expect(verdictLines({ events: sink([]), sweep, self: "h", runsFlag: "" })).toEqual([]);
+  });
+});
+
+describe("the sweep's tally", () => {
+  test("keeps only what the ending reads, however many events pass through it", () => {
+    const s = new SweepTally();
+    const event = (e: object) => s.emit({ ts: 1, sweep, ...e } as HarnessEvent);
+    event({ type: "task.started", domain: "d", task: "t1", k: 1 });
+    for (let i = 0; i < 10_000; i++) {
+      event({ type: "stage.started", domain: "d", task: "t1", k: 1, mode: "agg", stage: "inv1" });
+    }
+    event({ type: "task.skipped", domain: "d", task: "t2", k: 1, reason: "done" });
+    expect(s.seen).toBe(10_002);
+    expect(s.held()).toBe(2);
+    expect(s.ofType("task.started").map((e) => e.task)).toEqual(["t1"]);
+    expect(s.ofType("task.skipped").map((e) => e.task)).toEqual(["t2"]);
+    expect(s.ofType("sweep.finished")).toEqual([]);
   });
 });

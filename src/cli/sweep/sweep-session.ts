@@ -8,13 +8,7 @@ import { newSweepId } from "../../../store/ids.ts";
 import { openRunStore, takeSweepLock } from "../../../store/open.ts";
 import { StoreWriter } from "../../../store/writer.ts";
 import { type EventOf, type ModeToken, SweepFinished } from "../../core/events/registry.ts";
-import {
-  type Clock,
-  type EventSink,
-  fanOut,
-  RecordingSink,
-  SYSTEM_CLOCK,
-} from "../../core/events/sink.ts";
+import { type Clock, type EventSink, fanOut, SYSTEM_CLOCK } from "../../core/events/sink.ts";
 import {
   capProgress,
   SPEND_CAP_KEY,
@@ -41,6 +35,7 @@ import { type Caps, capReached, hasCap, priorSpend, SpendMeter } from "../spend/
 import { releaseEarlySignals } from "./early-signals.ts";
 import type { FrontEnd } from "./front-end.ts";
 import { durableSink, storeRecordSource } from "./store-resume.ts";
+import { SweepTally } from "./sweep-tally.ts";
 
 /**
  * The namespaces a sweep locks: its modes' namespaces plus, always, the parallel one (first).
@@ -77,7 +72,7 @@ export type SweepSessionOptions = {
 export type SweepSessionResult = {
   sweep: string;
   result: SweepResult;
-  events: RecordingSink;
+  events: SweepTally;
   interrupted: boolean;
   /** The spending cap stopped it (an interrupted sweep with reason "budget"). */
   capped: boolean;
@@ -138,7 +133,7 @@ export async function runSweepSession(opts: SweepSessionOptions): Promise<SweepS
     });
   }
   const writer = new StoreWriter(db, store.writerOptions());
-  const recording = new RecordingSink();
+  const recording = new SweepTally();
   // The user's stop kills running work; the cap's only stops new work from starting (SoftStop).
   const abort = new AbortController();
   const capStop = new AbortController();
@@ -290,7 +285,7 @@ export async function runSweepSession(opts: SweepSessionOptions): Promise<SweepS
  * The sweep.finished a forced stop records (the scheduler never gets to emit its own), counted
  * from the events so far; null when the sweep had not started or already finished.
  */
-function interruptedSweep(events: RecordingSink, sweep: string): EventOf<"sweep.finished"> | null {
+function interruptedSweep(events: SweepTally, sweep: string): EventOf<"sweep.finished"> | null {
   const started = events.ofType("sweep.started")[0];
   if (started === undefined || events.ofType("sweep.finished").length > 0) return null;
   const finished = events.ofType("task.finished");
@@ -313,7 +308,7 @@ function interruptedSweep(events: RecordingSink, sweep: string): EventOf<"sweep.
  * running (their unfinished work is redone from their last checkpoint), and the exact command
  * that resumes.
  */
-export function stoppedLine(events: RecordingSink, opts: SweepSessionOptions, io: CliIO): string {
+export function stoppedLine(events: SweepTally, opts: SweepSessionOptions, io: CliIO): string {
   const done = new Set(
     [...events.ofType("task.finished"), ...events.ofType("task.skipped")].map(
       (t) => `${t.task}\u0000${t.k}`,

@@ -4,12 +4,12 @@
 // its own richer ending (src/benchmarks/demo/payoff.ts); an interrupted or capped sweep ends with
 // the line that says how to resume (src/cli/sweep/sweep-session.ts).
 
-import type { RecordingSink } from "../../core/events/sink.ts";
 import { formatUsd } from "../../core/lib/format.ts";
 import { MODE_NAMES } from "../../core/run/naming.ts";
+import type { SweepTally } from "./sweep-tally.ts";
 
 export type VerdictInputs = {
-  events: RecordingSink;
+  events: SweepTally;
   sweep: string;
   /** How to run harness2 here (`harness2`, or the checkout's launcher). */
   self: string;
