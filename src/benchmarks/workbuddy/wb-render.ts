@@ -8,12 +8,11 @@
 // Inside those, a file that looks like the verifier wrote it (a score or test-output name, or text
 // carrying a grader's verdict marker) or that a leak glob names is quarantined: named, never shown.
 // Spreadsheets are shown cell by cell with each formula and its cached value, slides as text,
-// images by name and size. Files are read with well-kept libraries (exceljs, jszip with
-// fast-xml-parser, mammoth, tar, image-size).
+// images by name and size. Files are read with well-kept libraries (jszip with fast-xml-parser —
+// spreadsheets through common/xlsx-cells.ts —, mammoth, tar, image-size).
 
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync } from "node:fs";
 import { basename, extname, join } from "node:path";
-import ExcelJS from "exceljs";
 import { XMLParser } from "fast-xml-parser";
 import { imageSize } from "image-size";
 import JSZip from "jszip";
@@ -22,6 +21,7 @@ import * as tar from "tar";
 import { lstatOrNull, sortPaths, walkFiles } from "../../core/lib/safe-fs.ts";
 import { leakMatcher } from "../../core/safety/leak-globs.ts";
 import { GRADER_VERDICT_MARKERS } from "../../core/safety/markers.ts";
+import { type CellValue, readWorkbook } from "../common/xlsx-cells.ts";
 import { WB_LEAK_GLOBS, type WbSubset } from "./wb-data.ts";
 
 export const RAW_ARTIFACTS = "verifier/raw_artifacts";
@@ -81,55 +81,33 @@ function hasVerdictMarker(text: string): boolean {
 
 // ── spreadsheets, slides, documents, images ──────────────────────────────────────────────────
 
-type CellValue = ExcelJS.CellValue;
-
-function plain(v: CellValue): string {
-  if (v === null || v === undefined) return "";
+function plain(v: CellValue | undefined): string {
+  if (v === undefined) return "";
   if (v instanceof Date) return v.toISOString();
-  if (typeof v === "object") {
-    if ("richText" in v) return v.richText.map((r) => r.text).join("");
-    if ("text" in v && typeof v.text === "string") return v.text;
-    if ("error" in v) return String(v.error);
-    return JSON.stringify(v);
-  }
+  if (typeof v === "object") return v.error;
   return String(v);
 }
 
 /** Every non-empty cell of every sheet; a formula with its cached value, or the note that it has none. */
 export async function renderWorkbook(path: string): Promise<string> {
-  const wb = new ExcelJS.Workbook();
-  await wb.xlsx.readFile(path);
   const out: string[] = [];
-  wb.eachSheet((sheet) => {
+  for (const sheet of await readWorkbook(readFileSync(path))) {
     out.push(`## Sheet "${sheet.name}" (${sheet.rowCount} rows × ${sheet.columnCount} columns)`);
-    let shown = 0;
-    let more = 0;
-    sheet.eachRow({ includeEmpty: false }, (row) => {
-      row.eachCell({ includeEmpty: false }, (cell) => {
-        if (shown >= SHEET_CELLS_MAX) {
-          more++;
-          return;
-        }
-        shown++;
-        const v = cell.value;
-        if (v !== null && typeof v === "object" && ("formula" in v || "sharedFormula" in v)) {
-          const f =
-            "formula" in v
-              ? v.formula
-              : `(shared) ${(v as { sharedFormula: string }).sharedFormula}`;
-          const result = (v as { result?: CellValue }).result;
-          const cached =
-            result === undefined || result === null
-              ? "no cached value: a reader that loads values only sees this cell empty"
-              : plain(result);
-          out.push(`${cell.address}: =${f} → ${cached}`);
-        } else {
-          out.push(`${cell.address}: ${plain(v)}`);
-        }
-      });
-    });
+    for (const cell of sheet.cells.slice(0, SHEET_CELLS_MAX)) {
+      if (cell.formula === undefined && cell.sharedFrom === undefined) {
+        out.push(`${cell.address}: ${plain(cell.value)}`);
+        continue;
+      }
+      const f = cell.formula ?? `(shared) ${cell.sharedFrom}`;
+      const cached =
+        cell.value === undefined
+          ? "no cached value: a reader that loads values only sees this cell empty"
+          : plain(cell.value);
+      out.push(`${cell.address}: =${f} → ${cached}`);
+    }
+    const more = sheet.cells.length - SHEET_CELLS_MAX;
     if (more > 0) out.push(`…(${more} more cells — render truncation)`);
-  });
+  }
   return out.join("\n");
 }
 
