@@ -142,6 +142,7 @@ export function storeLocation(opts: {
       problem ?? url,
       `set ${fix ?? "HARNESS2_DB to a file path"}`,
       "db",
+      "refusal",
     );
   }
   if (dbRaw !== undefined && isPgUrl(dbRaw)) {

@@ -1,7 +1,7 @@
 // The named errors of a store's place and file (store/db.ts raises them; the CLI turns each into
 // one line with its fix). Each says what is wrong with which path, and what to do.
 
-import { Harness2Error } from "../src/core/lib/errors.ts";
+import { type ErrorKind, Harness2Error } from "../src/core/lib/errors.ts";
 
 export class StoreNewerError extends Harness2Error {
   constructor(
@@ -74,7 +74,8 @@ export class StorePlaceError extends Harness2Error {
     readonly problem: string,
     fix: string,
     readonly what: "runs" | "db",
+    kind?: ErrorKind,
   ) {
-    super(problem, { fix });
+    super(problem, { fix, kind });
   }
 }

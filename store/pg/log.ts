@@ -7,7 +7,7 @@
 // a newer harness2 are each one PgStoreError line with its fix.
 
 import { hostname as osHostname } from "node:os";
-import { Harness2Error } from "../../src/core/lib/errors.ts";
+import { type ErrorKind, Harness2Error } from "../../src/core/lib/errors.ts";
 import type { PgAddress } from "../../src/core/lib/store-url.ts";
 
 /** The version of the PostgreSQL log's own tables (the SQLite projection has its own). */
@@ -17,8 +17,8 @@ const APP = "harness2";
 /** A PostgreSQL store that cannot be used; the message names the server and the fix. */
 export class PgStoreError extends Harness2Error {
   static override readonly errorKind = "environment";
-  constructor(message: string) {
-    super(message);
+  constructor(message: string, opts: { kind?: ErrorKind; fix?: string } = {}) {
+    super(message, opts);
   }
 }
 
@@ -72,19 +72,20 @@ export function describePgFailure(err: unknown, addr: PgAddress): PgStoreError {
   const { code, errno, message } = pgCode(err);
   const at = `${addr.host}:${addr.port}`;
   if (/CONNECTION_REFUSED|ECONNREFUSED|CONNECTION_CLOSED|ENOTFOUND|EAI_|TIMEOUT/i.test(code)) {
-    return new PgStoreError(
-      `cannot reach PostgreSQL at ${at} (${message.toLowerCase()}). Fix: start the server (pg_ctl start, or systemctl start postgresql) or correct the host and port in HARNESS2_DB`,
-    );
+    return new PgStoreError(`cannot reach PostgreSQL at ${at} (${message.toLowerCase()})`, {
+      fix: "start the server (pg_ctl start, or systemctl start postgresql) or correct the host and port in HARNESS2_DB",
+    });
   }
   if (errno === "3D000") {
-    return new PgStoreError(
-      `PostgreSQL at ${at} has no database "${addr.database}". Fix: create it (createdb -h ${addr.host} -p ${addr.port} ${addr.database}) or correct HARNESS2_DB`,
-    );
+    return new PgStoreError(`PostgreSQL at ${at} has no database "${addr.database}"`, {
+      fix: `create it (createdb -h ${addr.host} -p ${addr.port} ${addr.database}) or correct HARNESS2_DB`,
+    });
   }
   if (errno === "28P01" || errno === "28000" || /AUTH/i.test(code)) {
-    return new PgStoreError(
-      `PostgreSQL at ${at} refused user "${addr.user}" (${message}). Fix: correct the user or password in HARNESS2_DB`,
-    );
+    return new PgStoreError(`PostgreSQL at ${at} refused user "${addr.user}" (${message})`, {
+      kind: "refusal",
+      fix: "correct the user or password in HARNESS2_DB",
+    });
   }
   return new PgStoreError(`PostgreSQL at ${addr.where}: ${message}`);
 }
@@ -124,18 +125,24 @@ export class PgLog {
       );
       if (meta.get("app") !== APP) {
         throw new PgStoreError(
-          `PostgreSQL database ${addr.where} has a harness2_meta table that is not harness2's. Fix: point HARNESS2_DB at another database`,
+          `PostgreSQL database ${addr.where} has a harness2_meta table that is not harness2's`,
+          { kind: "refusal", fix: "point HARNESS2_DB at another database" },
         );
       }
       const version = Number(meta.get("version") ?? 0);
       if (version > PG_LOG_VERSION) {
         throw new PgStoreError(
-          `PostgreSQL database ${addr.where} was written by a newer harness2 (log schema ${version}; this build reads up to ${PG_LOG_VERSION}). Fix: upgrade harness2 on this machine, or point HARNESS2_DB at another database`,
+          `PostgreSQL database ${addr.where} was written by a newer harness2 (log schema ${version}; this build reads up to ${PG_LOG_VERSION})`,
+          {
+            kind: "refusal",
+            fix: "upgrade harness2 on this machine, or point HARNESS2_DB at another database",
+          },
         );
       }
       if (version < PG_LOG_VERSION) {
         throw new PgStoreError(
-          `PostgreSQL database ${addr.where} has log schema ${version}, which this build cannot read (it reads ${PG_LOG_VERSION}). Fix: point HARNESS2_DB at another database`,
+          `PostgreSQL database ${addr.where} has log schema ${version}, which this build cannot read (it reads ${PG_LOG_VERSION})`,
+          { kind: "refusal", fix: "point HARNESS2_DB at another database" },
         );
       }
       return new PgLog(sql, addr, meta.get("store_id") ?? "");

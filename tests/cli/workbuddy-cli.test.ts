@@ -49,7 +49,7 @@ describe("WorkBuddy on the command line", () => {
       cwd: root,
       env,
     });
-    expect(before.code).toBe(1);
+    expect(before.code).toBe(4);
     expect(before.stderr).toContain("WorkBuddy-Bench is not set up");
     expect(before.stderr).toContain("harness2 setup --bench wb");
     oneLine(before.stderr);

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { type PgAddress, pgAddress } from "../../src/core/lib/store-url.ts";
 import { openStore } from "../../store/db.ts";
 import { newSweepId } from "../../store/ids.ts";
-import { PgLog } from "../../store/pg/log.ts";
+import { PgLog, PgStoreError } from "../../store/pg/log.ts";
 import { PgStore } from "../../store/pg/store.ts";
 import { StoreWriter } from "../../store/writer.ts";
 import { runCli } from "../helpers/cli.ts";
@@ -199,9 +199,13 @@ describe("refusals, one line each", () => {
       `cannot reach PostgreSQL at 127.0.0.1:${port}`,
     );
     const missing = pgAddress(`postgres://postgres@127.0.0.1:${cluster.port}/nope`) as PgAddress;
-    await expect(PgLog.open(missing, { create: true })).rejects.toThrow(
-      `PostgreSQL at 127.0.0.1:${cluster.port} has no database "nope". Fix: create it`,
+    const noDb = await PgLog.open(missing, { create: true }).catch((e: unknown) => e);
+    expect(noDb).toBeInstanceOf(PgStoreError);
+    expect((noDb as PgStoreError).message).toBe(
+      `PostgreSQL at 127.0.0.1:${cluster.port} has no database "nope"`,
     );
+    expect((noDb as PgStoreError).fix).toStartWith("create it (createdb -h 127.0.0.1");
+    expect((noDb as PgStoreError).errorKind).toBe("environment");
     const addr = await freshPgAddress();
     const log = (await PgLog.open(addr, { create: true })) as PgLog;
     await log.client`UPDATE harness2_meta SET value = '99' WHERE key = 'version'`;
@@ -216,23 +220,25 @@ describe("refusals, one line each", () => {
     expect(await PgLog.open(empty, { create: false })).toBeNull();
   }, 60_000);
 
-  test("the CLI says each in one line with exit 1, and never shows the password", async () => {
+  test("the CLI says each in one line (exit 4 for the server, 1 for the setting), never the password", async () => {
     const cluster = await sharedCluster();
     const { dir, cleanup } = tempDir();
-    const cases: [string, string][] = [
-      [`postgres://postgres:s3cret@127.0.0.1:${cluster.port}/nope`, 'has no database "nope"'],
-      ["postgres://postgres:s3cret@127.0.0.1:1/h2", "cannot reach PostgreSQL at 127.0.0.1:1"],
-      ["postgres://postgres:s3cret@/h2", "is not a valid PostgreSQL connection string"],
-      ["postgres://postgres:s3cret@db.internal:5432", "names no database"],
-      ["mysql://u:s3cret@db/h2", "names a database server harness2 cannot use"],
+    // A server that is not there or lacks the database is the environment's (exit 4); a value of
+    // HARNESS2_DB that is not a usable address is a bad setting (exit 1).
+    const cases: [string, string, number][] = [
+      [`postgres://postgres:s3cret@127.0.0.1:${cluster.port}/nope`, 'has no database "nope"', 4],
+      ["postgres://postgres:s3cret@127.0.0.1:1/h2", "cannot reach PostgreSQL at 127.0.0.1:1", 4],
+      ["postgres://postgres:s3cret@/h2", "is not a valid PostgreSQL connection string", 1],
+      ["postgres://postgres:s3cret@db.internal:5432", "names no database", 1],
+      ["mysql://u:s3cret@db/h2", "names a database server harness2 cannot use", 1],
     ];
-    for (const [url, says] of cases) {
+    for (const [url, says, code] of cases) {
       for (const args of [["runs"], ["demo", "--k", "1", "--no-tui"]]) {
         const r = await runCli([...args, "--runs", join(dir, "runs")], {
           cwd: dir,
           env: { HARNESS2_DB: url },
         });
-        expect(r.code).toBe(1);
+        expect({ url, code: r.code }).toEqual({ url, code });
         expect(r.stderr.trim().split("\n")).toHaveLength(1);
         expect(r.stderr).toContain(says);
         expect(r.stdout + r.stderr).not.toContain("s3cret");

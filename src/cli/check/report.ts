@@ -1,6 +1,7 @@
 // The check command's report: one line per check as it completes (status, subject, text and its
 // fix), with the problems counted for the exit code.
 
+import { Harness2Error } from "../../core/lib/errors.ts";
 import { squish } from "../../core/lib/format.ts";
 import type { CliIO } from "../command.ts";
 
@@ -33,5 +34,11 @@ export class Report {
     const tail = fix === undefined ? "" : ` Fix: ${squish(fix)}`;
     const sentence = /[.!?]$/.test(text) || fix === undefined ? text : `${text}.`;
     this.io.stdout(`${status.padEnd(5)} ${subject}: ${squish(sentence)}${tail}\n`);
+  }
+
+  /** A FAIL line for a thrown error: its message, and its fix when it names one. */
+  failed(subject: string, err: unknown): void {
+    const fix = err instanceof Harness2Error && err.fix !== "" ? err.fix : undefined;
+    this.line("FAIL", subject, err instanceof Error ? err.message : String(err), fix);
   }
 }

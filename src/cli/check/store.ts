@@ -63,7 +63,7 @@ export async function checkRunsAndStore(
         report.line("ok", "store", `${where.dbPath} (empty; set up on the first run)`);
       } else {
         // Every store refusal already says what to do (move it aside, HARNESS2_DB, upgrade).
-        report.line("FAIL", "store", (err as Error).message);
+        report.failed("store", err);
       }
     }
   } else {
@@ -94,6 +94,6 @@ async function checkSharedStore(report: Report, addr: PgAddress, runsDir: string
       await log.close();
     }
   } catch (err) {
-    report.line("FAIL", "store", (err as Error).message);
+    report.failed("store", err);
   }
 }

@@ -8,7 +8,7 @@
 import { mkdirSync } from "node:fs";
 import { hostname } from "node:os";
 import { join, resolve } from "node:path";
-import { PgLog, PgStoreError } from "../../../store/pg/log.ts";
+import { PgLog } from "../../../store/pg/log.ts";
 import { runProcess } from "../../core/lib/process.ts";
 import { type CliIO, defineCommand, type OptionSpecs, type ParsedArgs } from "../command.ts";
 import { CliError } from "../errors.ts";
@@ -75,12 +75,7 @@ async function runWorker(args: Args, io: CliIO): Promise<number> {
   if (loc.pg === null) throw needsSharedStore("harness2 worker");
   const settings = queueSettings(io.env);
   let log: PgLog | null;
-  try {
-    log = await PgLog.open(loc.pg, { create: false });
-  } catch (err) {
-    if (err instanceof PgStoreError) throw new CliError(err.message);
-    throw err;
-  }
+  log = await PgLog.open(loc.pg, { create: false });
   if (log === null) {
     throw new CliError(
       `no harness2 store at ${loc.pg.where} yet, so no queued sweep. Fix: plan one with 'harness2 run … --queue'`,
