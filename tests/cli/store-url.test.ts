@@ -1,6 +1,6 @@
 // HARNESS2_DB naming something that cannot be the store (a server harness2 cannot use, or a
 // PostgreSQL URL that is not one): every command that finds the store says so in one line (exit
-// 1, the environment's fault), shows no credentials, and never creates a folder named after it.
+// 1: a bad setting, not the machine's fault), shows no credentials, and never creates a folder named after it.
 // Well-formed PostgreSQL URLs are the shared store: tests/store/pg-store.test.ts.
 
 import { afterAll, describe, expect, test } from "bun:test";

@@ -138,7 +138,8 @@ describe("harness2 validate", () => {
     const without = await runCli(["validate", dir], {
       env: { PATH: noPython, HARNESS2_PYTHON: undefined },
     });
-    expect(without.code).toBe(1);
+    // No Python is the environment's (exit 4).
+    expect(without.code).toBe(4);
     expect(without.stderr).toContain("python3 is required");
     const real = (await resolvePython(process.env)) as string;
     const r = await runCli(["validate", dir], { env: { PATH: noPython, HARNESS2_PYTHON: real } });

@@ -4,6 +4,7 @@ import { Database } from "bun:sqlite";
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { withFix } from "../../src/core/lib/errors.ts";
 import {
   openStore,
   StoreMissingError,
@@ -79,9 +80,8 @@ describe("where the store may live", () => {
       const problem = storePlaceProblem(loc, { create });
       expect(problem).toBeInstanceOf(StorePlaceError);
       expect(problem?.what).toBe("runs");
-      expect(problem?.message).toBe(
-        `${file} is not a directory. Fix: choose a writable directory with --runs or HARNESS2_RUNS_DIR`,
-      );
+      expect(problem?.message).toBe(`${file} is not a directory`);
+      expect(problem?.fix).toBe("choose a writable directory with --runs or HARNESS2_RUNS_DIR");
     }
   });
 
@@ -104,7 +104,14 @@ describe("where the store may live", () => {
 
   test("openStore itself refuses a file on the way in one line (no raw EEXIST)", () => {
     writeFileSync(join(dir, "FILE"), "mine");
-    expect(() => openStore(join(dir, "FILE", "harness2.db"))).toThrow(
+    const refused = (() => {
+      try {
+        openStore(join(dir, "FILE", "harness2.db"));
+      } catch (err) {
+        return err;
+      }
+    })();
+    expect(withFix(refused)).toStartWith(
       `${join(dir, "FILE")} is not a directory. Fix: choose a writable directory`,
     );
     expect(readFileSync(join(dir, "FILE"), "utf8")).toBe("mine");
