@@ -1,13 +1,15 @@
 // What the improver sees of a deliverable (docs/benchmarks.md): each file of output/ as text,
-// capped per file at the benchmark's own limit. Documents (.docx, .xlsx, .pptx, .pdf) are read by
+// capped per file at the benchmark's own limit. Documents (.docx, .xlsx, .pptx) are read by
 // read_doc.py (standard-library python, one process per rollout, the same reader LAB's agents
-// get); other text as it is; anything else is named with its size. Images are listed separately.
+// get), PDFs by pdf.js (pdf-text.ts: text stored as glyph codes too); other text as it is;
+// anything else is named with its size. Images are listed separately.
 
 import { readFileSync, statSync } from "node:fs";
 import { extname, join } from "node:path";
 import { runProcess } from "../../core/lib/process.ts";
 import { pythonEnv, resolvePython } from "../../core/lib/python.ts";
 import { walkFiles } from "../../core/lib/safe-fs.ts";
+import { pdfText } from "./pdf-text.ts";
 
 /** The document reader, also installed as `scripts/read_doc.py` where a benchmark provides it. */
 export const READ_DOC_SCRIPT = join(import.meta.dir, "read_doc.py");
@@ -22,7 +24,8 @@ export function readDocSource(): string {
 /** Images of a deliverable shown to the improver (every benchmark's figure). */
 export const IMAGES_MAX = 8;
 
-const DOCUMENTS = new Set([".docx", ".xlsx", ".xlsm", ".pptx", ".pdf"]);
+/** Documents read_doc.py reads; PDFs are read on our side with pdf.js (pdf-text.ts). */
+const DOCUMENTS = new Set([".docx", ".xlsx", ".xlsm", ".pptx"]);
 const IMAGES = new Set([".png", ".jpg", ".jpeg", ".gif", ".webp"]);
 const UTF8 = new TextDecoder("utf-8", { fatal: true });
 
@@ -71,7 +74,8 @@ export async function deliverableTexts(
   for (const rel of rels) {
     const ext = extname(rel).toLowerCase();
     const path = join(outputDir, rel);
-    if (DOCUMENTS.has(ext)) out[rel] = capped(fromDocs[rel] ?? "(not read)", maxChars);
+    if (ext === ".pdf") out[rel] = capped(await pdfText(path), maxChars);
+    else if (DOCUMENTS.has(ext)) out[rel] = capped(fromDocs[rel] ?? "(not read)", maxChars);
     else if (IMAGES.has(ext)) out[rel] = `(image, ${statSync(path).size} bytes)`;
     else out[rel] = plainOrNamed(path, maxChars);
   }

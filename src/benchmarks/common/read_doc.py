@@ -5,8 +5,10 @@
 
 Standard library only. Word paragraphs in order; every sheet of a workbook as tab-separated rows
 (shared strings resolved, formulas by their saved values); each slide's text; a PDF's text from
-its content streams (FlateDecode inflated), or from `pdftotext` when that is installed. A file it
-cannot read gets a one-line note in place of its text. It never runs anything it reads.
+its content streams (FlateDecode inflated), or from `pdftotext` when that is installed. Text a PDF
+stores as font glyph codes (as word processors and browsers often write it) needs the font's
+character map, which this reader does not parse: it says so instead of leaving words out
+silently. A file it cannot read gets a one-line note in place of its text. It never runs anything it reads.
 """
 
 import json
@@ -100,7 +102,10 @@ def pptx(path):
 
 
 STREAM = re.compile(rb"<<(.*?)>>\s*stream\r?\n(.*?)\r?\nendstream", re.S)
-SHOW = re.compile(rb"\((?:\\.|[^\\)])*\)\s*(?:Tj|'|\")|\[(?:[^\]]*)\]\s*TJ|T\*|Td|TD|ET")
+SHOW = re.compile(rb"\((?:\\.|[^\\)])*\)\s*(?:Tj|'|\")|\[(?:[^\]]*)\]\s*TJ|T\*|Td|TD|Tm|ET")
+# A text run written as glyph codes (<0012002f>Tj, or <...> inside a TJ array): only the font's
+# own character map can turn it into characters, which this reader does not parse.
+HEX_SHOW = re.compile(rb"<[0-9A-Fa-f\s]+>\s*Tj|\[[^\]]*<[0-9A-Fa-f\s]+>[^\]]*\]\s*TJ")
 LITERAL = re.compile(rb"\((?:\\.|[^\\)])*\)")
 
 
@@ -121,12 +126,14 @@ def unescape(raw):
             continue
         out += ch
         i += 1
-    return out.decode("latin-1")
+    # Simple fonts mostly use the Windows encoding: cp1252 gives its dashes and quotes.
+    return out.decode("cp1252", "replace")
 
 
 def pdf_streams(path):
+    """The PDF's literal text, line by line, and how many runs were glyph codes it cannot read."""
     data = open(path, "rb").read()
-    lines, current = [], []
+    lines, current, coded = [], [], 0
     for head, body in STREAM.findall(data):
         if b"/FlateDecode" in head:
             try:
@@ -135,18 +142,19 @@ def pdf_streams(path):
                 continue
         elif b"/Filter" in head:
             continue
+        coded += len(HEX_SHOW.findall(body))
         for m in SHOW.finditer(body):
             token = m.group(0)
-            if token in (b"T*", b"Td", b"TD", b"ET") or token.endswith((b"'", b'"')):
+            if token in (b"T*", b"Td", b"TD", b"Tm", b"ET") or token.endswith((b"'", b'"')):
                 if current:
                     lines.append("".join(current))
                     current = []
-                if token in (b"T*", b"Td", b"TD", b"ET"):
+                if token in (b"T*", b"Td", b"TD", b"Tm", b"ET"):
                     continue
             current.extend(unescape(s[1:-1]) for s in LITERAL.findall(token))
     if current:
         lines.append("".join(current))
-    return "\n".join(line for line in lines if line.strip())
+    return "\n".join(line for line in lines if line.strip()), coded
 
 
 def pdf(path):
@@ -155,7 +163,19 @@ def pdf(path):
         done = subprocess.run([tool, "-layout", path, "-"], capture_output=True, timeout=120)
         if done.returncode == 0 and done.stdout.strip():
             return done.stdout.decode("utf-8", "replace")
-    text = pdf_streams(path)
+    text, coded = pdf_streams(path)
+    if coded and not text.strip():
+        return (
+            "(this PDF stores its text as font glyph codes, which read_doc.py cannot turn into "
+            "characters: read it with pdftotext (poppler-utils) if it is installed, or ask for "
+            "the document in another format)"
+        )
+    if coded:
+        runs = "1 more text run of this PDF is" if coded == 1 else "%d more text runs of this PDF are" % coded
+        return text + (
+            "\n(%s stored as font glyph codes, which read_doc.py cannot turn into characters: "
+            "words are missing above; pdftotext reads them)" % runs
+        )
     return text if text.strip() else "(no text found in this PDF: it may be scanned images)"
 
 

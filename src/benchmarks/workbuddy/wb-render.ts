@@ -7,8 +7,8 @@
 //   code    verifier/agent.patch
 // Inside those, a file that looks like the verifier wrote it (a score or test-output name, or text
 // carrying a grader's verdict marker) or that a leak glob names is quarantined: named, never shown.
-// Spreadsheets are shown cell by cell with each formula and its cached value, slides as text,
-// images by name and size. Files are read with well-kept libraries (jszip with fast-xml-parser —
+// Spreadsheets are shown cell by cell with each formula and its cached value, slides, documents
+// and PDFs as text, images by name and size. Files are read with well-kept libraries (jszip with fast-xml-parser —
 // spreadsheets through common/xlsx-cells.ts —, mammoth, tar, image-size).
 
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync } from "node:fs";
@@ -21,6 +21,7 @@ import * as tar from "tar";
 import { lstatOrNull, sortPaths, walkFiles } from "../../core/lib/safe-fs.ts";
 import { leakMatcher } from "../../core/safety/leak-globs.ts";
 import { GRADER_VERDICT_MARKERS } from "../../core/safety/markers.ts";
+import { pdfText } from "../common/pdf-text.ts";
 import { type CellValue, readWorkbook } from "../common/xlsx-cells.ts";
 import { WB_LEAK_GLOBS, type WbSubset } from "./wb-data.ts";
 
@@ -185,6 +186,7 @@ export async function renderFile(path: string): Promise<string> {
     if (ext === ".xlsx" || ext === ".xlsm") return clip(await renderWorkbook(path));
     if (ext === ".pptx") return clip(await renderSlides(path));
     if (ext === ".docx") return clip(await renderDocument(path));
+    if (ext === ".pdf") return clip(await pdfText(path));
     if (IMAGE_EXT.has(ext)) return describeImage(path);
     if (TEXT_EXT.has(ext) || ext === "" || ext === ".patch" || ext === ".diff") {
       const buf = readFileSync(path);
