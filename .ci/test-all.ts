@@ -12,7 +12,8 @@ const workers = testWorkers(process.env.HARNESS2_TEST_WORKERS);
 
 const bin = (name: string) => `${import.meta.dir}/../node_modules/.bin/${name}`;
 const steps: Step[] = [
-  { name: "typecheck", argv: [bin("tsc"), "--noEmit", "-p", "."] },
+  // TypeScript's native compiler (tsgo): the same errors as tsc, about three times faster here.
+  { name: "typecheck", argv: [bin("tsgo"), "--noEmit", "-p", "."] },
   { name: "lint", argv: [bin("biome"), "check", "."] },
 ];
 
