@@ -76,6 +76,22 @@ describe("export and import", () => {
     // an existing FILE is never overwritten
     const twice = await runCli(["export", "last", file, "--runs", a.runsDir]);
     expect(twice.code).toBe(2);
+    // --json: what was written and what was imported, as one object each.
+    const jsonFile = join(root, "a-json.sweep");
+    const outJson = await runCli(["export", "swp_a", jsonFile, "--runs", a.runsDir, "--json"]);
+    expect(JSON.parse(outJson.stdout)).toEqual({
+      sweep: "swp_a",
+      events: expect.any(Number),
+      file: jsonFile,
+    });
+    const d = join(root, "d", "runs");
+    const impJson = await runCli(["import", jsonFile, "--runs", d, "--json"]);
+    expect(JSON.parse(impJson.stdout)).toEqual({
+      sweep: "swp_a",
+      events: JSON.parse(outJson.stdout).events,
+      tasks: 2,
+      store: join(d, "harness2.db"),
+    });
   }, 120_000);
 
   test("--rebase moves recorded paths; a bad --rebase is a usage error", async () => {
@@ -209,6 +225,14 @@ describe("merge", () => {
       (db) => (db.query("SELECT COUNT(*) AS n FROM tasks").get() as { n: number }).n,
     );
     expect(count).toBe(2);
+    const again = join(root, "merged-json", "runs");
+    const j = await runCli(["merge", s1.runsDir, s2.dbPath, "--into", again, "--json"]);
+    expect(JSON.parse(j.stdout)).toEqual({
+      sweeps: ["swp_s1", "swp_s2"],
+      tasks: 2,
+      sources: 2,
+      into: expect.stringContaining("merged-json"),
+    });
   }, 120_000);
 
   test("a task two shards both finished is refused, all or nothing, with the target untouched", async () => {

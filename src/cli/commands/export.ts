@@ -17,7 +17,10 @@ import {
 } from "../runs/run-handle.ts";
 import { refusing } from "../runs/transfer-cli.ts";
 
-const OPTIONS = { runs: RUNS_OPTION } as const satisfies OptionSpecs;
+const OPTIONS = {
+  runs: RUNS_OPTION,
+  json: { type: "boolean", description: "print what was written as one JSON object" },
+} as const satisfies OptionSpecs;
 
 const exportCommand = defineCommand({
   name: "export",
@@ -45,7 +48,9 @@ const exportCommand = defineCommand({
       const bundle = refusing(() => readStore(loc, () => sweepBundle(db, id)));
       if (bundle === null) throw new CliError(`sweep ${id} has no recorded events to export`);
       writeFileAtomic(file, bundleText(bundle));
-      io.stdout(`exported ${id}: ${bundle.events.length} events to ${file}\n`);
+      const events = bundle.events.length;
+      if (args.opts.json) io.stdout(`${JSON.stringify({ sweep: id, events, file })}\n`);
+      else io.stdout(`exported ${id}: ${events} events to ${file}\n`);
       return EXIT.ok;
     } finally {
       db.close();

@@ -1,17 +1,18 @@
 // `harness2 import FILE`: a sweep `harness2 export` wrote, replayed into this runs directory's store
 // (created when there is none) in one transaction; refused whole when it cannot fit there.
 
-import type { StoreLocation } from "../../../store/db.ts";
-import { openRunStore, type RunStore } from "../../../store/open.ts";
-import { PgStoreError } from "../../../store/pg/log.ts";
+import { openRunStore } from "../../../store/open.ts";
 import { importBundle, markImported, readBundle } from "../../../store/transfer.ts";
 import { defineCommand, type OptionSpecs, UsageError } from "../command.ts";
-import { CliError } from "../errors.ts";
 import { EXIT } from "../exit-codes.ts";
 import { checkedLocation, RUNS_OPTION } from "../runs/run-handle.ts";
 import { REBASE_OPTION, rebaser, refusing } from "../runs/transfer-cli.ts";
 
-const OPTIONS = { runs: RUNS_OPTION, rebase: REBASE_OPTION } as const satisfies OptionSpecs;
+const OPTIONS = {
+  runs: RUNS_OPTION,
+  rebase: REBASE_OPTION,
+  json: { type: "boolean", description: "print what was imported as one JSON object" },
+} as const satisfies OptionSpecs;
 
 const importCommand = defineCommand({
   name: "import",
@@ -32,15 +33,20 @@ const importCommand = defineCommand({
     const move = rebaser(args, "import");
     const bundle = refusing(() => readBundle(file));
     const loc = checkedLocation(args, io, { create: true });
-    const store = await openShared(loc);
+    const store = await openRunStore(loc, { create: true });
     try {
       const events = markImported(move(bundle.events), file);
       const done = refusing(() => importBundle(store.db, { ...bundle, events }));
       // A PostgreSQL store records the replayed events in its shared log too.
       store.pg?.committed(events);
-      io.stdout(
-        `imported ${done.sweep}: ${done.events} events, ${done.tasks} finished task(s), into ${loc.dbPath}\n`,
-      );
+      if (args.opts.json) {
+        const { sweep, events: n, tasks } = done;
+        io.stdout(`${JSON.stringify({ sweep, events: n, tasks, store: loc.dbPath })}\n`);
+      } else {
+        io.stdout(
+          `imported ${done.sweep}: ${done.events} events, ${done.tasks} finished task(s), into ${loc.dbPath}\n`,
+        );
+      }
       return EXIT.ok;
     } finally {
       await store.close();
@@ -49,13 +55,3 @@ const importCommand = defineCommand({
 });
 
 export default importCommand;
-
-/** The target store, either backend; a PostgreSQL store that cannot be used is one line. */
-async function openShared(loc: StoreLocation): Promise<RunStore> {
-  try {
-    return await openRunStore(loc, { create: true });
-  } catch (err) {
-    if (err instanceof PgStoreError) throw new CliError(err.message);
-    throw err;
-  }
-}

@@ -12,6 +12,7 @@ import { openSource, REBASE_OPTION, rebaser, refusing, storePathOf } from "../ru
 const OPTIONS = {
   into: { type: "string", valueName: "STORE", description: "the store to merge into (required)" },
   rebase: REBASE_OPTION,
+  json: { type: "boolean", description: "print what was merged as one JSON object" },
 } as const satisfies OptionSpecs;
 
 const merge = defineCommand({
@@ -77,9 +78,14 @@ const merge = defineCommand({
       );
       merged = true;
       const tasks = results.reduce((n, r) => n + r.tasks, 0);
-      io.stdout(
-        `merged ${results.length} sweep(s) with ${tasks} finished task(s) from ${sources.length} store(s) into ${into}\n`,
-      );
+      if (args.opts.json) {
+        const sweeps = results.map((r) => r.sweep);
+        io.stdout(`${JSON.stringify({ sweeps, tasks, sources: sources.length, into })}\n`);
+      } else {
+        io.stdout(
+          `merged ${results.length} sweep(s) with ${tasks} finished task(s) from ${sources.length} store(s) into ${into}\n`,
+        );
+      }
       return EXIT.ok;
     } finally {
       target.close();
