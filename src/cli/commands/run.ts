@@ -301,6 +301,7 @@ async function runSweepCommand(args: Args, given: CliIO): Promise<number> {
     },
     sweepOptions: {
       ...streamOpts,
+      stream,
       argv: ["run", ...process.argv.slice(3)],
       config: {
         k: f.k,

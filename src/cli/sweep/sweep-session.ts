@@ -95,7 +95,8 @@ export async function runSweepSession(opts: SweepSessionOptions): Promise<SweepS
     inputs.modes,
   );
   const identity = opts.sweepOptions.identity ?? {};
-  const stream = await plannedStream(inputs, opts.sweepOptions);
+  // Planned once: a command that planned it already (run checks the names first) hands it over.
+  const stream = opts.sweepOptions.stream ?? (await plannedStream(inputs, opts.sweepOptions));
   const domainsForIdentity = [...stream.entries()].map(([domain, tasks]) => ({ domain, tasks }));
   guardOpen(store, () =>
     assertContinuesExperiment(db, {
