@@ -5,7 +5,8 @@
 // so.
 import { afterAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
-import { runSweepSession, sweepLockNamespaces } from "../../src/cli/sweep/sweep-session.ts";
+import { cellLibraryRoot, lockNamespaces, modeNamespaces } from "../../src/cli/sweep/sweep-cell.ts";
+import { runSweepSession } from "../../src/cli/sweep/sweep-session.ts";
 import type { ModeToken } from "../../src/core/events/registry.ts";
 import { ns } from "../../src/core/run/naming.ts";
 import { openStore } from "../../store/db.ts";
@@ -26,11 +27,19 @@ const CELL = { benchmark: "fake", substrate: "oc", k: 1, seed: null, tag: "" };
 const AGG = ns({ ...CELL, mode: "agg" });
 const SEQ = ns({ ...CELL, mode: "seq" });
 
-describe("sweepLockNamespaces", () => {
+describe("one sweep cell, and what derives from it", () => {
+  const cell = (modes: ModeToken[]) => ({ ...CELL, modes });
   test("the parallel namespace is always locked, first, and never twice", () => {
-    expect(sweepLockNamespaces(CELL, ["seq"])).toEqual([AGG, SEQ]);
-    expect(sweepLockNamespaces(CELL, ["agg"])).toEqual([AGG]);
-    expect(sweepLockNamespaces(CELL, ["seq", "agg"])).toEqual([AGG, SEQ]);
+    expect(lockNamespaces(cell(["seq"]))).toEqual([AGG, SEQ]);
+    expect(lockNamespaces(cell(["agg"]))).toEqual([AGG]);
+    expect(lockNamespaces(cell(["seq", "agg"]))).toEqual([AGG, SEQ]);
+    expect(modeNamespaces(cell(["seq", "agg"]))).toEqual([SEQ, AGG]);
+  });
+
+  test("the library root names the benchmark, k, executor, seed and tag", () => {
+    expect(cellLibraryRoot(cell(["agg"]), "/r/tasks")).toBe("/r/tasks/library/fake/k1-oc");
+    const seeded = { ...CELL, modes: ["agg"] as ModeToken[], k: 4, seed: 7, tag: "v2" };
+    expect(cellLibraryRoot(seeded, "/r/tasks")).toBe("/r/tasks/library/fake/k4-oc-s7-v2");
   });
 });
 

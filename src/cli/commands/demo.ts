@@ -26,7 +26,8 @@ import { checkedLocation } from "../runs/run-handle.ts";
 import { CAP_OPTIONS, capsOf } from "../spend/spend-cap.ts";
 import { SUBSTRATES } from "../sweep/cell-options.ts";
 import { chooseFrontEnd, SWEEP_FRONT_OPTIONS } from "../sweep/front-end.ts";
-import { runSweepSession, sweepLockNamespaces } from "../sweep/sweep-session.ts";
+import { lockNamespaces, type SweepCell } from "../sweep/sweep-cell.ts";
+import { runSweepSession } from "../sweep/sweep-session.ts";
 
 const OPTIONS = {
   k: {
@@ -168,7 +169,14 @@ async function runDemo(args: Args, io: CliIO): Promise<number> {
   if (args.opts.queue) {
     const { queueSweep } = await import("../queue/plan.ts");
     const { taskStream } = await import("../../core/schedule/stream.ts");
-    const cell = { benchmark: "demo", substrate: substrateName, k, seed: null, tag: "" };
+    const cell: SweepCell = {
+      benchmark: "demo",
+      substrate: substrateName,
+      k,
+      modes,
+      seed: null,
+      tag: "",
+    };
     return await queueSweep({
       io,
       where,
@@ -176,7 +184,7 @@ async function runDemo(args: Args, io: CliIO): Promise<number> {
       stream: await taskStream(adapter, { onlyDomains, seed: null }),
       cell: { bench: "demo", substrate: substrateName, tag: "", seed: null },
       identity,
-      namespace: sweepLockNamespaces(cell, modes)[0] as string,
+      namespace: lockNamespaces(cell)[0] as string,
     });
   }
 

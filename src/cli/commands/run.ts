@@ -43,7 +43,8 @@ import { experimentIdentity } from "../sweep/experiment-identity.ts";
 import { chooseFrontEnd, SWEEP_FRONT_OPTIONS } from "../sweep/front-end.ts";
 import { applyPart, PARTITION_OPTIONS, partChoice, withinPart } from "../sweep/partition-opts.ts";
 import { estimateFromStore, plannedCalls, printPlan } from "../sweep/run-plan.ts";
-import { runSweepSession, sweepLockNamespaces } from "../sweep/sweep-session.ts";
+import { cellLibraryRoot, lockNamespaces, type SweepCell } from "../sweep/sweep-cell.ts";
+import { runSweepSession } from "../sweep/sweep-session.ts";
 import { verdictLines } from "../sweep/sweep-verdict.ts";
 
 const OPTIONS = {
@@ -202,6 +203,14 @@ async function runSweepCommand(args: Args, given: CliIO): Promise<number> {
 
   const benchRoot = join(where.runsDir, adapter.spec.name);
   const runsRoot = join(benchRoot, "adapt");
+  const cell: SweepCell = {
+    benchmark: adapter.spec.name,
+    substrate: adapter.substrate.name,
+    k: f.k,
+    modes: f.modes,
+    seed: f.seed,
+    tag: f.tag,
+  };
   // One part of a partition: checked against this cell's whole task list first (exit 1).
   const part = choice === null ? null : await applyPart(choice, adapter, args);
   const streamOpts = {
@@ -257,19 +266,9 @@ async function runSweepCommand(args: Args, given: CliIO): Promise<number> {
       stream,
       cell: { bench: adapter.spec.name, substrate: adapter.substrate.name, tag: f.tag, seed },
       identity,
-      namespace: sweepLockNamespaces(
-        {
-          benchmark: adapter.spec.name,
-          substrate: adapter.substrate.name,
-          k: f.k,
-          seed,
-          tag: f.tag,
-        },
-        f.modes,
-      )[0] as string,
+      namespace: lockNamespaces(cell)[0] as string,
     });
   }
-  const variant = `k${f.k}-${adapter.substrate.name}${f.seed === null ? "" : `-s${f.seed}`}${f.tag ? `-${f.tag}` : ""}`;
   const frontEnd = chooseFrontEnd(io, { noTui: args.opts["no-tui"], json: args.opts.json });
   const session = await runSweepSession({
     io,
@@ -293,7 +292,7 @@ async function runSweepCommand(args: Args, given: CliIO): Promise<number> {
       adapter,
       limits: { ...config, domainWorkers: workers ?? config.domainWorkers },
       runsRoot,
-      libraryRoot: join(benchRoot, "library", adapter.spec.name, variant),
+      libraryRoot: cellLibraryRoot(cell, benchRoot),
       k: f.k,
       modes: f.modes,
       seed: f.seed,

@@ -6,7 +6,7 @@ import type { StoreLocation } from "../../../store/db.ts";
 import type { ModeToken } from "../../core/events/registry.ts";
 import { formatUsd } from "../../core/lib/format.ts";
 import { expectedRollouts, expectedSessions } from "../../core/recursion/ledger.ts";
-import { MODE_NAMES, ns } from "../../core/run/naming.ts";
+import { MODE_NAMES } from "../../core/run/naming.ts";
 import type { BenchmarkAdapter } from "../../core/seams/benchmark.ts";
 import type { CliIO } from "../command.ts";
 import { openForBrowsing } from "../runs/run-handle.ts";
@@ -20,7 +20,7 @@ import {
 } from "../spend/spend-estimate.ts";
 import { ASSUMED_TOKENS, assumedCallUsd, type UnitPrice } from "../spend/spend-prices.ts";
 import type { AppliedPart } from "./partition-opts.ts";
-import { sweepLockNamespaces } from "./sweep-session.ts";
+import { lockNamespaces, modeNamespaces, type SweepCell } from "./sweep-cell.ts";
 
 type PlanFlags = { k: number; modes: ModeToken[]; seed: number | null; tag: string };
 
@@ -93,17 +93,18 @@ export type PlanInputs = {
 
 export function printPlan(io: CliIO, p: PlanInputs): void {
   const { adapter, flags: f, stream, runsRoot, part, estimate } = p;
-  const cell = {
+  const cell: SweepCell = {
     benchmark: adapter.spec.name,
     substrate: adapter.substrate.name,
     k: f.k,
+    modes: f.modes,
     seed: f.seed,
     tag: f.tag,
   };
-  const namespaces = f.modes.map((mode) => ns({ ...cell, mode }));
+  const namespaces = modeNamespaces(cell);
   // What the sweep will lock: the parallel namespace too, whose folders hold every mode's base
   // rollouts and the summaries (docs/differences.md R22).
-  const locks = sweepLockNamespaces(cell, f.modes);
+  const locks = lockNamespaces(cell);
   const tasks = taskCount(stream);
   const perTask = perTaskBudget(f);
   const plan = {

@@ -7,7 +7,7 @@ import { assertContinuesExperiment } from "../../../store/identity.ts";
 import { newSweepId } from "../../../store/ids.ts";
 import { openRunStore, takeSweepLock } from "../../../store/open.ts";
 import { StoreWriter } from "../../../store/writer.ts";
-import { type EventOf, type ModeToken, SweepFinished } from "../../core/events/registry.ts";
+import { type EventOf, SweepFinished } from "../../core/events/registry.ts";
 import { type Clock, type EventSink, fanOut, SYSTEM_CLOCK } from "../../core/events/sink.ts";
 import {
   capProgress,
@@ -18,7 +18,6 @@ import {
 import { SoftStop } from "../../core/lib/interrupt.ts";
 import { sumUsd } from "../../core/lib/money.ts";
 import { setSessionLimit } from "../../core/proposer/proposer.ts";
-import { ns } from "../../core/run/naming.ts";
 import {
   runSweep,
   type ScheduleInputs,
@@ -35,21 +34,8 @@ import { type Caps, capReached, hasCap, priorSpend, SpendMeter } from "../spend/
 import { releaseEarlySignals } from "./early-signals.ts";
 import type { FrontEnd } from "./front-end.ts";
 import { durableSink, storeRecordSource } from "./store-resume.ts";
+import { lockNamespaces } from "./sweep-cell.ts";
 import { SweepTally } from "./sweep-tally.ts";
-
-/**
- * The namespaces a sweep locks: its modes' namespaces plus, always, the parallel one (first).
- * Every mode's base rollouts (run ids) and each task's summary.json live under the parallel
- * namespace, so a sequential-only sweep writes there too; locking only the requested modes let a
- * parallel-only sweep with the same settings run the same base run folders at the same time,
- * each wiping the other's (fix docs/differences.md R22).
- */
-export function sweepLockNamespaces(
-  cell: { benchmark: string; substrate: string; k: number; seed: number | null; tag: string },
-  modes: readonly ModeToken[],
-): string[] {
-  return [...new Set<ModeToken>(["agg", ...modes])].map((mode) => ns({ ...cell, mode }));
-}
 
 export type SweepSessionOptions = {
   io: CliIO;
@@ -90,10 +76,14 @@ export async function runSweepSession(opts: SweepSessionOptions): Promise<SweepS
   const adapter = inputs.adapter;
   const seed = inputs.seed ?? null;
   const tag = inputs.tag ?? "";
-  const namespaces = sweepLockNamespaces(
-    { benchmark: adapter.spec.name, substrate: adapter.substrate.name, k: inputs.k, seed, tag },
-    inputs.modes,
-  );
+  const namespaces = lockNamespaces({
+    benchmark: adapter.spec.name,
+    substrate: adapter.substrate.name,
+    k: inputs.k,
+    modes: inputs.modes,
+    seed,
+    tag,
+  });
   const identity = opts.sweepOptions.identity ?? {};
   // Planned once: a command that planned it already (run checks the names first) hands it over.
   const stream = opts.sweepOptions.stream ?? (await plannedStream(inputs, opts.sweepOptions));
