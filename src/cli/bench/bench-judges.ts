@@ -2,12 +2,13 @@
 // judge run ever loads scoring code) and the identity stored with every judgment. Only `harness2
 // judge` calls this; nothing in the method does.
 
+import { benchSourceOf } from "../../core/events/bench-source.ts";
 import { CliError } from "../errors.ts";
 import {
   type BenchJudge,
   type BenchJudgeContext,
   importedFrom,
-  recordedPath,
+  trustedPath,
 } from "./judge-context.ts";
 
 export type { BenchJudge, BenchJudgeContext } from "./judge-context.ts";
@@ -21,7 +22,8 @@ const LOADERS: Record<string, (ctx: BenchJudgeContext) => Promise<BenchJudge>> =
     };
   },
   tasks: async (ctx) => {
-    const tasksDir = ctx.tasksDir ?? recordedPath(ctx.config, "tasksDir");
+    const recorded = ctx.source?.kind === "tasks" ? ctx.source.tasksDir : undefined;
+    const tasksDir = ctx.tasksDir ?? trustedPath(ctx, recorded);
     if (tasksDir === undefined) {
       const from = importedFrom(ctx.config);
       throw new CliError(
@@ -52,8 +54,15 @@ const LOADERS: Record<string, (ctx: BenchJudgeContext) => Promise<BenchJudge>> =
 /** Benchmarks this build can judge. */
 export const JUDGEABLE_BENCHES: readonly string[] = Object.keys(LOADERS);
 
-/** The judge of `bench`, or a CliError naming the benchmarks this build can judge. */
-export async function loadBenchJudge(bench: string, ctx: BenchJudgeContext): Promise<BenchJudge> {
+/**
+ * The judge of `bench`, or a CliError naming the benchmarks this build can judge. The sweep's
+ * source is read typed from its configuration here, once, for every judge.
+ */
+export async function loadBenchJudge(
+  bench: string,
+  given: Omit<BenchJudgeContext, "source">,
+): Promise<BenchJudge> {
+  const ctx: BenchJudgeContext = { ...given, source: benchSourceOf(bench, given.config) };
   const load = LOADERS[bench];
   if (load === undefined) {
     throw new CliError(

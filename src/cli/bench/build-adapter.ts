@@ -2,6 +2,7 @@
 // executor --substrate names. Each benchmark's code is imported only when it is the one asked for.
 
 import { resolve } from "node:path";
+import type { BenchSource } from "../../core/events/bench-source.ts";
 import type { BenchmarkAdapter } from "../../core/seams/benchmark.ts";
 import type { Executor } from "../../core/seams/executor.ts";
 import { type CliIO, UsageError } from "../command.ts";
@@ -12,7 +13,7 @@ import { type CellArgs, RUNNABLE_BENCHES } from "../sweep/cell-options.ts";
 export { RUNNABLE_BENCHES };
 
 /** What the judge needs to find a sweep's answer keys again, recorded in its configuration. */
-export type BenchRecord = Record<string, string>;
+export type BenchRecord = BenchSource;
 
 type Built = { adapter: BenchmarkAdapter; warnings: string[]; record: BenchRecord };
 
@@ -81,7 +82,10 @@ function buildLab(args: CellArgs, io: CliIO, runsDir: string, substrate: string)
     async (deps, executor) => {
       const { LabAdapter } = await import("../../benchmarks/lab/lab-adapter.ts");
       const adapter = new LabAdapter({ deps, runsDir, executor, env: io.env });
-      return { adapter, record: { dependencies: deps, labRoot: adapter.manifest.root } };
+      return {
+        adapter,
+        record: { kind: "lab", dependencies: deps, labRoot: adapter.manifest.root },
+      };
     },
     substrate,
   );
@@ -144,7 +148,10 @@ function buildWorkBuddy(
     async (deps, executor) => {
       const { WorkBuddyAdapter } = await import("../../benchmarks/workbuddy/wb-adapter.ts");
       const adapter = new WorkBuddyAdapter({ deps, subset, runsDir, executor, env: io.env });
-      return { adapter, record: { dependencies: deps, subset, wbRoot: adapter.manifest.root } };
+      return {
+        adapter,
+        record: { kind: "wb", dependencies: deps, subset, wbRoot: adapter.manifest.root },
+      };
     },
     substrate,
   );
@@ -167,7 +174,10 @@ function buildJobBench(
     async (deps, executor) => {
       const { JobBenchAdapter } = await import("../../benchmarks/jobbench/jb-adapter.ts");
       const adapter = new JobBenchAdapter({ deps, split, runsDir, executor, env: io.env });
-      return { adapter, record: { dependencies: deps, split, jbRoot: adapter.manifest.root } };
+      return {
+        adapter,
+        record: { kind: "jb", dependencies: deps, split, jbRoot: adapter.manifest.root },
+      };
     },
     substrate,
   );
@@ -228,6 +238,6 @@ async function buildTasks(
     adapter: created.adapter,
     warnings: created.problems.map(formatProblem),
     // Where the judge finds the answer keys again (harness2 judge reads config.tasksDir).
-    record: { tasksDir: resolve(io.cwd, tasksDir) },
+    record: { kind: "tasks", tasksDir: resolve(io.cwd, tasksDir) },
   };
 }

@@ -17,19 +17,19 @@ import { evaluationModule, LabScorer } from "../../benchmarks/lab/lab-scorer.ts"
 import { hashFile } from "../../core/lib/fingerprint.ts";
 import { loadRunConfig } from "../../core/run/config.ts";
 import { CliError } from "../errors.ts";
-import { type BenchJudge, type BenchJudgeContext, recordedPath } from "./judge-context.ts";
+import { type BenchJudge, type BenchJudgeContext, trustedPath } from "./judge-context.ts";
 
-/** The checkout a sweep recorded under `key` (never an imported sweep's), else the one installed now. */
+/** The checkout the sweep recorded (never an imported sweep's), else the one installed now. */
 function checkoutOf(
   ctx: BenchJudgeContext,
-  key: string,
+  recorded: { root: string; dependencies?: string | undefined } | undefined,
   installed: (deps: string) => Manifest,
 ): string {
   // An imported sweep's recorded paths are not trusted: only this installation's checkout.
-  const recorded = recordedPath(ctx.config, key);
-  if (recorded !== undefined && existsSync(recorded)) return recorded;
+  const root = trustedPath(ctx, recorded?.root);
+  if (root !== undefined && existsSync(root)) return root;
   const deps =
-    recordedPath(ctx.config, "dependencies") ?? dependenciesDir(undefined, ctx.env, process.cwd());
+    trustedPath(ctx, recorded?.dependencies) ?? dependenciesDir(undefined, ctx.env, process.cwd());
   return installed(deps).root;
 }
 
@@ -53,7 +53,9 @@ function endpoint(ctx: BenchJudgeContext): { model: string; baseUrl: string; api
 }
 
 export async function jobBenchJudge(ctx: BenchJudgeContext): Promise<BenchJudge> {
-  const root = checkoutOf(ctx, "jbRoot", installedJobBench);
+  const source = ctx.source?.kind === "jb" ? ctx.source : undefined;
+  const recorded = source && { root: source.jbRoot, dependencies: source.dependencies };
+  const root = checkoutOf(ctx, recorded, installedJobBench);
   const script = judgeScript(root);
   if (!existsSync(script)) {
     throw new CliError(
@@ -63,7 +65,7 @@ export async function jobBenchJudge(ctx: BenchJudgeContext): Promise<BenchJudge>
   const e = endpoint(ctx);
   const cfg = {
     root,
-    split: ctx.config.split === "easy" ? "easy" : "main",
+    split: source?.split ?? "main",
     runsRoot: join(ctx.runsDir, "jb"),
     ...e,
     model: e.model || JB_DEFAULT_JUDGE_MODEL,
@@ -73,7 +75,9 @@ export async function jobBenchJudge(ctx: BenchJudgeContext): Promise<BenchJudge>
 }
 
 export async function labJudge(ctx: BenchJudgeContext): Promise<BenchJudge> {
-  const root = checkoutOf(ctx, "labRoot", installedLab);
+  const source = ctx.source?.kind === "lab" ? ctx.source : undefined;
+  const recorded = source && { root: source.labRoot, dependencies: source.dependencies };
+  const root = checkoutOf(ctx, recorded, installedLab);
   const module = evaluationModule(root);
   if (!existsSync(module)) {
     throw new CliError(

@@ -3,6 +3,7 @@
 // installed benchmarks (judge-benchmarks.ts), so neither imports the other.
 
 import { IMPORTED_KEY } from "../../../store/transfer.ts";
+import type { BenchSource } from "../../core/events/bench-source.ts";
 import type { Scorer } from "../../core/seams/benchmark.ts";
 import type { JudgeIdentity } from "../../judge/judge-identity.ts";
 
@@ -11,6 +12,8 @@ export type BenchJudge = { scorer: Scorer; identity: JudgeIdentity };
 export type BenchJudgeContext = {
   /** The sweep's recorded configuration (`sweep.started.config`). */
   config: Readonly<Record<string, unknown>>;
+  /** Where its benchmark came from, read typed from that configuration (null: none recorded). */
+  source: BenchSource | null;
   /** The runs directory of the store being judged. */
   runsDir: string;
   env: Record<string, string | undefined>;
@@ -30,11 +33,10 @@ export function importedFrom(config: Readonly<Record<string, unknown>>): string 
   return typeof file === "string" ? file : "another store";
 }
 
-/** A path the sweep recorded under `key`, unless the sweep was imported. */
-export function recordedPath(
-  config: Readonly<Record<string, unknown>>,
-  key: string,
-): string | undefined {
-  const v = config[key];
-  return importedFrom(config) === null && typeof v === "string" ? v : undefined;
+/**
+ * A path the sweep's source recorded, unless the sweep was imported: an imported sweep's paths
+ * are never trusted (its task folder's scripts or its checkout's judge would be code from the file).
+ */
+export function trustedPath(ctx: BenchJudgeContext, path: string | undefined): string | undefined {
+  return importedFrom(ctx.config) === null ? path : undefined;
 }

@@ -29,6 +29,9 @@ import { chooseFrontEnd, SWEEP_FRONT_OPTIONS } from "../sweep/front-end.ts";
 import { lockNamespaces, type SweepCell } from "../sweep/sweep-cell.ts";
 import { runSweepSession } from "../sweep/sweep-session.ts";
 
+/** What every demo sweep cell shares: the demo benchmark, no seed, no tag. */
+const DEMO_CELL = { benchmark: "demo", seed: null, tag: "" } as const;
+
 const OPTIONS = {
   k: {
     type: "int",
@@ -169,14 +172,7 @@ async function runDemo(args: Args, io: CliIO): Promise<number> {
   if (args.opts.queue) {
     const { queueSweep } = await import("../queue/plan.ts");
     const { taskStream } = await import("../../core/schedule/stream.ts");
-    const cell: SweepCell = {
-      benchmark: "demo",
-      substrate: substrateName,
-      k,
-      modes,
-      seed: null,
-      tag: "",
-    };
+    const cell: SweepCell = { ...DEMO_CELL, substrate: substrateName, k, modes };
     return await queueSweep({
       io,
       where,

@@ -4,6 +4,7 @@
 
 import { join } from "node:path";
 import { improverChannel } from "../../benchmarks/common/cell.ts";
+import { sourceRecord } from "../../core/events/bench-source.ts";
 import type { ModeToken } from "../../core/events/registry.ts";
 import { Proposer } from "../../core/proposer/proposer.ts";
 import { loadRunConfig } from "../../core/run/config.ts";
@@ -305,7 +306,7 @@ async function runSweepCommand(args: Args, given: CliIO): Promise<number> {
       config: {
         k: f.k,
         modes: f.modes,
-        ...record,
+        ...sourceRecord(record),
         phaseWidth: config.phaseWidth,
         sessionLimit: config.sessionLimit,
         stageAttempts: config.stageAttempts,

@@ -34,7 +34,7 @@ import { type Caps, capReached, hasCap, priorSpend, SpendMeter } from "../spend/
 import { releaseEarlySignals } from "./early-signals.ts";
 import type { FrontEnd } from "./front-end.ts";
 import { durableSink, storeRecordSource } from "./store-resume.ts";
-import { lockNamespaces } from "./sweep-cell.ts";
+import { lockNamespaces, type SweepCell } from "./sweep-cell.ts";
 import { SweepTally } from "./sweep-tally.ts";
 
 export type SweepSessionOptions = {
@@ -76,14 +76,7 @@ export async function runSweepSession(opts: SweepSessionOptions): Promise<SweepS
   const adapter = inputs.adapter;
   const seed = inputs.seed ?? null;
   const tag = inputs.tag ?? "";
-  const namespaces = lockNamespaces({
-    benchmark: adapter.spec.name,
-    substrate: adapter.substrate.name,
-    k: inputs.k,
-    modes: inputs.modes,
-    seed,
-    tag,
-  });
+  const namespaces = lockNamespaces(cellOf(inputs));
   const identity = opts.sweepOptions.identity ?? {};
   // Planned once: a command that planned it already (run checks the names first) hands it over.
   const stream = opts.sweepOptions.stream ?? (await plannedStream(inputs, opts.sweepOptions));
@@ -380,6 +373,13 @@ function guardOpen(store: { close(): Promise<void> }, check: () => void): void {
     void store.close();
     throw err;
   }
+}
+
+/** The sweep cell of the session's inputs (what its locked namespaces derive from). */
+function cellOf(inputs: SweepSessionOptions["inputs"]): SweepCell {
+  const { adapter, k, modes } = inputs;
+  const cell = { benchmark: adapter.spec.name, substrate: adapter.substrate.name, k, modes };
+  return { ...cell, seed: inputs.seed ?? null, tag: inputs.tag ?? "" };
 }
 
 /** The stream the sweep will run: checked against the experiment, then handed to the scheduler. */
