@@ -24,7 +24,13 @@ import { dirExists, lstatOrNull } from "../../core/lib/safe-fs.ts";
 import { ownedTempDir, removeTreeSoon } from "../../core/lib/temp-dirs.ts";
 import { MODE_NAMES, modeToken } from "../../core/run/naming.ts";
 import { DEFAULT_SOLVER_STEPS } from "../../core/seams/executor.ts";
-import { defineCommand, type OptionSpecs, UsageError } from "../command.ts";
+import {
+  type CliIO,
+  defineCommand,
+  type OptionSpecs,
+  type ParsedArgs,
+  UsageError,
+} from "../command.ts";
 import { CliError } from "../errors.ts";
 import { EXIT } from "../exit-codes.ts";
 import { mergeInto } from "../runs/harness-into.ts";
@@ -81,93 +87,8 @@ const harness = defineCommand({
   options: OPTIONS,
   positionals: { min: 1, max: 2 },
   run: async (args, io) => {
-    const [verb, out] = args.positionals as [string, string | undefined];
-    if (verb !== "export") {
-      throw new UsageError(`unknown action '${verb}' (the one action is 'export DIR')`, "harness");
-    }
-    const into = args.opts.into;
-    if ((out === undefined) === (into === undefined)) {
-      throw new UsageError(
-        "'export' needs either a new directory (export DIR) or an existing project (export --into PROJECT)",
-        "harness",
-      );
-    }
-    if (out?.trim() === "" || into?.trim() === "")
-      throw new UsageError("'export' needs a directory, got an empty value", "harness");
-    const domain = args.opts.domain;
-    if (domain === undefined || domain === "") {
-      throw new UsageError("--domain D is required: the domain whose harness to export", "harness");
-    }
-    let mode: "agg" | "seq";
-    try {
-      mode = modeToken(args.opts.mode ?? "parallel");
-    } catch (err) {
-      throw new UsageError((err as Error).message, "harness");
-    }
-    const project = into === undefined ? null : resolve(io.cwd, into);
-    if (project !== null && lstatOrNull(project)?.isDirectory() !== true) {
-      throw new UsageError(
-        `--into ${project} is not an existing folder: name your project's folder`,
-        "harness",
-      );
-    }
-    const dest = project === null ? resolve(io.cwd, out as string) : ownedTempDir("export");
-    if (
-      project === null &&
-      existsSync(dest) &&
-      (!dirExists(dest) || readdirSync(dest).length > 0)
-    ) {
-      throw new UsageError(
-        `${dest} is not a new or empty directory: choose another DIR, or merge with --into ${out}`,
-        "harness",
-      );
-    }
-    const model = args.opts.model;
-    if (model !== undefined && !model.includes("/")) {
-      throw new UsageError(
-        `--model names the model opencode.json uses: pass --model provider/model, got '${model}'`,
-        "harness",
-      );
-    }
-    const steps = args.opts.steps ?? DEFAULT_SOLVER_STEPS;
-    const task = args.opts.task;
-
-    const loc = browseLocation(args, io);
-    const db = await openForBrowsing(loc);
-    if (db === null)
-      throw new CliError(`no store at ${loc.dbPath}: run a sweep first (demo or run)`);
-    const { entry, known } = readStore(loc, () => {
-      try {
-        return {
-          entry: latestAdoptedEntry(db, { domain, mode, task }),
-          known: domainsWithEntries(db),
-        };
-      } finally {
-        db.close();
-      }
-    });
-    if (entry === null) {
-      const which =
-        task === undefined ? `domain '${domain}'` : `task '${task}' of domain '${domain}'`;
-      const have =
-        known.length > 0 ? ` (domains with an adopted harness: ${known.join(", ")})` : "";
-      throw new CliError(
-        `no adopted harness of ${which} in ${MODE_NAMES[mode]} mode in ${loc.dbPath}${have}`,
-      );
-    }
-    const source = join(entry.path, "harness");
-    if (!dirExists(source)) {
-      throw new CliError(
-        `the library entry ${entry.path} recorded for ${entry.task} is gone from disk`,
-      );
-    }
-    // The library's own folders are never links: one would export whatever it points at.
-    const linked = [entry.path, source].find((p) => lstatOrNull(p)?.isSymbolicLink());
-    if (linked !== undefined) {
-      throw new CliError(
-        `${linked} is a symbolic link, not the library's own folder: nothing was exported; restore the entry or export another task (--task)`,
-      );
-    }
+    const { domain, mode, task, project, dest, model, steps } = exportRequest(args, io);
+    const { entry, source } = await adoptedEntry(args, io, { domain, mode, task });
 
     const codex = entry.substrate === "cx" || entry.substrate === "codex";
     const surface = codex
@@ -293,4 +214,101 @@ function readRegularNoFollow(path: string): string | null {
   } finally {
     closeSync(fd);
   }
+}
+
+type HarnessArgs = ParsedArgs<typeof OPTIONS>;
+
+/** The export the command line asks for, each bad part refused as a usage error (exit 2). */
+function exportRequest(args: HarnessArgs, io: CliIO) {
+  const [verb, out] = args.positionals as [string, string | undefined];
+  if (verb !== "export") {
+    throw new UsageError(`unknown action '${verb}' (the one action is 'export DIR')`, "harness");
+  }
+  const into = args.opts.into;
+  if ((out === undefined) === (into === undefined)) {
+    throw new UsageError(
+      "'export' needs either a new directory (export DIR) or an existing project (export --into PROJECT)",
+      "harness",
+    );
+  }
+  if (out?.trim() === "" || into?.trim() === "")
+    throw new UsageError("'export' needs a directory, got an empty value", "harness");
+  const domain = args.opts.domain;
+  if (domain === undefined || domain === "") {
+    throw new UsageError("--domain D is required: the domain whose harness to export", "harness");
+  }
+  let mode: "agg" | "seq";
+  try {
+    mode = modeToken(args.opts.mode ?? "parallel");
+  } catch (err) {
+    throw new UsageError((err as Error).message, "harness");
+  }
+  const project = into === undefined ? null : resolve(io.cwd, into);
+  if (project !== null && lstatOrNull(project)?.isDirectory() !== true) {
+    throw new UsageError(
+      `--into ${project} is not an existing folder: name your project's folder`,
+      "harness",
+    );
+  }
+  const dest = project === null ? resolve(io.cwd, out as string) : ownedTempDir("export");
+  if (project === null && existsSync(dest) && (!dirExists(dest) || readdirSync(dest).length > 0)) {
+    throw new UsageError(
+      `${dest} is not a new or empty directory: choose another DIR, or merge with --into ${out}`,
+      "harness",
+    );
+  }
+  const model = args.opts.model;
+  if (model !== undefined && !model.includes("/")) {
+    throw new UsageError(
+      `--model names the model opencode.json uses: pass --model provider/model, got '${model}'`,
+      "harness",
+    );
+  }
+  const steps = args.opts.steps ?? DEFAULT_SOLVER_STEPS;
+  const task = args.opts.task;
+  return { domain, mode, task, project, dest, model, steps };
+}
+
+/** The newest adopted library entry the request names, and its harness folder, checked on disk. */
+async function adoptedEntry(
+  args: HarnessArgs,
+  io: CliIO,
+  want: { domain: string; mode: "agg" | "seq"; task: string | undefined },
+) {
+  const { domain, mode, task } = want;
+  const loc = browseLocation(args, io);
+  const db = await openForBrowsing(loc);
+  if (db === null) throw new CliError(`no store at ${loc.dbPath}: run a sweep first (demo or run)`);
+  const { entry, known } = readStore(loc, () => {
+    try {
+      return {
+        entry: latestAdoptedEntry(db, { domain, mode, task }),
+        known: domainsWithEntries(db),
+      };
+    } finally {
+      db.close();
+    }
+  });
+  if (entry === null) {
+    const which =
+      task === undefined ? `domain '${domain}'` : `task '${task}' of domain '${domain}'`;
+    const have = known.length > 0 ? ` (domains with an adopted harness: ${known.join(", ")})` : "";
+    throw new CliError(
+      `no adopted harness of ${which} in ${MODE_NAMES[mode]} mode in ${loc.dbPath}${have}`,
+    );
+  }
+  const source = join(entry.path, "harness");
+  if (!dirExists(source)) {
+    throw new CliError(
+      `the library entry ${entry.path} recorded for ${entry.task} is gone from disk`,
+    );
+  }
+  // The library's own folders are never links: one would export whatever it points at.
+  const linked = [entry.path, source].find((p) => lstatOrNull(p)?.isSymbolicLink());
+  if (linked !== undefined) {
+    throw new CliError(
+      `${linked} is a symbolic link, not the library's own folder: nothing was exported; restore the entry or export another task (--task)`,
+    );
+  }
+  return { entry, source };
 }
