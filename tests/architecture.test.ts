@@ -370,7 +370,6 @@ describe("functions stay readable in one sitting", () => {
     "tui/browse/browse-app.tsx BrowseApp": 250,
     "src/cli/sweep/sweep-session.ts runSweepSession": 199,
     "src/core/events/describe.ts describeEvent": 201,
-    "src/cli/commands/demo.ts runDemo": 196,
     "tui/live/reducer.ts applyEvent": 181,
     "tui/browse/views.ts buildView": 167,
     "src/core/proposer/proposer.ts call": 160,

@@ -95,12 +95,7 @@ export default demo;
 async function runDemo(args: Args, io: CliIO): Promise<number> {
   const k = args.opts.k ?? 2;
   const caps = capsOf(args.opts, "demo");
-  let callUsd: number;
-  try {
-    callUsd = demoCallUsd(io.env);
-  } catch (err) {
-    throw new CliError((err as Error).message);
-  }
+  const callUsd = demoCallUsd(io.env);
   const substrateName = args.opts.substrate ?? "oc";
   const modeList = args.opts.mode ?? "parallel,sequential";
   let modes: ReturnType<typeof parseModes>;
@@ -143,18 +138,7 @@ async function runDemo(args: Args, io: CliIO): Promise<number> {
         });
   const domains = args.opts.domains ?? 1;
   const adapter = new DemoAdapter({ root: output, env: io.env, substrate, domains });
-  const onlyDomains = (args.opts["only-domains"] ?? "")
-    .split(",")
-    .map((d) => d.trim())
-    .filter((d) => d !== "");
-  const known = demoDomains(domains).map((d) => d.domain);
-  const unknown = onlyDomains.filter((d) => !known.includes(d));
-  if (unknown.length > 0) {
-    throw new UsageError(
-      `--only-domains names no demo domain: ${unknown.join(", ")} (domains: ${known.join(", ")})`,
-      "demo",
-    );
-  }
+  const onlyDomains = onlyDemoDomains(args.opts["only-domains"], domains);
   await adapter.preflight();
   // The store's own refusals (corrupt, foreign, newer) before anything else is written; a
   // PostgreSQL store is opened by the session (or the queue) itself.
@@ -239,6 +223,58 @@ async function runDemo(args: Args, io: CliIO): Promise<number> {
   // Stopped by its spending cap: the session said what was spent and how to resume; there is no
   // before → after to show yet.
   if (session.capped) return session.exitCode;
+  await writeDemoEnding(args, io, {
+    session,
+    output,
+    k,
+    modes,
+    runsRoot,
+    libraryRoot,
+    adapter,
+    channel,
+    surface: substrate.surface(),
+    frontEnd,
+    runsDir: where.runsDir,
+  });
+  return session.exitCode;
+}
+
+/** The domains --only-domains names, each one of the demo's (else a usage error). */
+function onlyDemoDomains(flag: string | undefined, domains: number): string[] {
+  const only = (flag ?? "")
+    .split(",")
+    .map((d) => d.trim())
+    .filter((d) => d !== "");
+  const known = demoDomains(domains).map((d) => d.domain);
+  const unknown = only.filter((d) => !known.includes(d));
+  if (unknown.length > 0) {
+    throw new UsageError(
+      `--only-domains names no demo domain: ${unknown.join(", ")} (domains: ${known.join(", ")})`,
+      "demo",
+    );
+  }
+  return only;
+}
+
+/** What a finished demo leaves: demo.json with the payoff, and (not for --json) its story. */
+async function writeDemoEnding(
+  args: Args,
+  io: CliIO,
+  d: {
+    session: Awaited<ReturnType<typeof runSweepSession>>;
+    output: string;
+    k: number;
+    modes: ("agg" | "seq")[];
+    runsRoot: string;
+    libraryRoot: string;
+    adapter: DemoAdapter;
+    channel: DemoChannel;
+    surface: PayoffInput["surface"];
+    frontEnd: string;
+    runsDir: string;
+  },
+): Promise<void> {
+  const { session, output, k, modes, runsRoot, libraryRoot, adapter, channel, frontEnd } = d;
   const rows = session.result.domains.flatMap((d) => ("error" in d ? [] : d.tasks));
   const ok = rows.filter((r) => r.status === "ok").length;
   const skipped = rows.filter((r) => r.status === "skipped").length;
@@ -253,7 +289,7 @@ async function runDemo(args: Args, io: CliIO): Promise<number> {
     modes,
     libraryRoot,
     baseHarness: await adapter.baseHarness(),
-    surface: substrate.surface(),
+    surface: d.surface,
   });
   const report = {
     sweep: session.sweep,
@@ -280,13 +316,12 @@ async function runDemo(args: Args, io: CliIO): Promise<number> {
     );
     for (const d of deadDomains) io.stdout(`  domain ${d.domain} failed: ${squish(d.error)}\n`);
     // The hints name --runs when it was given: they must work as printed.
-    const runsFlag = args.opts.runs === undefined ? "" : ` --runs ${where.runsDir}`;
+    const runsFlag = args.opts.runs === undefined ? "" : ` --runs ${d.runsDir}`;
     const self = selfCommand(io.env, io.cwd);
     for (const line of renderPayoff(payoff, { sweep: session.sweep, runsFlag, self })) {
       io.stdout(`${line}\n`);
     }
   }
-  return session.exitCode;
 }
 
 /** Each task's folder per mode, in stream order (also for skipped tasks). */
