@@ -232,7 +232,8 @@ async function runSweepCommand(args: Args, given: CliIO): Promise<number> {
       executor: priceOf(adapter.substrate.name, executorModel, io.env),
       improver: priceOf(improver.kind, improver.model, io.env),
     });
-    printPlan(io, { adapter, flags: f, stream, runsRoot, json: args.opts.json, part, estimate });
+    const json = args.opts.json;
+    printPlan(io, { adapter, cell, flags: f, stream, runsRoot, json, part, estimate });
     return EXIT.ok;
   }
   // What must stay equal to continue this experiment, the partition it runs on included.

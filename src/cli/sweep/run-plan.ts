@@ -83,6 +83,8 @@ export async function estimateFromStore(
 
 export type PlanInputs = {
   adapter: BenchmarkAdapter;
+  /** The sweep cell the command built (its namespaces and locks are derived from it). */
+  cell: SweepCell;
   flags: PlanFlags;
   stream: Map<string, string[]>;
   runsRoot: string;
@@ -92,15 +94,7 @@ export type PlanInputs = {
 };
 
 export function printPlan(io: CliIO, p: PlanInputs): void {
-  const { adapter, flags: f, stream, runsRoot, part, estimate } = p;
-  const cell: SweepCell = {
-    benchmark: adapter.spec.name,
-    substrate: adapter.substrate.name,
-    k: f.k,
-    modes: f.modes,
-    seed: f.seed,
-    tag: f.tag,
-  };
+  const { adapter, cell, flags: f, stream, runsRoot, part, estimate } = p;
   const namespaces = modeNamespaces(cell);
   // What the sweep will lock: the parallel namespace too, whose folders hold every mode's base
   // rollouts and the summaries (docs/differences.md R22).
