@@ -5,6 +5,7 @@
 import { describe, expect, test } from "bun:test";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
+import { EXIT, EXIT_FOR_KIND } from "../src/cli/exit-codes.ts";
 import { commandReference } from "../src/cli/help/reference.ts";
 import { COMMANDS } from "../src/cli/registry.ts";
 import { SETTINGS } from "../src/core/run/config-file.ts";
@@ -83,5 +84,12 @@ describe("the documents", () => {
         !table.includes(`\`${n}`) && !table.includes(` \`${n}\``) && !table.includes(`· \`${n}`),
     );
     expect(missing).toEqual([]);
+  });
+
+  test("the README's exit codes are the CLI's, each once, and every error kind has one", () => {
+    const table = read("README.md").split("## Exit codes")[1]?.split("\n## ")[0] ?? "";
+    const rows = [...table.matchAll(/^\| (\d+) \|/gm)].map((m) => Number(m[1]));
+    expect(rows).toEqual([...new Set(Object.values(EXIT))].sort((a, b) => a - b));
+    for (const code of Object.values(EXIT_FOR_KIND)) expect(rows).toContain(code);
   });
 });
