@@ -1,9 +1,9 @@
 // How anything thrown becomes recorded text: one `Type: message` form for every error line the
 // method stores or shows, and a bounded stack for the record. Never throws.
 
-/** `Type: message` of anything thrown (the form every recorded error takes). */
+/** `Type: message` of anything thrown (the form every recorded error takes), with its fix if named. */
 export function describeError(err: unknown): string {
-  if (err instanceof Error) return `${err.name}: ${err.message}`;
+  if (err instanceof Error) return `${err.name}: ${withFix(err)}`;
   return `Error: ${String(err)}`;
 }
 
