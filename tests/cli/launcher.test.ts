@@ -19,6 +19,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pkg from "../../package.json" with { type: "json" };
 import { LAUNCHER, selfCommand } from "../../src/cli/help/self.ts";
+import { runCaptured } from "../helpers/cli.ts";
 
 const CHECKOUT = join(import.meta.dir, "../..");
 const TMP = mkdtempSync(join(tmpdir(), "h2-launcher-"));
@@ -26,18 +27,10 @@ afterAll(() => rmSync(TMP, { recursive: true, force: true }));
 const SYSTEM_PATH = "/usr/local/bin:/usr/bin:/bin";
 
 async function run(argv: string[], opts: { cwd?: string; env?: Record<string, string> } = {}) {
-  const proc = Bun.spawn(argv, {
+  return runCaptured(argv, {
     cwd: opts.cwd ?? TMP,
     env: { PATH: SYSTEM_PATH, HOME: TMP, NO_COLOR: "1", ...opts.env },
-    stdout: "pipe",
-    stderr: "pipe",
   });
-  const [stdout, stderr, code] = await Promise.all([
-    new Response(proc.stdout).text(),
-    new Response(proc.stderr).text(),
-    proc.exited,
-  ]);
-  return { stdout, stderr, code };
 }
 
 describe("bin/harness2", () => {

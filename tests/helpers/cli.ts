@@ -5,13 +5,14 @@ export const MAIN = `${ROOT}/src/cli/main.ts`;
 
 export type CliResult = { code: number; stdout: string; stderr: string };
 
-export async function runCli(
-  args: string[],
-  opts: { env?: Record<string, string | undefined>; cwd?: string; stdin?: string } = {},
+/** Runs `argv` to its end with piped output: what it printed on each stream, and its exit code. */
+export async function runCaptured(
+  argv: string[],
+  opts: { cwd?: string; env: Record<string, string | undefined>; stdin?: string },
 ): Promise<CliResult> {
-  const proc = Bun.spawn([process.execPath, MAIN, ...args], {
-    cwd: opts.cwd ?? ROOT,
-    env: { ...process.env, NO_COLOR: "1", ...opts.env },
+  const proc = Bun.spawn(argv, {
+    ...(opts.cwd === undefined ? {} : { cwd: opts.cwd }),
+    env: opts.env,
     stdin: opts.stdin === undefined ? "ignore" : new Blob([opts.stdin]),
     stdout: "pipe",
     stderr: "pipe",
@@ -22,6 +23,17 @@ export async function runCli(
     proc.exited,
   ]);
   return { code, stdout, stderr };
+}
+
+export async function runCli(
+  args: string[],
+  opts: { env?: Record<string, string | undefined>; cwd?: string; stdin?: string } = {},
+): Promise<CliResult> {
+  return runCaptured([process.execPath, MAIN, ...args], {
+    cwd: opts.cwd ?? ROOT,
+    env: { ...process.env, NO_COLOR: "1", ...opts.env },
+    ...(opts.stdin === undefined ? {} : { stdin: opts.stdin }),
+  });
 }
 
 /** The first line a child prints on `stream` (the stream is released for later readers). */

@@ -4,7 +4,7 @@
 
 import { mkdirSync, readFileSync, symlinkSync } from "node:fs";
 import { join, resolve } from "node:path";
-import type { CliResult } from "./cli.ts";
+import { type CliResult, runCaptured } from "./cli.ts";
 
 const ROOT = resolve(import.meta.dir, "../..");
 
@@ -48,17 +48,8 @@ export async function runLine(
   for (const [k, v] of Object.entries(process.env)) {
     if (v !== undefined && !k.startsWith("HARNESS2_")) env[k] = v;
   }
-  const proc = Bun.spawn(["bash", "-c", command], {
+  return runCaptured(["bash", "-c", command], {
     cwd: opts.cwd,
     env: { ...env, NO_COLOR: "1", PATH: `${opts.bin}:${env.PATH ?? ""}`, ...opts.env },
-    stdin: "ignore",
-    stdout: "pipe",
-    stderr: "pipe",
   });
-  const [stdout, stderr, code] = await Promise.all([
-    new Response(proc.stdout).text(),
-    new Response(proc.stderr).text(),
-    proc.exited,
-  ]);
-  return { code, stdout, stderr };
 }

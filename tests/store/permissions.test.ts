@@ -8,6 +8,7 @@ import { chmodSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { openStore } from "../../store/db.ts";
+import { type CliResult, runCaptured } from "../helpers/cli.ts";
 
 const ROOT = resolve(import.meta.dir, "../..");
 const root = mkdtempSync(join(tmpdir(), "h2-perm-"));
@@ -29,21 +30,10 @@ const nobodyCanRun =
     `test -x '${join(ROOT, "bin", "harness2")}' && test -r '${join(ROOT, "src", "cli", "main.ts")}' && test -x '${join(ROOT, "node_modules", ".bin", "bun")}'`,
   ]).exitCode === 0;
 
-async function asNobody(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const proc = Bun.spawn(
-    ["runuser", "-u", "nobody", "--", join(ROOT, "bin", "harness2"), ...args],
-    {
-      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", NO_COLOR: "1", HOME: "/tmp" },
-      stdout: "pipe",
-      stderr: "pipe",
-    },
-  );
-  const [stdout, stderr, code] = await Promise.all([
-    new Response(proc.stdout).text(),
-    new Response(proc.stderr).text(),
-    proc.exited,
-  ]);
-  return { code, stdout, stderr };
+async function asNobody(args: string[]): Promise<CliResult> {
+  return runCaptured(["runuser", "-u", "nobody", "--", join(ROOT, "bin", "harness2"), ...args], {
+    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", NO_COLOR: "1", HOME: "/tmp" },
+  });
 }
 
 describe.skipIf(!nobodyCanRun)("a store this user may not read", () => {
