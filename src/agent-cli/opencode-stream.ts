@@ -8,7 +8,7 @@
 
 import { readFileSync } from "node:fs";
 import { z } from "zod";
-import { jsonObjects } from "../core/lib/jsonl.ts";
+import { jsonObjectOf, jsonObjects, stringify } from "../core/lib/jsonl.ts";
 import { roundUsd } from "../core/lib/money.ts";
 
 /** One step's usage as OpenCode reports it in a finished step's part (its tokens and cost). */
@@ -84,14 +84,6 @@ function errorMessage(error: unknown, event: Obj): string {
   return stringify(event).slice(0, 300);
 }
 
-function stringify(v: unknown): string {
-  try {
-    return JSON.stringify(v) ?? String(v);
-  } catch {
-    return String(v);
-  }
-}
-
 function toolEvent(part: Obj, event: Obj): OpencodeToolEvent {
   const invocation = part.toolInvocation;
   const state = isObj(part.state) ? part.state : part;
@@ -151,15 +143,8 @@ export function decodeOpencodeEvent(json: unknown): OpencodeEvent {
 
 /** Decodes one line of the stream; null when the line is not a JSON object. */
 export function decodeOpencodeLine(raw: string): OpencodeEvent | null {
-  const line = raw.trim();
-  if (!line.startsWith("{")) return null;
-  let json: unknown;
-  try {
-    json = JSON.parse(line);
-  } catch {
-    return null;
-  }
-  return isObj(json) ? decodeOpencodeEvent(json) : null;
+  const json = jsonObjectOf(raw);
+  return json === null ? null : decodeOpencodeEvent(json);
 }
 
 export const isToolCall = (e: OpencodeEvent): e is OpencodeToolEvent => e.kind === "tool";

@@ -2,6 +2,8 @@
 // long text is cut and the markers that say so (the shape the mission explains to the improver).
 // Pure text functions.
 
+import { stringify } from "../lib/jsonl.ts";
+
 /** The clipped-text marker (the shape core's mission explains to the improver). */
 export function truncationMarker(dropped: number): string {
   return `…(+${dropped} chars — render truncation)`;
@@ -21,17 +23,6 @@ export function asText(value: unknown): string {
   if (value === undefined || value === null) return "";
   const text = typeof value === "string" ? value : stringify(value);
   return text.includes("\0") ? text.replaceAll("\0", "") : text;
-}
-
-export function stringify(value: unknown): string {
-  try {
-    const json = JSON.stringify(value, (_k, v: unknown) =>
-      typeof v === "bigint" ? v.toString() : v,
-    );
-    return json ?? String(value);
-  } catch {
-    return String(value);
-  }
 }
 
 /** The shared clip rule: text over `limit` keeps its first `limit` characters plus the marker. */

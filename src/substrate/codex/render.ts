@@ -11,8 +11,8 @@ import {
   isCodexFailure,
   isCodexTurnCompleted,
 } from "../../agent-cli/codex-stream.ts";
-import { asText, capTrajectory, clipText, stringify } from "../../core/evidence/clip.ts";
-import { jsonObjects } from "../../core/lib/jsonl.ts";
+import { asText, capTrajectory, clipText } from "../../core/evidence/clip.ts";
+import { jsonObjects, stringify } from "../../core/lib/jsonl.ts";
 
 /** Clip of a shell command (docs/method.md §2: 2,000 for Codex). */
 export const CODEX_ARGS_TRUNC = 2000;
