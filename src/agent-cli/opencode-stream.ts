@@ -6,7 +6,6 @@
 // the same run. Pure: it reads text, never runs OpenCode, so a benchmark may use it
 // (tests/architecture.test.ts keeps OpenCode's event names in this file).
 
-import { readFileSync } from "node:fs";
 import { z } from "zod";
 import { jsonObjectOf, jsonObjects, stringify } from "../core/lib/jsonl.ts";
 import { roundUsd } from "../core/lib/money.ts";
@@ -149,10 +148,6 @@ export function decodeOpencodeLine(raw: string): OpencodeEvent | null {
 
 export const isToolCall = (e: OpencodeEvent): e is OpencodeToolEvent => e.kind === "tool";
 
-/** The usage of a finished step, or undefined for any other event. */
-export const usageOf = (e: OpencodeEvent): OpencodeStepUsage | undefined =>
-  e.kind === "step" ? e.usage : undefined;
-
 /** What a whole stream said (OpencodeStreamTally.facts). */
 export type OpencodeStreamFacts = {
   /** Lines that were JSON objects. */
@@ -163,8 +158,6 @@ export type OpencodeStreamFacts = {
   errors: string[];
   /** The steps' summed cost, rounded like every recorded spend (0 when no step priced itself). */
   usd: number;
-  /** Whether any step priced itself (a session of an unpriced model costs unknown, not $0). */
-  priced: boolean;
   /** Finished steps, each once by its id. */
   steps: number;
   tokens: { input: number; cached: number; output: number; reasoning: number };
@@ -216,7 +209,6 @@ export class OpencodeStreamTally {
       texts: [...this.#texts],
       errors: [...this.#errors],
       usd: roundUsd(sum((u) => u.usd ?? 0)),
-      priced: this.#steps.some((u) => u.usd !== undefined),
       steps: this.#steps.length,
       tokens: {
         input: sum((u) => u.input),
@@ -239,17 +231,6 @@ export function readOpencodeStream(jsonl: string): OpencodeStreamFacts {
   const tally = new OpencodeStreamTally();
   for (const e of opencodeEvents(jsonl)) tally.see(e);
   return tally.facts();
-}
-
-/** The facts of the stream saved at `path`; a missing or unreadable file reads as no events. */
-export function readOpencodeStreamFile(path: string): OpencodeStreamFacts {
-  let text = "";
-  try {
-    text = readFileSync(path, "utf8");
-  } catch {
-    text = "";
-  }
-  return readOpencodeStream(text);
 }
 
 /** Every decoded event of a saved stream, in order (for readers that walk the events). */
