@@ -14,22 +14,20 @@ import {
 } from "../../benchmarks/jobbench/jb-scorer.ts";
 import { installedLab } from "../../benchmarks/lab/lab-data.ts";
 import { evaluationModule, LabScorer } from "../../benchmarks/lab/lab-scorer.ts";
+import { checkoutOfSource } from "../../core/events/bench-source.ts";
 import { hashFile } from "../../core/lib/fingerprint.ts";
 import { loadRunConfig } from "../../core/run/config.ts";
 import { CliError } from "../errors.ts";
 import { type BenchJudge, type BenchJudgeContext, trustedPath } from "./judge-context.ts";
 
 /** The checkout the sweep recorded (never an imported sweep's), else the one installed now. */
-function checkoutOf(
-  ctx: BenchJudgeContext,
-  recorded: { root: string; dependencies?: string | undefined } | undefined,
-  installed: (deps: string) => Manifest,
-): string {
+function checkoutOf(ctx: BenchJudgeContext, installed: (deps: string) => Manifest): string {
   // An imported sweep's recorded paths are not trusted: only this installation's checkout.
-  const root = trustedPath(ctx, recorded?.root);
+  const recorded = checkoutOfSource(ctx.source);
+  const root = trustedPath(ctx, recorded.root);
   if (root !== undefined && existsSync(root)) return root;
   const deps =
-    trustedPath(ctx, recorded?.dependencies) ?? dependenciesDir(undefined, ctx.env, process.cwd());
+    trustedPath(ctx, recorded.dependencies) ?? dependenciesDir(undefined, ctx.env, process.cwd());
   return installed(deps).root;
 }
 
@@ -53,9 +51,7 @@ function endpoint(ctx: BenchJudgeContext): { model: string; baseUrl: string; api
 }
 
 export async function jobBenchJudge(ctx: BenchJudgeContext): Promise<BenchJudge> {
-  const source = ctx.source?.kind === "jb" ? ctx.source : undefined;
-  const recorded = source && { root: source.jbRoot, dependencies: source.dependencies };
-  const root = checkoutOf(ctx, recorded, installedJobBench);
+  const root = checkoutOf(ctx, installedJobBench);
   const script = judgeScript(root);
   if (!existsSync(script)) {
     throw new CliError(
@@ -65,7 +61,7 @@ export async function jobBenchJudge(ctx: BenchJudgeContext): Promise<BenchJudge>
   const e = endpoint(ctx);
   const cfg = {
     root,
-    split: source?.split ?? "main",
+    split: ctx.source?.kind === "jb" ? ctx.source.split : "main",
     runsRoot: join(ctx.runsDir, "jb"),
     ...e,
     model: e.model || JB_DEFAULT_JUDGE_MODEL,
@@ -75,9 +71,7 @@ export async function jobBenchJudge(ctx: BenchJudgeContext): Promise<BenchJudge>
 }
 
 export async function labJudge(ctx: BenchJudgeContext): Promise<BenchJudge> {
-  const source = ctx.source?.kind === "lab" ? ctx.source : undefined;
-  const recorded = source && { root: source.labRoot, dependencies: source.dependencies };
-  const root = checkoutOf(ctx, recorded, installedLab);
+  const root = checkoutOf(ctx, installedLab);
   const module = evaluationModule(root);
   if (!existsSync(module)) {
     throw new CliError(

@@ -36,6 +36,23 @@ export function sourceRecord(source: BenchSource): Record<string, string> {
   >;
 }
 
+/** The benchmark checkout and dependencies folder a source names (a task folder names neither). */
+export function checkoutOfSource(source: BenchSource | null): {
+  root?: string;
+  dependencies?: string;
+} {
+  switch (source?.kind) {
+    case "jb":
+      return { root: source.jbRoot, dependencies: source.dependencies };
+    case "lab":
+      return { root: source.labRoot, dependencies: source.dependencies };
+    case "wb":
+      return { root: source.wbRoot, dependencies: source.dependencies };
+    default:
+      return {};
+  }
+}
+
 /** Which source kind a recorded benchmark name has (`wb-office` is a WorkBuddy subset). */
 function kindOf(bench: string): BenchSource["kind"] | null {
   if (bench === "tasks" || bench === "jb" || bench === "lab") return bench;
