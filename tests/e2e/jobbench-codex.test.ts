@@ -1,6 +1,6 @@
 // One real JobBench sweep on the Codex executor (`--substrate cx`), k=1, on accountant/task1: the
 // rollouts are the REAL codex binary against the scripted Responses server, the improvers the
-// REAL opencode binary against the scripted chat server. The solver's one command reads the
+// REAL codex binary against their own Responses server (tests/helpers/scripted.ts). The solver's one command reads the
 // ledger with the workspace's own copy of the task folder (the .xlsx, through python's zipfile)
 // and writes the totals; judged through the contract fake of JobBench's eval/judge.py.
 
@@ -8,12 +8,11 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { cpSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { startChatServer } from "../../fixtures/servers/chat-server.ts";
 import { startResponsesServer } from "../../fixtures/servers/responses-server.ts";
 import type { ScriptedServer } from "../../fixtures/servers/script.ts";
 import { runCli } from "../helpers/cli.ts";
 import { JB_FIXTURE } from "../helpers/jobbench.ts";
-import { benchSweepEnv, improverTurns } from "../helpers/scripted.ts";
+import { benchSweepEnv, startCodexImprover } from "../helpers/scripted.ts";
 
 const SWEEP_MS = 900_000;
 const TASK = "accountant/task1";
@@ -45,17 +44,14 @@ beforeAll(() => {
       { text: "Wrote output/vendor_totals.csv and output/notes.md." },
     ],
   });
-  improver = startChatServer({
-    model: "improver-model",
-    turns: improverTurns({
-      file: "AGENTS.md",
-      content:
-        "# Ledgers\n\n- Compute totals with a script over the workbook and write them under `output/`.\n",
-      notes: "rewrote AGENTS.md: compute the totals from the workbook with a script.",
-      cue: "a workbook of invoices and credit notes",
-      lesson: "compute per-vendor totals with a script, signs kept",
-      evidence: "the rollout summed vendor_ledger.xlsx with python",
-    }),
+  improver = startCodexImprover({
+    file: "AGENTS.md",
+    content:
+      "# Ledgers\n\n- Compute totals with a script over the workbook and write them under `output/`.\n",
+    notes: "rewrote AGENTS.md: compute the totals from the workbook with a script.",
+    cue: "a workbook of invoices and credit notes",
+    lesson: "compute per-vendor totals with a script, signs kept",
+    evidence: "the rollout summed vendor_ledger.xlsx with python",
   });
 });
 

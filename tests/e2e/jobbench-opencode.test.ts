@@ -1,6 +1,6 @@
 // One real JobBench sweep (`--bench jb`) over a copy of the fixture checkout, on its task
-// accountant/task1 at k=1: solver and improver are the REAL opencode binary against their own
-// scripted model servers. `setup --from` adopts the copy, the sweep adapts, selects (trivially at
+// accountant/task1 at k=1: the solver is the REAL opencode binary, the improvers the REAL codex
+// binary (tests/helpers/scripted.ts), each against its own scripted model server. `setup --from` adopts the copy, the sweep adapts, selects (trivially at
 // k=1) and reflects, `judge --bases` runs the fixture's contract fake of the upstream judge over the
 // layout it expects, and `report` pairs pick and base. A marker planted in every hidden place —
 // RUBRICS.json, the task card, the withheld search references, an old judge report, and answer
@@ -15,7 +15,7 @@ import type { ScriptedServer } from "../../fixtures/servers/script.ts";
 import { runCli } from "../helpers/cli.ts";
 import { allFiles } from "../helpers/files.ts";
 import { JB_FIXTURE } from "../helpers/jobbench.ts";
-import { benchSweepEnv, improverTurns } from "../helpers/scripted.ts";
+import { benchSweepEnv, startCodexImprover } from "../helpers/scripted.ts";
 
 const SWEEP_MS = 900_000;
 const TASK = "accountant/task1";
@@ -68,16 +68,13 @@ beforeAll(() => {
       { text: "Saved output/vendor_totals.csv and output/notes.md." },
     ],
   });
-  improver = startChatServer({
-    model: "improver-model",
-    turns: improverTurns({
-      file: "guardrails.md",
-      content: "- Reconcile the grand total against the ledger before saving it.\n",
-      notes: "revised guardrails.md: the totals were written without a reconciliation step.",
-      cue: "a ledger has credit notes as negative amounts",
-      lesson: "reconcile per-vendor totals and the grand total against the ledger",
-      evidence: "the rollout summed vendor_ledger.xlsx once and saved the totals",
-    }),
+  improver = startCodexImprover({
+    file: "guardrails.md",
+    content: "- Reconcile the grand total against the ledger before saving it.\n",
+    notes: "revised guardrails.md: the totals were written without a reconciliation step.",
+    cue: "a ledger has credit notes as negative amounts",
+    lesson: "reconcile per-vendor totals and the grand total against the ledger",
+    evidence: "the rollout summed vendor_ledger.xlsx once and saved the totals",
   });
 });
 

@@ -1,6 +1,6 @@
 // One real LAB sweep on the Codex executor (`--substrate cx`), k=1, on employment/severance-memo:
 // the rollouts are the REAL codex binary against the scripted Responses server, the improvers the
-// REAL opencode binary against the scripted chat server. The solver's one command reads the
+// REAL codex binary against their own Responses server (tests/helpers/scripted.ts). The solver's one command reads the
 // agreement with the runtime's scripts/read_doc.py and writes the memo from it, so the LAB install
 // on Codex (codex_root plus read_doc.py and the workspace note) is exercised for real; the
 // improver's AGENTS.md keeps what LAB's rule requires. Judged through the evaluation's contract fake.
@@ -9,11 +9,10 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { cpSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { startChatServer } from "../../fixtures/servers/chat-server.ts";
 import { startResponsesServer } from "../../fixtures/servers/responses-server.ts";
 import type { ScriptedServer } from "../../fixtures/servers/script.ts";
 import { runCli } from "../helpers/cli.ts";
-import { benchSweepEnv, improverTurns } from "../helpers/scripted.ts";
+import { benchSweepEnv, startCodexImprover } from "../helpers/scripted.ts";
 
 const SWEEP_MS = 900_000;
 const TASK = "employment/severance-memo";
@@ -40,17 +39,14 @@ beforeAll(() => {
       { text: "Wrote output/severance_memo.md." },
     ],
   });
-  improver = startChatServer({
-    model: "improver-model",
-    turns: improverTurns({
-      file: "AGENTS.md",
-      content:
-        "# Legal matter\n\n- Read documents/ with `python3 scripts/read_doc.py <file>`; never guess a clause.\n- Write each requested file under `output/` and reopen it.\n",
-      notes: "rewrote AGENTS.md: keep the read_doc.py and output/ rules, add reopening.",
-      cue: "a memo must quote an agreement",
-      lesson: "read the agreement with read_doc.py before writing",
-      evidence: "the rollout read employment_agreement.docx with read_doc.py",
-    }),
+  improver = startCodexImprover({
+    file: "AGENTS.md",
+    content:
+      "# Legal matter\n\n- Read documents/ with `python3 scripts/read_doc.py <file>`; never guess a clause.\n- Write each requested file under `output/` and reopen it.\n",
+    notes: "rewrote AGENTS.md: keep the read_doc.py and output/ rules, add reopening.",
+    cue: "a memo must quote an agreement",
+    lesson: "read the agreement with read_doc.py before writing",
+    evidence: "the rollout read employment_agreement.docx with read_doc.py",
   });
 });
 

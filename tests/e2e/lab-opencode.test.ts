@@ -1,7 +1,9 @@
 // One real LAB sweep (`--bench lab`) over a copy of the fixture checkout, on its task
-// employment/severance-memo at k=1, with the REAL opencode binary against scripted model servers.
-// The scripted agent first stops without writing anything, so every rollout gets one follow-up in
-// the same session; it then reads the agreement with the provided scripts/read_doc.py (a real
+// employment/severance-memo at k=1, the solver the REAL opencode binary and the improvers the REAL
+// codex binary (tests/helpers/scripted.ts), each against its own scripted model server.
+// Under the base harness the scripted agent first stops without writing anything, so the base
+// rollout gets one follow-up in the same session (under the improvers' rule it writes at once); it
+// then reads the agreement with the provided scripts/read_doc.py (a real
 // bash call in the workspace) and writes the memo. Checked: the workspace_config install (the tool
 // gate, read_doc.py, the runtime's note last, read-only documents, no task.json), metrics.json,
 // `judge --bases` through the contract fake of LAB's evaluation, the paired report, and that a
@@ -15,11 +17,13 @@ import { startChatServer } from "../../fixtures/servers/chat-server.ts";
 import type { ScriptedServer } from "../../fixtures/servers/script.ts";
 import { runCli } from "../helpers/cli.ts";
 import { allFiles } from "../helpers/files.ts";
-import { benchSweepEnv, improverTurns } from "../helpers/scripted.ts";
+import { benchSweepEnv, startCodexImprover } from "../helpers/scripted.ts";
 
 const SWEEP_MS = 900_000;
 const TASK = "employment/severance-memo";
 const SECRET = "lab-criteria-marker-must-not-leak";
+/** The improvers' rule; a harness holding it makes the scripted agent write at once. */
+const RULE = "Write every requested file under output/ before summarising anything.";
 const MEMO =
   "Severance: nine months of the USD 240,000 base salary, USD 180,000, owed once a general release is signed within 21 days.\n";
 
@@ -35,40 +39,41 @@ beforeAll(() => {
   const task = JSON.parse(readFileSync(tj, "utf8"));
   task.criteria[0].description += ` ${SECRET}`;
   writeFileSync(tj, JSON.stringify(task, null, 2));
+  // Under the base harness the agent stops before writing and needs a follow-up; under the
+  // improvers' rule (it reaches the model in the harness) it writes at once, so only the base
+  // rollout pays a second OpenCode session.
+  const work = [
+    {
+      toolCalls: [
+        {
+          name: "bash",
+          arguments: {
+            command: "python3 scripts/read_doc.py documents/employment_agreement.docx",
+            description: "Read the agreement",
+          },
+        },
+      ],
+    },
+    {
+      toolCalls: [
+        { name: "write", arguments: { filePath: "output/severance_memo.md", content: MEMO } },
+      ],
+    },
+    { text: "The memo is in output/severance_memo.md." },
+  ];
   solver = startChatServer({
     model: "solver-model",
-    turns: [
-      { text: "I have looked at the matter." },
-      {
-        toolCalls: [
-          {
-            name: "bash",
-            arguments: {
-              command: "python3 scripts/read_doc.py documents/employment_agreement.docx",
-              description: "Read the agreement",
-            },
-          },
-        ],
-      },
-      {
-        toolCalls: [
-          { name: "write", arguments: { filePath: "output/severance_memo.md", content: MEMO } },
-        ],
-      },
-      { text: "The memo is in output/severance_memo.md." },
-    ],
+    turns: [{ text: "I have looked at the matter." }, ...work],
+    branches: [{ whenRequestContains: RULE, turns: work }],
   });
-  improver = startChatServer({
-    model: "improver-model",
-    turns: improverTurns({
-      file: "guardrails.md",
-      content: "- Write every requested file under output/ before summarising anything.\n",
-      notes:
-        "revised guardrails.md: the agent stopped before writing the memo and needed a follow-up.",
-      cue: "an assignment names files to deliver",
-      lesson: "write each named file under output/ before reporting back",
-      evidence: "the rollout ended its first turn without writing output/severance_memo.md",
-    }),
+  improver = startCodexImprover({
+    file: "guardrails.md",
+    content: `- ${RULE}\n`,
+    notes:
+      "revised guardrails.md: the agent stopped before writing the memo and needed a follow-up.",
+    cue: "an assignment names files to deliver",
+    lesson: "write each named file under output/ before reporting back",
+    evidence: "the rollout ended its first turn without writing output/severance_memo.md",
   });
 });
 
@@ -124,6 +129,12 @@ describe("harness2 on LAB with the real opencode binary", () => {
       // one follow-up in the same session; read_doc.py really ran on the agreement
       const metrics = JSON.parse(readFileSync(join(run, "metrics.json"), "utf8"));
       expect(metrics).toMatchObject({ nudges: 1, toolCalls: 2, documentsRead: 1 });
+      // the improvers' rule reached the executor: under it the agent wrote at once
+      const probe = join(runs, "lab/tasks/employment/severance-memo/rollouts/lab-oc-agg1/inv1");
+      expect(JSON.parse(readFileSync(join(probe, "metrics.json"), "utf8"))).toMatchObject({
+        nudges: 0,
+        documentsRead: 1,
+      });
       expect(metrics.tokens.input).toBeGreaterThan(0);
       const stream = readFileSync(join(run, "opencode.jsonl"), "utf8");
       expect(stream).toContain("nine (9) months of base salary");

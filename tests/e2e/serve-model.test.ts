@@ -4,13 +4,21 @@
 // REAL opencode binary, `judge --bases` and `report`, the export into a project: the base harness
 // leaves the refunds out (1 of 4 lines right) and the adopted one, holding the improvers' rule,
 // gets all four — a delta of +0.75. Then SIGTERM stops the servers and the command exits 0.
+// This is also the tasks × OpenCode cell (solver and improvers both the real opencode binary): a
+// marker planted in the task's answer key reaches no evidence folder, and every rollout and
+// improver session is paid in the ledger.
 
+import { Database } from "bun:sqlite";
 import { afterAll, describe, expect, test } from "bun:test";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { firstLine, MAIN, runCli } from "../helpers/cli.ts";
+import { allFiles } from "../helpers/files.ts";
 import { launcherDir, recipeLines, runLine } from "../helpers/readme.ts";
+
+/** Planted in the answer key only: it must never reach an evidence folder. */
+const SECRET = "answer-key-marker-must-not-leak";
 
 const root = mkdtempSync(join(tmpdir(), "h2-e2e-serve-"));
 let server: ReturnType<typeof Bun.spawn> | undefined;
@@ -24,6 +32,11 @@ describe("harness2 serve-model with harness2 init's task, through the README's r
     const init = await runCli(["init", "my-tasks"], { cwd: root });
     expect(init.code).toBe(0);
     expect(init.stdout).toContain("serve-model prints the env lines");
+    // A comment line in the answer key: the check still runs, and the marker is in tests/.
+    appendFileSync(
+      join(root, "my-tasks", "reports", "expense-summary", "tests", "check"),
+      `# ${SECRET}\n`,
+    );
     server = Bun.spawn([process.execPath, MAIN, "serve-model", "--json"], {
       cwd: root,
       env: { ...process.env, NO_COLOR: "1" },
@@ -66,6 +79,29 @@ describe("harness2 serve-model with harness2 init's task, through the README's r
     const cell = (JSON.parse(json.stdout) as { summaries: { delta: { mean: number } }[] })
       .summaries[0];
     expect(cell?.delta.mean).toBeCloseTo(0.75, 9);
+    // The answer key never reached an evidence folder (what every session was shown).
+    const evidence = allFiles(runs).filter((p) => /\/(context|selection|reflection)\//.test(p));
+    expect(evidence.length).toBeGreaterThan(0);
+    for (const p of evidence) {
+      expect(p).not.toContain("/tests/");
+      expect(readFileSync(p, "latin1")).not.toContain(SECRET);
+    }
+    // Every rollout ran (none reused) and was paid; the improver sessions were paid too.
+    const db = new Database(join(runs, "harness2.db"), { readonly: true });
+    try {
+      const rollouts = db
+        .query("SELECT usd, cached FROM ledger_entries WHERE kind = 'rollout'")
+        .all() as { usd: number; cached: number }[];
+      expect(rollouts.length).toBeGreaterThan(1);
+      for (const e of rollouts) expect([e.cached, e.usd > 0]).toEqual([0, true]);
+      const sessions = db
+        .query("SELECT COUNT(*) AS n, SUM(usd) AS usd FROM ledger_entries WHERE kind = 'session'")
+        .get() as { n: number; usd: number };
+      expect(sessions.n).toBeGreaterThan(0);
+      expect(sessions.usd).toBeGreaterThan(0);
+    } finally {
+      db.close();
+    }
     // Taken home: merged into the project's own folder.
     expect(readFileSync(join(root, "my-project", "AGENTS.md"), "utf8")).toContain(
       "Add every amount with its sign",

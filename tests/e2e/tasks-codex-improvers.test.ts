@@ -1,7 +1,8 @@
-// One real sweep with EVERY session on Codex (`HARNESS2_IMPROVER_CHANNEL=codex`, `--substrate cx`),
-// k=1, on the fixture's data/csv-total: the improvers are the REAL codex binary against their own
-// scripted Responses server (HARNESS2_IMPROVER_CODEX_BASE_URL), in the OS sandbox; the rollouts the
-// REAL codex binary against the solver's. The improvers' edit (a script plus an AGENTS.md line)
+// The tasks × Codex cell: one real sweep with EVERY session on Codex
+// (`HARNESS2_IMPROVER_CHANNEL=codex`, `--substrate cx`), k=1, on the fixture's data/csv-total: the
+// improvers are the REAL codex binary against their own scripted Responses server
+// (HARNESS2_IMPROVER_CODEX_BASE_URL), in the OS sandbox; the rollouts the REAL codex binary
+// against the solver's. The improvers' edit (a script plus an AGENTS.md line)
 // turns the base's wrong guess (0) into the computed total (1); the method's checks hold: the
 // pick is the edited harness, a lesson is stored, the evidence never holds the answer key, and
 // every improver call is recorded on the codex channel at its priced cost.

@@ -1,7 +1,7 @@
 // The other four WorkBuddy cells end to end at k=1 (office on OpenCode and code on Codex have
 // their own files): web and code on OpenCode, office and web on Codex. Each: setup --from
 // installs harness2's agents into a copy of the contract-fake checkout, check is ready, a sweep
-// runs its jobs through the checkout's runner with the REAL opencode binary as the improver, judge
+// runs its jobs through the checkout's runner with the REAL codex binary as the improver, judge
 // --bases and report. The base harness scores below 1 and the adopted one 1: the improver's edit
 // reached the executor inside the container.
 

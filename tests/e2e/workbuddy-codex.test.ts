@@ -1,5 +1,5 @@
 // One real WorkBuddy sweep on the Codex executor (code subset, `--substrate cx`), k=1: the
-// improvers are the REAL opencode binary against the scripted chat server; the rollouts are trials
+// improvers are the REAL codex binary against their own Responses server; the rollouts are trials
 // of jobs of harness2's own Codex agent, run by the contract fake of the checkout's runner. The code
 // subset shows the improver the names of what a rollout changed, never the change itself.
 
@@ -7,11 +7,10 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { startChatServer } from "../../fixtures/servers/chat-server.ts";
 import type { ScriptedServer } from "../../fixtures/servers/script.ts";
 import { runCli } from "../helpers/cli.ts";
 import { allFiles } from "../helpers/files.ts";
-import { improverTurns } from "../helpers/scripted.ts";
+import { startCodexImprover } from "../helpers/scripted.ts";
 import { wbCheckout, wbSweepEnv } from "../helpers/workbuddy.ts";
 
 const SWEEP_MS = 900_000;
@@ -22,17 +21,14 @@ let improver: ScriptedServer;
 
 beforeAll(() => {
   root = mkdtempSync(join(tmpdir(), "h2-e2e-wb-cx-"));
-  improver = startChatServer({
-    model: "improver-model",
-    turns: improverTurns({
-      file: "AGENTS.md",
-      content:
-        "Follow the request exactly. Before you finish, reopen every file you changed and run the tests, including even-length and empty inputs.\n",
-      notes: "rewrote AGENTS.md: the change was never rechecked against its edge cases.",
-      cue: "a small fix to a statistics helper",
-      lesson: "reopen the change and test the even-length case",
-      evidence: "the rollout sorted the input and stopped",
-    }),
+  improver = startCodexImprover({
+    file: "AGENTS.md",
+    content:
+      "Follow the request exactly. Before you finish, reopen every file you changed and run the tests, including even-length and empty inputs.\n",
+    notes: "rewrote AGENTS.md: the change was never rechecked against its edge cases.",
+    cue: "a small fix to a statistics helper",
+    lesson: "reopen the change and test the even-length case",
+    evidence: "the rollout sorted the input and stopped",
   });
 });
 

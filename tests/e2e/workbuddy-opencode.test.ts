@@ -1,5 +1,5 @@
-// One real WorkBuddy sweep (office, `--substrate oc`), k=1: the improvers are the REAL opencode
-// binary against the scripted chat server; the rollouts are trials of jobs the contract fake of
+// One real WorkBuddy sweep (office, `--substrate oc`), k=1: the improvers are the REAL codex
+// binary against their own Responses server; the rollouts are trials of jobs the contract fake of
 // the checkout's runner resolves and hands to its Harbor stand-in (fixtures/benchmarks/workbuddy/
 // README.md), where harness2's own OpenCode agent, installed by setup, runs in a container whose
 // scripted agent only reopens its outputs when its harness says so. Then judge (the verifiers'
@@ -10,11 +10,10 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { startChatServer } from "../../fixtures/servers/chat-server.ts";
 import type { ScriptedServer } from "../../fixtures/servers/script.ts";
 import { runCli } from "../helpers/cli.ts";
 import { allFiles } from "../helpers/files.ts";
-import { improverTurns } from "../helpers/scripted.ts";
+import { startCodexImprover } from "../helpers/scripted.ts";
 import { wbCheckout, wbSweepEnv } from "../helpers/workbuddy.ts";
 
 const SWEEP_MS = 900_000;
@@ -26,18 +25,15 @@ let improver: ScriptedServer;
 
 beforeAll(() => {
   root = mkdtempSync(join(tmpdir(), "h2-e2e-wb-"));
-  improver = startChatServer({
-    model: "improver-model",
-    turns: improverTurns({
-      file: "systemprompt.md",
-      content:
-        "Before you finish, reopen every output file with an independent reader and reconcile its totals with the inputs.\n",
-      notes:
-        "rewrote systemprompt.md: the outputs were never reopened, so a short range went unseen.",
-      cue: "a summary workbook built from an expenses sheet",
-      lesson: "reopen the workbook and reconcile the grand total with the inputs",
-      evidence: "the rollout wrote summary.xlsx once and stopped",
-    }),
+  improver = startCodexImprover({
+    file: "systemprompt.md",
+    content:
+      "Before you finish, reopen every output file with an independent reader and reconcile its totals with the inputs.\n",
+    notes:
+      "rewrote systemprompt.md: the outputs were never reopened, so a short range went unseen.",
+    cue: "a summary workbook built from an expenses sheet",
+    lesson: "reopen the workbook and reconcile the grand total with the inputs",
+    evidence: "the rollout wrote summary.xlsx once and stopped",
   });
 });
 

@@ -1,7 +1,7 @@
 // One k=1 parallel sweep of the fixture's data/csv-total on the Codex executor (`--substrate cx`),
-// run and checked as both Codex cells do (OpenCode or Codex improvers): the adopted harness holds
-// the improvers' script and rule, the pick's output is right, the improvers saw the Codex
-// trajectory and never the answer key, and judge --bases and report pair base 0 with pick 1.
+// run and checked as the tasks × Codex cell does (tests/e2e/tasks-codex-improvers.test.ts): the
+// adopted harness holds the improvers' script and rule, the pick's output is right, the improvers
+// saw the Codex trajectory and never the answer key, and judge --bases and report pair base 0 with pick 1.
 
 import { expect } from "bun:test";
 import { appendFileSync, cpSync, mkdtempSync, readdirSync, readFileSync } from "node:fs";

@@ -2,10 +2,9 @@
 // of Docker and the runner, for the tests.
 import { chmodSync, cpSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { startChatServer } from "../../fixtures/servers/chat-server.ts";
 import type { ScriptedServer } from "../../fixtures/servers/script.ts";
 import { runCli } from "./cli.ts";
-import { improverTurns, providersConfig } from "./scripted.ts";
+import { codexImproverEnv, startCodexImprover } from "./scripted.ts";
 
 export const WB_FIXTURE = join(import.meta.dir, "../../fixtures/benchmarks/workbuddy");
 
@@ -51,8 +50,9 @@ export function wbEnv(opts: {
 }
 
 /**
- * A WorkBuddy sweep's environment under `root` for the end-to-end tests: the improver on OpenCode
- * against a scripted chat server, Docker faked, generous limits and no back-off (plus `extra`).
+ * A WorkBuddy sweep's environment under `root` for the end-to-end tests: the improvers on the codex
+ * binary against a scripted Responses server (startCodexImprover), Docker faked, generous limits
+ * and no back-off (plus `extra`).
  */
 export function wbSweepEnv(
   root: string,
@@ -63,11 +63,7 @@ export function wbSweepEnv(
     deps: join(root, "deps"),
     docker: fakeDocker(join(root, "bin")),
     extra: {
-      OPENCODE_CONFIG_CONTENT: providersConfig({
-        server: improver,
-        providerId: "improver",
-        model: "improver-model",
-      }),
+      ...codexImproverEnv(improver),
       HARNESS2_PROPOSER_TIMEOUT: "300",
       HARNESS2_BACKOFF_S: "0",
       ...extra,
@@ -91,17 +87,14 @@ export const WB_JUDGE_ENV = {
 
 /** A scripted improver that tells the executor to reopen its outputs, in the file its harness reads. */
 export function reopeningImprover(file: "systemprompt.md" | "AGENTS.md"): ScriptedServer {
-  return startChatServer({
-    model: "improver-model",
-    turns: improverTurns({
-      file,
-      content:
-        "Before you finish, reopen every output and changed file and check it against the request.\n",
-      notes: `rewrote ${file}: the outputs were never reopened.`,
-      cue: "work whose outputs were written once and never checked",
-      lesson: "reopen every output before finishing",
-      evidence: "the rollout wrote its outputs once and stopped",
-    }),
+  return startCodexImprover({
+    file,
+    content:
+      "Before you finish, reopen every output and changed file and check it against the request.\n",
+    notes: `rewrote ${file}: the outputs were never reopened.`,
+    cue: "work whose outputs were written once and never checked",
+    lesson: "reopen every output before finishing",
+    evidence: "the rollout wrote its outputs once and stopped",
   });
 }
 
