@@ -3,7 +3,7 @@
 // shows the library or any verdict, and it never turns a failure or NO_ENTRY into a lesson.
 
 import { rmSync } from "node:fs";
-import { basename, join } from "node:path";
+import { join } from "node:path";
 import { ReflectionFinished } from "../events/registry.ts";
 import { emit } from "../events/sink.ts";
 import type { ContextTree } from "../evidence/context-tree.ts";
@@ -16,7 +16,7 @@ import { readTree, writeTree } from "../harness/tree.ts";
 import { describeError } from "../lib/errors.ts";
 import { asInterruption, InterruptedError, throwIfInterrupted } from "../lib/interrupt.ts";
 import { roundUsd } from "../lib/money.ts";
-import { copyTreeSafe, dirExists, writeFileSafe } from "../lib/safe-fs.ts";
+import { dirExists, writeFileSafe } from "../lib/safe-fs.ts";
 import { Experience } from "../library/values.ts";
 import { experience as experiencePrompt, experienceRepair } from "../proposer/prompts/index.ts";
 import { type ExperienceParse, parseExperience } from "../proposer/reply.ts";
@@ -156,7 +156,7 @@ export async function reflectAdoption(input: ReflectInput): Promise<ReflectionRe
   }
 
   const folder = reflectionDir(input.workDir, sel);
-  const copy = `${folder}.experience`;
+  const stale = `${folder}.experience`;
   const ctx: TripwireContext = {
     ...scope,
     task: taskId,
@@ -190,14 +190,9 @@ export async function reflectAdoption(input: ReflectInput): Promise<ReflectionRe
     writeFileSafe(folder, "adoption.json", `${JSON.stringify(adoption, null, 2)}\n`);
     assertContextClean(folder, leakGlobs, ctx);
 
-    rmSync(copy, { recursive: true, force: true });
-    // Linked, not copied: both trees are complete and written once (edits.md, written later, is
-    // a new file in `folder` only), and no session writes into its evidence in place.
-    copyTreeSafe(folder, copy, {
-      filter: (rel) => basename(rel) !== "selection.json",
-      link: true,
-    });
-    assertContextClean(copy, leakGlobs, ctx);
+    // The session reads the folder itself: nothing is written into it until the session's last
+    // turn (edits.md comes after). A `.experience` copy of an older version is removed.
+    rmSync(stale, { recursive: true, force: true });
 
     const bp = await resolvePrompts(adapter, taskId);
     const job = `${experiencePrompt(bp)}\n${whatHappened(sel)}`;
@@ -212,7 +207,7 @@ export async function reflectAdoption(input: ReflectInput): Promise<ReflectionRe
       const text = turn === 0 ? first : `${first}\n${experienceRepair(failureOf(parsed))}`;
       const reply = await input.prop.call(
         text,
-        copy,
+        folder,
         turn === 0 ? label : `${label}.repair${turn}`,
         {
           purpose: "reflection",
@@ -223,13 +218,11 @@ export async function reflectAdoption(input: ReflectInput): Promise<ReflectionRe
       usd += reply.usd; // counted before parsing: an unusable reply still cost money
       parsed = parseExperience(reply.text);
       // A repair reply without rows keeps the rows the first reply wrote.
-      if (parsed.edits !== null) {
-        edits = parsed.edits.text;
-        writeFileSafe(folder, "edits.md", `${edits}\n`);
-      }
+      if (parsed.edits !== null) edits = parsed.edits.text;
       if (parsed.kind !== "error") break;
     }
     if (parsed === null) throw new Error("reflection made no call");
+    if (edits !== null) writeFileSafe(folder, "edits.md", `${edits}\n`);
     if (parsed.kind === "entry") {
       const candidate = Experience.parse({ ...parsed.entry, edits: edits ?? "" });
       // Scanned as plain text: a JSON serialisation escapes the quotes the `"pass_rate"`-style
@@ -255,7 +248,6 @@ export async function reflectAdoption(input: ReflectInput): Promise<ReflectionRe
     if (!(err instanceof ProposerError)) {
       // What failed here may be a leak: nothing of it stays on disk for a later session to find.
       rmSync(folder, { recursive: true, force: true });
-      rmSync(copy, { recursive: true, force: true });
     }
   }
 

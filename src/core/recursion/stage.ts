@@ -7,6 +7,7 @@
 import { join } from "node:path";
 import { Note, type StageDim, StageFinished, StageStarted } from "../events/registry.ts";
 import { emit } from "../events/sink.ts";
+import type { ContextTree } from "../evidence/context-tree.ts";
 import { mission } from "../evidence/mission.ts";
 import { buildEvidenceTree, type PoolEntry } from "../evidence/tree.ts";
 import {
@@ -17,7 +18,6 @@ import {
   TreeSymlinkError,
   TreeValidationError,
   validate,
-  writeTree,
 } from "../harness/tree.ts";
 import { describeError } from "../lib/errors.ts";
 import { asInterruption, InterruptedError, throwIfInterrupted } from "../lib/interrupt.ts";
@@ -28,6 +28,7 @@ import { type TripwireContext, TripwireError } from "../safety/tripwire.ts";
 import { assertMissionClean, assertTreeHasNoGraderVerdicts } from "../safety/tripwires.ts";
 import { ProposerError, type Reply } from "../seams/channel.ts";
 import { type ModeInputs, modeFields, Stage, truncate } from "./records.ts";
+import { claimEvidence, contextDir, retryEvidence } from "./stage-evidence.ts";
 
 /** What one stage is asked to do. */
 export type StageSpec = {
@@ -58,10 +59,6 @@ export function rejectedBlock(error: string): string {
     "",
     "Fix this in `context/harness/` (it holds what the rejected attempt left there) and reply again.",
   ].join("\n");
-}
-
-function contextDir(m: ModeInputs, label: string): string {
-  return join(m.workDir, "context", label);
 }
 
 function tripwireContext(m: ModeInputs, label: string): TripwireContext {
@@ -175,14 +172,23 @@ function fellBack(spec: StageSpec, error: string, tally: Tally): Stage {
  */
 export async function runStage(m: ModeInputs, spec: StageSpec): Promise<Stage> {
   throwIfInterrupted(m.signal, `stage ${spec.label}`);
-  const ctxDir = contextDir(m, spec.label);
+  const claim = claimEvidence(m, spec);
+  let evidence: { dir: string; tree: ContextTree | null } = {
+    dir: contextDir(m, spec.label),
+    tree: null,
+  };
+  if ("earlier" in claim) {
+    const tree = await claim.earlier.built;
+    if (tree !== null) evidence = { dir: claim.earlier.dir, tree };
+  }
   emit(m.scope.sink, StageStarted, {
     ...modeFields(m.scope),
     label: spec.label,
     dim: spec.dim,
-    evidenceDir: ctxDir,
+    evidenceDir: evidence.dir,
   });
-  const stage = await proposeAndAccept(m, spec, ctxDir);
+  const settle = "settle" in claim ? claim.settle : undefined;
+  const stage = await proposeAndAccept(m, spec, evidence, settle);
   emit(m.scope.sink, StageFinished, {
     ...modeFields(m.scope),
     label: stage.label,
@@ -199,23 +205,36 @@ export async function runStage(m: ModeInputs, spec: StageSpec): Promise<Stage> {
   return stage;
 }
 
-async function proposeAndAccept(m: ModeInputs, spec: StageSpec, ctxDir: string): Promise<Stage> {
+async function proposeAndAccept(
+  m: ModeInputs,
+  spec: StageSpec,
+  evidence: { dir: string; tree: ContextTree | null },
+  settle: ((tree: ContextTree | null) => void) | undefined,
+): Promise<Stage> {
+  let ctxDir = evidence.dir;
   let base: string;
   try {
-    const tree = await buildEvidenceTree(
-      ctxDir,
-      m.adapter,
-      m.scope.task,
-      m.base.map((b) => b.view),
-      {
-        ...tripwireContext(m, spec.label),
-        surface: m.surface,
-        harnessDir: spec.harnessDir,
-        library: m.library,
-        pool: spec.pool ?? [],
-        decisions: spec.decisions ?? {},
-      },
-    );
+    let tree = evidence.tree;
+    if (tree === null) {
+      try {
+        tree = await buildEvidenceTree(
+          ctxDir,
+          m.adapter,
+          m.scope.task,
+          m.base.map((b) => b.view),
+          {
+            ...tripwireContext(m, spec.label),
+            surface: m.surface,
+            harnessDir: spec.harnessDir,
+            library: m.library,
+            pool: spec.pool ?? [],
+            decisions: spec.decisions ?? {},
+          },
+        );
+      } finally {
+        settle?.(tree);
+      }
+    }
     base = mission(tree, { job: spec.job });
     assertMissionClean(base, tripwireContext(m, spec.label));
   } catch (err) {
@@ -293,7 +312,9 @@ async function proposeAndAccept(m: ModeInputs, spec: StageSpec, ctxDir: string):
       error = offSurfaceError(m, rejected);
       // Fix docs/differences.md R8: the retry edits its own attempt (minus the off-surface files)
       // instead of starting again from the original harness.
-      writeTree(m.surface, proposed, join(ctxDir, "harness"));
+      if (a < m.limits.stageAttempts) {
+        ctxDir = retryEvidence(m, ctxDir, `${spec.label}.a${a + 1}`, proposed);
+      }
       continue;
     }
     let verdict: Acceptance;
@@ -306,7 +327,9 @@ async function proposeAndAccept(m: ModeInputs, spec: StageSpec, ctxDir: string):
     if (verdict.error !== "") {
       error = verdict.error;
       // The retry starts from its own (autotrigger-repaired) invalid tree.
-      writeTree(m.surface, proposed, join(ctxDir, "harness"));
+      if (a < m.limits.stageAttempts) {
+        ctxDir = retryEvidence(m, ctxDir, `${spec.label}.a${a + 1}`, proposed);
+      }
       continue;
     }
     return Stage.parse({

@@ -2,7 +2,7 @@
 // verbatim rejection, fallbacks and degraded modes, phase barriers and concurrency bounds, dead
 // rollouts, caching on a second run, and which tree each pool diff is against.
 import { afterAll, describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { ModeToken } from "../../../src/core/events/registry.ts";
 import { treeDiff } from "../../../src/core/harness/diff.ts";
@@ -179,12 +179,12 @@ describe("pool diffs are against the harness each candidate edited (docs/differe
   });
 
   test("agg: every candidate is still diffed against the base, the harness under edit", async () => {
-    const { inputs, proposer } = await setup({ k: 2, mode: "agg" });
+    const { inputs, proposer, sink } = await setup({ k: 2, mode: "agg" });
     await runMode("agg", inputs);
     const tree = (label: string) => readTree(SURFACE, join(inputs.workDir, "harnesses", label));
     for (const agg of ["agg1", "agg2"]) {
       for (const label of ["inv1", "dom1", "inv2", "dom2"]) {
-        expect(read(inputs.workDir, "context", agg, "pool", label, "harness.diff")).toBe(
+        expect(read(evidenceOf(sink, agg), "pool", label, "harness.diff")).toBe(
           treeDiff(tree("base"), tree(label), "current", label),
         );
       }
@@ -193,6 +193,41 @@ describe("pool diffs are against the harness each candidate edited (docs/differe
     expect(mission).toContain("harness.diff");
     expect(mission).not.toContain("named on its `---` lines: `current`");
   });
+});
+
+/** The evidence folder a stage was handed (its `stage.started` event says which). */
+function evidenceOf(sink: RecordingSink, label: string): string {
+  const started = sink.ofType("stage.started").filter((e) => e.label === label);
+  expect(started).toHaveLength(1);
+  return started[0]?.evidenceDir as string;
+}
+
+test("stages built from the same inputs read one evidence folder, written once (issue 36)", async () => {
+  for (const k of [1, 2]) {
+    const { inputs, proposer, sink } = await setup({ k, mode: "agg" });
+    await runMode("agg", inputs);
+    const ctx = join(inputs.workDir, "context");
+    // Every probe of the first wave (INV and DOM, each candidate) sees the same evidence: the
+    // first builds it and the rest read that folder.
+    const probes = ["inv", "dom"].flatMap((d) =>
+      Array.from({ length: k }, (_, i) => `${d}${i + 1}`),
+    );
+    for (const label of probes) expect(evidenceOf(sink, label)).toBe(join(ctx, "inv1"));
+    // The composers see the probes' pool: one folder for them too.
+    for (let i = 1; i <= k; i++) expect(evidenceOf(sink, `agg${i}`)).toBe(join(ctx, "agg1"));
+    expect(readdirSync(ctx).sort()).toEqual(["agg1", "inv1"]);
+    // Each session was handed that folder, as the record says.
+    for (const call of proposer.calls.filter((c) => c.label.endsWith(".a1"))) {
+      expect(call.contextDir).toBe(evidenceOf(sink, call.label.replace(/\.a1$/, "")));
+    }
+  }
+  // Sequential rounds: INV and DOM of a round share; each checkpoint has its own pool and notes.
+  const { inputs, sink } = await setup({ k: 2, mode: "seq" });
+  await runMode("seq", inputs);
+  const ctx = join(inputs.workDir, "context");
+  expect(evidenceOf(sink, "dom1")).toBe(join(ctx, "inv1"));
+  expect(evidenceOf(sink, "dom2")).toBe(join(ctx, "inv2"));
+  expect(readdirSync(ctx).sort()).toEqual(["c1", "c2", "inv1", "inv2"]);
 });
 
 test("an invalid proposal is retried once with the rejection verbatim, and its cost accumulates", async () => {
@@ -210,9 +245,14 @@ test("an invalid proposal is retried once with the rejection verbatim, and its c
       };
     }
     if (call.label === "inv1.a2") {
-      // The retry starts from its own (autotrigger-repaired) invalid attempt.
+      // The retry starts from its own (autotrigger-repaired) invalid attempt, in a folder of its
+      // own: the first attempt's evidence, which DOM reads too, is left as it was built.
       const ctx = call.contextDir as string;
+      expect(ctx.endsWith(join("context", "inv1.a2"))).toBe(true);
       expect(existsSync(join(ctx, "harness", "skills", "totals", "SKILL.md"))).toBe(true);
+      const first = join(ctx, "..", "inv1");
+      expect(existsSync(join(first, "harness", "skills", "totals"))).toBe(false);
+      expect(readdirSync(first).sort()).toEqual(readdirSync(ctx).sort());
       return {
         edit: (h) => {
           writeFileSync(

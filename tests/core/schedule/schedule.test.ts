@@ -490,6 +490,15 @@ describe("resume across sweeps", () => {
   });
 });
 
+/** The evidence folder a task's stage (parallel mode) was handed, as its `stage.started` says. */
+function evidenceOf(e: Env, task: string, label: string): string {
+  const started = e.sink
+    .ofType("stage.started")
+    .filter((ev) => ev.task === task && ev.mode === "agg" && ev.label === label);
+  expect(started).toHaveLength(1);
+  return started[0]?.evidenceDir as string;
+}
+
 describe("library prefix", () => {
   test("task 2's improvers see task 1's entry only; task 1 sees none, even after a stale later entry", async () => {
     const e = env({ modes: ["agg"], tasks: { t1: "books", t2: "books", t3: "books" } });
@@ -505,10 +514,9 @@ describe("library prefix", () => {
     rmSync(join(summaryDir(again.inputs, "t1")), { recursive: true, force: true });
     const d = await runDomain(again.inputs, "books", ["t1", "t3"]);
     expect(d.tasks.map((t) => t.libraryEntriesBefore)).toEqual([{ agg: 0 }, { agg: 1 }]);
-    const ctxOf = (task: string) => join(modeTaskDir(again.inputs, "agg", task), "context");
     for (const stage of ["inv1", "dom1", "agg1"]) {
-      expect(existsSync(join(ctxOf("t1"), stage, "library"))).toBe(false);
-      const lib = join(ctxOf("t3"), stage, "library", "harnesses");
+      expect(existsSync(join(evidenceOf(again, "t1", stage), "library"))).toBe(false);
+      const lib = join(evidenceOf(again, "t3", stage), "library", "harnesses");
       expect(readdirSync(lib)).toEqual(["t1"]);
     }
   });
@@ -527,15 +535,14 @@ describe("library cap", () => {
       { agg: 2 },
       { agg: 3 },
     ]);
-    const ctxOf = (task: string) => join(modeTaskDir(e.inputs, "agg", task), "context");
     for (const stage of ["inv1", "dom1", "agg1"]) {
-      const lib = join(ctxOf("t4"), stage, "library");
+      const lib = join(evidenceOf(e, "t4", stage), "library");
       expect(readdirSync(join(lib, "harnesses")).sort()).toEqual(["t2", "t3"]);
       expect(readFileSync(join(lib, "INDEX.md"), "utf8")).toContain(
         "_1 older entry is not shown._",
       );
       // Under the cap, task 3 sees both earlier entries and no note.
-      expect(readdirSync(join(ctxOf("t3"), stage, "library", "harnesses")).sort()).toEqual([
+      expect(readdirSync(join(evidenceOf(e, "t3", stage), "library", "harnesses")).sort()).toEqual([
         "t1",
         "t2",
       ]);
