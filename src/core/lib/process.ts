@@ -149,11 +149,13 @@ function askToStop(pgid: number): void {
   signalGroup(pgid, "SIGTERM");
 }
 
-function signalGroup(pgid: number, sig: NodeJS.Signals): void {
+/** Signals a process group; false when it is already gone (ESRCH) or cannot be signalled. */
+function signalGroup(pgid: number, sig: NodeJS.Signals): boolean {
   try {
     process.kill(-pgid, sig);
+    return true;
   } catch {
-    // ESRCH: the group is already gone.
+    return false;
   }
 }
 
@@ -318,9 +320,11 @@ export async function runProcess(opts: SpawnOptions): Promise<ExitRecord> {
   ]);
 
   await child.exited;
-  // Whatever the leader left in its group dies with it; this also closes pipes they hold open.
-  signalGroup(pid, "SIGTERM");
-  timers.push(setTimeout(() => signalGroup(pid, "SIGKILL"), graceMs));
+  // Whatever the leader left in its group dies with it; this also closes pipes they hold open. A
+  // group already gone (the common case) needs no second signal.
+  if (signalGroup(pid, "SIGTERM")) {
+    timers.push(setTimeout(() => signalGroup(pid, "SIGKILL"), graceMs));
+  }
   await new Promise<void>((done) => {
     // A member that escaped the group (setsid) may hold a pipe open: stop waiting for it once the
     // pipes have been quiet that long. Output still arriving (a large reply being drained) is
