@@ -6,10 +6,13 @@
 // executions spread over the cores, and the waves that must follow one another), with harness2's
 // wall time as a multiple of it, and harness2's own CPU (the Bun process) apart from its python
 // children's. Prints PASS/FAIL lines against that floor and the RSS limit; never asserts, never run
-// by tests.
-//   node_modules/.bin/bun bench/demo.ts [--runs N] [--k 1,2,4,8] [--python PATH]
+// by tests. With `--against DIR` (another harness2 checkout, e.g. a worktree of an earlier commit)
+// the two programs run in turn, the same number of times, and the bench prints what this one
+// measured as a fraction of what that one measured in the same run: harness2's own CPU, wall time,
+// and the files and folders each demo left.
+//   node_modules/.bin/bun bench/demo.ts [--runs N] [--k 1,2,4,8] [--python PATH] [--against DIR]
 
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { DEMO_FIXTURES } from "../src/benchmarks/demo/demo-adapter.ts";
@@ -35,6 +38,11 @@ for (const k of KS) {
 const PYTHON = arg("--python") ?? process.env.HARNESS2_PYTHON ?? (await resolvePython(process.env));
 if (!PYTHON) throw new Error("no python3: pass --python PATH or set HARNESS2_PYTHON");
 const MAIN = resolve(import.meta.dir, "../src/cli/main.ts");
+const AGAINST = arg("--against");
+const OTHER = AGAINST === undefined ? null : resolve(AGAINST, "src/cli/main.ts");
+if (OTHER !== null && !existsSync(OTHER)) {
+  throw new Error(`--against ${AGAINST}: no src/cli/main.ts there; give a harness2 checkout`);
+}
 
 type Sample = {
   wallS: number;
@@ -43,7 +51,26 @@ type Sample = {
   selfCpuS: number;
   rssMiB: number;
   executions: number;
+  /** What the demo left under its runs folder. */
+  files: number;
+  dirs: number;
 };
+
+/** Files and folders under `dir`. */
+function census(dir: string): { files: number; dirs: number } {
+  let files = 0;
+  let dirs = 0;
+  const walk = (d: string) => {
+    for (const e of readdirSync(d, { withFileTypes: true })) {
+      if (e.isDirectory()) {
+        dirs++;
+        walk(join(d, e.name));
+      } else files++;
+    }
+  };
+  walk(dir);
+  return { files, dirs };
+}
 
 const TICK = 100; // USER_HZ on Linux
 
@@ -61,12 +88,12 @@ function selfCpu(pid: number): number | null {
 const fmt = (n: number, digits = 2) => n.toFixed(digits);
 
 /** One demo in its own process; peak RSS and CPU (with its python children) from wait4. */
-async function runDemo(k: number): Promise<Sample> {
+async function runDemo(k: number, main = MAIN): Promise<Sample> {
   const dir = mkdtempSync(join(tmpdir(), "h2-bench-demo-"));
   try {
     const t0 = performance.now();
     const proc = Bun.spawn(
-      [process.execPath, MAIN, "demo", "--no-tui", "--runs", dir, "--k", String(k)],
+      [process.execPath, main, "demo", "--no-tui", "--runs", dir, "--k", String(k)],
       {
         env: { ...process.env, NO_COLOR: "1", HARNESS2_PYTHON: PYTHON as string },
         stdout: "pipe",
@@ -97,6 +124,7 @@ async function runDemo(k: number): Promise<Sample> {
       selfCpuS: self,
       rssMiB: usage ? usage.maxRSS / (1024 * 1024) : Number.NaN,
       executions: report.executions,
+      ...census(dir),
     };
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -166,7 +194,11 @@ const verdicts: string[] = [];
 const peakByK = new Map<number, number>();
 for (const k of KS) {
   const samples: Sample[] = [];
-  for (let i = 0; i < RUNS; i++) samples.push(await runDemo(k));
+  const others: Sample[] = [];
+  for (let i = 0; i < RUNS; i++) {
+    samples.push(await runDemo(k));
+    if (OTHER !== null) others.push(await runDemo(k, OTHER));
+  }
   const wall = samples.map((s) => s.wallS);
   const best = min(wall);
   const rss = Math.max(...samples.map((s) => s.rssMiB));
@@ -184,6 +216,18 @@ for (const k of KS) {
     `      cpu min ${fmt(total)} s in all: harness2 itself ${fmt(self)} s, python children ${fmt(total - self)} s;` +
       ` peak RSS max ${fmt(rss, 1)} MiB; load average now ${load()}`,
   );
+  const left = samples[0] as Sample;
+  console.log(`      left ${left.files} files and ${left.dirs} folders in its runs folder`);
+  if (others.length > 0) {
+    const o = others[0] as Sample;
+    const oSelf = min(others.map((x) => x.selfCpuS));
+    const oWall = min(others.map((x) => x.wallS));
+    console.log(
+      `      against ${AGAINST}: wall min ${fmt(oWall)} s, harness2 itself ${fmt(oSelf)} s, ` +
+        `${o.files} files and ${o.dirs} folders; this one's share: CPU ${fmt(self / oSelf)}, ` +
+        `wall ${fmt(best / oWall)}, files ${fmt(left.files / o.files)}, folders ${fmt(left.dirs / o.dirs)}`,
+    );
+  }
   // The target is set at k=8, where the floor is made of executions rather than start-up.
   if (k === 8) {
     verdicts.push(
