@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { OpencodeCli } from "../../agent-cli/opencode.ts";
 import { runWatchedSession } from "../../agent-cli/opencode-watch.ts";
 import { ChannelSetupError } from "../../agent-cli/session-env.ts";
+import { rememberedVersion } from "../../agent-cli/version-cache.ts";
 import { type ExitRecord, pickEnv, runProcess } from "../../core/lib/process.ts";
 import { SpawnError } from "../../core/lib/spawn-error.ts";
 import { hasDeliverable, ROLLOUT_OUTPUT, ROLLOUT_WORKSPACE } from "../../core/rollout/layout.ts";
@@ -195,8 +196,18 @@ export class OpencodeSolver {
     };
   }
 
-  /** `opencode --version`, run with throwaway XDG dirs. Throws SolverSetupError when it fails. */
+  /**
+   * `opencode --version`, run with throwaway XDG dirs, or what this very binary printed before
+   * (agent-cli/version-cache.ts; a source checkout is always asked). Throws SolverSetupError when
+   * it fails.
+   */
   async version(scratch: string): Promise<string> {
+    const argv = this.cli.command.argv;
+    if (argv.length !== 1) return this.#askVersion(scratch);
+    return rememberedVersion(argv[0] as string, this.env, () => this.#askVersion(scratch));
+  }
+
+  async #askVersion(scratch: string): Promise<string> {
     const xdg = (d: string) => join(scratch, "xdg", d);
     let exit: ExitRecord;
     try {
