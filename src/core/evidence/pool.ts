@@ -7,7 +7,8 @@ import { treeDiff } from "../harness/diff.ts";
 import type { SurfaceSpec, Tree } from "../harness/surface.ts";
 import { readTree, writeTree } from "../harness/tree.ts";
 import { Harness2Error } from "../lib/errors.ts";
-import { dirExists, writeFileSafe } from "../lib/safe-fs.ts";
+import { dirExists } from "../lib/safe-fs.ts";
+import type { TreeWriter } from "../lib/tree-writer.ts";
 import { assertNoLeakPaths } from "../safety/leak-globs.ts";
 import type { TripwireContext } from "../safety/tripwire.ts";
 import { assertNoSymlinks } from "../safety/tripwires.ts";
@@ -133,9 +134,9 @@ class Baselines {
   }
 }
 
-/** Writes pool/ under `root`; returns the folder names written, in pool order. */
+/** Writes pool/ through `out`; returns the folder names written, in pool order. */
 export async function writePool(
-  root: string,
+  out: TreeWriter,
   pool: readonly PoolEntry[],
   adapter: EvidenceAdapter,
   opts: PoolOptions,
@@ -149,7 +150,7 @@ export async function writePool(
     const tree = readCheckedTree(opts.surface, entry.harnessDir, opts.leakGlobs, opts.ctx);
     if (tree !== null) {
       // Candidate harnesses never change once written: shared by hard link, not copied.
-      writeTree(opts.surface, tree, `${root}/${dir}/harness`, {
+      writeTree(opts.surface, tree, `${out.root}/${dir}/harness`, {
         linkFrom: entry.harnessDir as string,
       });
       const from = baselines.of(entry);
@@ -159,22 +160,22 @@ export async function writePool(
         from.tree === null
           ? `${EMPTY_BASELINE_NOTE}${treeDiff({}, tree, "empty", name)}`
           : treeDiff(from.tree, tree, from.name, name);
-      writeFileSafe(root, `${dir}/harness.diff`, diff);
+      out.write(`${dir}/harness.diff`, diff);
     }
     if (entry.rollout !== null) {
       const run = entry.rollout;
       // Fix docs/differences.md E13: each file carries its own failure; a deliverable failure never
       // overwrites a good rollout.md.
       const traj = await trajectoryText(adapter, run.runDir, opts.obsTrunc);
-      writeFileSafe(root, `${dir}/rollout.md`, traj.text);
+      out.write(`${dir}/rollout.md`, traj.text);
       const produced =
         opts.mode === "names"
           ? await listingDocument(entry.label, run.runDir, adapter)
           : await deliverableAsText(adapter, run.runDir, "(nothing produced)");
-      writeFileSafe(root, `${dir}/produced.md`, produced);
+      out.write(`${dir}/produced.md`, produced);
     }
     if (tree === null && entry.rollout === null) {
-      writeFileSafe(root, `${dir}/README.md`, "(this candidate has neither a harness nor a run)\n");
+      out.write(`${dir}/README.md`, "(this candidate has neither a harness nor a run)\n");
     }
     written.push(name);
   }

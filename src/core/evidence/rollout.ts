@@ -6,7 +6,8 @@ import { copyFileSync, lstatSync, mkdirSync } from "node:fs";
 import { basename, dirname } from "node:path";
 import { codePointLength } from "../harness/surface.ts";
 import { describeError } from "../lib/errors.ts";
-import { safeJoin, writeFileSafe } from "../lib/safe-fs.ts";
+import { safeJoin } from "../lib/safe-fs.ts";
+import type { TreeWriter } from "../lib/tree-writer.ts";
 import type { BenchmarkAdapter, RunView } from "../seams/benchmark.ts";
 
 /** What every reader of a task and its runs goes through: the evidence, the selector, reflection. */
@@ -138,19 +139,19 @@ export type RolloutEvidence = {
 };
 
 /**
- * Writes rollouts/<name>.md and the rollout's deliverable under `root`. `name` is already unique
+ * Writes rollouts/<name>.md and the rollout's deliverable through `out`. `name` is already unique
  * among the build's rollouts.
  */
 export async function writeRollout(
-  root: string,
+  out: TreeWriter,
   name: string,
   run: RunView,
   adapter: EvidenceAdapter,
   opts: { obsTrunc: number; mode: DeliverablesMode },
 ): Promise<RolloutEvidence> {
   const traj = await trajectoryText(adapter, run.runDir, opts.obsTrunc);
-  writeFileSafe(root, `rollouts/${name}.md`, traj.text);
-  const out: RolloutEvidence = {
+  out.write(`rollouts/${name}.md`, traj.text);
+  const result: RolloutEvidence = {
     name,
     rendered: traj.error === "",
     failure: traj.error === "" ? "" : `${run.label}: ${traj.error}`,
@@ -158,28 +159,24 @@ export async function writeRollout(
   };
   if (opts.mode === "names") {
     const doc = await listingDocument(run.label, run.runDir, adapter);
-    writeFileSafe(root, `deliverables/${name}/INDEX.md`, doc);
-    return out;
+    out.write(`deliverables/${name}/INDEX.md`, doc);
+    return result;
   }
   let files: Record<string, string> = {};
   try {
     if (adapter.deliverableFiles) files = await adapter.deliverableFiles(run.runDir);
   } catch (err) {
     // Fix docs/differences.md E14: this hook's failure is evidence too, not a stage error.
-    writeFileSafe(
-      root,
-      `deliverables/${name}.md`,
-      `(deliverable unavailable: ${describeError(err)})\n`,
-    );
-    return { ...out, deliverable: "file" };
+    out.write(`deliverables/${name}.md`, `(deliverable unavailable: ${describeError(err)})\n`);
+    return { ...result, deliverable: "file" };
   }
   if (Object.keys(files).length === 0) {
     const text = await deliverableAsText(adapter, run.runDir, "(no deliverable produced)");
-    writeFileSafe(root, `deliverables/${name}.md`, text);
-    return { ...out, deliverable: "file" };
+    out.write(`deliverables/${name}.md`, text);
+    return { ...result, deliverable: "file" };
   }
-  await writeDeliverableFolder(root, `deliverables/${name}`, run, files, adapter);
-  return out;
+  await writeDeliverableFolder(out, `deliverables/${name}`, run, files, adapter);
+  return result;
 }
 
 type Copied = { names: string[]; problems: string[] };
@@ -222,7 +219,7 @@ async function copyNamed(
 }
 
 async function writeDeliverableFolder(
-  root: string,
+  out: TreeWriter,
   dir: string,
   run: RunView,
   files: Record<string, string>,
@@ -237,21 +234,21 @@ async function writeDeliverableFolder(
     const safe = fileSafeName(artifact);
     const file = names.claim(safe.endsWith(".txt") ? safe : `${safe}.txt`);
     const text = String(body);
-    writeFileSafe(root, `${dir}/${file}`, text);
+    out.write(`${dir}/${file}`, text);
     const chars = codePointLength(text).toLocaleString("en-US");
     lines.push(`- \`${artifact}\` → \`${file}\` (${chars} characters)`);
   }
   const imagesHook = adapter.deliverableImages;
   const assetsHook = adapter.deliverableAssets;
   const images = await copyNamed(
-    root,
+    out.root,
     dir,
     "images",
     imagesHook ? () => imagesHook.call(adapter, run.runDir) : null,
     MAX_IMAGES,
   );
   const raw = await copyNamed(
-    root,
+    out.root,
     dir,
     "raw",
     assetsHook ? () => assetsHook.call(adapter, run.runDir) : null,
@@ -285,5 +282,5 @@ async function writeDeliverableFolder(
   if (problems.length > 0) {
     parts.push(`Not shown:\n${problems.map((p) => `- ${p}`).join("\n")}`);
   }
-  writeFileSafe(root, `${dir}/INDEX.md`, `${parts.join("\n\n")}\n`);
+  out.write(`${dir}/INDEX.md`, `${parts.join("\n\n")}\n`);
 }

@@ -14,6 +14,7 @@ import {
   walkFiles,
   writeFileSafe,
 } from "../lib/safe-fs.ts";
+import { TreeWriter } from "../lib/tree-writer.ts";
 import type { LibraryView } from "../library/values.ts";
 import { assertNoLeakPaths, leakFilter } from "../safety/leak-globs.ts";
 import { fireTripwire, type TripwireContext } from "../safety/tripwire.ts";
@@ -148,8 +149,10 @@ export async function buildEvidenceTree(
   ]);
   rmSync(dest, { recursive: true, force: true });
   mkdirSync(dest, { recursive: true });
+  // One writer for the whole build: each folder it makes is checked once (lib/tree-writer.ts).
+  const out = new TreeWriter(dest);
   try {
-    writeFileSafe(dest, "task.md", await adapter.taskPrompt(taskId));
+    out.write("task.md", await adapter.taskPrompt(taskId));
     const source = copySourceDir(sourceDir, dest, leakGlobs, opts);
 
     const decisionNames = new NameAllocator();
@@ -157,7 +160,7 @@ export async function buildEvidenceTree(
     for (const [label, notes] of Object.entries(opts.decisions ?? {})) {
       const name = decisionNames.claim(fileSafeName(label));
       const body = notes.trim() === "" ? "No decision notes were returned.\n" : notes;
-      writeFileSafe(dest, `decisions/${name}.md`, body);
+      out.write(`decisions/${name}.md`, body);
       decisions++;
     }
 
@@ -165,7 +168,7 @@ export async function buildEvidenceTree(
     const written: RolloutEvidence[] = [];
     for (const run of rollouts) {
       const name = rolloutNames.claim(fileSafeName(run.label));
-      written.push(await writeRollout(dest, name, run, adapter, { obsTrunc, mode }));
+      written.push(await writeRollout(out, name, run, adapter, { obsTrunc, mode }));
     }
 
     const current = readCheckedTree(opts.surface, opts.harnessDir ?? null, leakGlobs, opts);
@@ -177,7 +180,7 @@ export async function buildEvidenceTree(
       harnessFiles = new Set([...Object.keys(current), ...opts.surface.alwaysOn]).size;
     }
 
-    const writtenPool = await writePool(dest, pool, adapter, {
+    const writtenPool = await writePool(out, pool, adapter, {
       surface: opts.surface,
       current,
       currentDir: opts.harnessDir ?? null,

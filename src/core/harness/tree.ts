@@ -11,12 +11,11 @@ import {
   comparePathSegments,
   dirExists,
   isRegularFile,
-  linkOrWriteSafe,
   relSegments,
   sortPaths,
   walkFiles,
-  writeFileSafe,
 } from "../lib/safe-fs.ts";
+import { TreeWriter } from "../lib/tree-writer.ts";
 import { parseFrontmatter, scalarField } from "./frontmatter.ts";
 import {
   alwaysOnText,
@@ -160,13 +159,12 @@ export function writeTree(
   }
   removeEmptiedDirs(dest, parents);
 
-  const made = new Set<string>();
+  const writer = new TreeWriter(dest);
   const from = opts.linkFrom;
   const fromTree = new Set(entries.map(([k]) => k));
   for (const [rel, value] of written) {
-    if (from !== undefined && fromTree.has(rel)) {
-      linkOrWriteSafe(from, dest, rel, value, made);
-    } else writeFileSafe(dest, rel, value, made);
+    if (from !== undefined && fromTree.has(rel)) writer.link(from, rel, value);
+    else writer.write(rel, value);
   }
   return dest;
 }
