@@ -320,11 +320,9 @@ export async function runProcess(opts: SpawnOptions): Promise<ExitRecord> {
   ]);
 
   await child.exited;
-  // Whatever the leader left in its group dies with it; this also closes pipes they hold open. A
-  // group already gone (the common case) needs no second signal.
-  if (signalGroup(pid, "SIGTERM")) {
+  // What the leader left in its group dies with it (closing pipes they hold); a group gone is left.
+  if (signalGroup(pid, "SIGTERM"))
     timers.push(setTimeout(() => signalGroup(pid, "SIGKILL"), graceMs));
-  }
   await new Promise<void>((done) => {
     // A member that escaped the group (setsid) may hold a pipe open: stop waiting for it once the
     // pipes have been quiet that long. Output still arriving (a large reply being drained) is
