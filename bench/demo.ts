@@ -12,13 +12,13 @@
 // and the files and folders each demo left.
 //   node_modules/.bin/bun bench/demo.ts [--runs N] [--k 1,2,4,8] [--python PATH] [--against DIR]
 
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { DEMO_FIXTURES } from "../src/benchmarks/demo/demo-adapter.ts";
 import { hashDirectory } from "../src/core/lib/fingerprint.ts";
 import { resolvePython } from "../src/core/lib/python.ts";
-import { load, median, min } from "./stats.ts";
+import { census, load, median, min } from "./stats.ts";
 
 /** Targets (issue 36): wall time within this multiple of the computed floor at k=8; peak RSS. */
 const FLOOR_MULTIPLE_TARGET = 2.5;
@@ -55,22 +55,6 @@ type Sample = {
   files: number;
   dirs: number;
 };
-
-/** Files and folders under `dir`. */
-function census(dir: string): { files: number; dirs: number } {
-  let files = 0;
-  let dirs = 0;
-  const walk = (d: string) => {
-    for (const e of readdirSync(d, { withFileTypes: true })) {
-      if (e.isDirectory()) {
-        dirs++;
-        walk(join(d, e.name));
-      } else files++;
-    }
-  };
-  walk(dir);
-  return { files, dirs };
-}
 
 const TICK = 100; // USER_HZ on Linux
 

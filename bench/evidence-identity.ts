@@ -22,7 +22,7 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
-import { load } from "./stats.ts";
+import { census, load } from "./stats.ts";
 
 const ROOT = join(import.meta.dir, "..");
 const arg = (name: string) => {
@@ -92,22 +92,6 @@ function treeHash(dir: string, later: readonly string[] = []): string {
   };
   walk(dir);
   return h.digest("hex").slice(0, 16);
-}
-
-/** Files and folders under `dir` (the runs folder a demo left). */
-function census(dir: string): { files: number; dirs: number } {
-  let files = 0;
-  let dirs = 0;
-  const walk = (d: string) => {
-    for (const e of readdirSync(d, { withFileTypes: true })) {
-      if (e.isDirectory()) {
-        dirs++;
-        walk(join(d, e.name));
-      } else files++;
-    }
-  };
-  walk(dir);
-  return { files, dirs };
 }
 
 /** Every `<parent>/<name>` folder under `root` whose parent is named one of `parents`. */
