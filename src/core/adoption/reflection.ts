@@ -168,6 +168,8 @@ export async function reflectAdoption(input: ReflectInput): Promise<ReflectionRe
   let lesson: Experience | null = null;
   let noEntry = false;
   let error = "";
+  /** The edit rows the reflector wrote (a repair reply without rows keeps the first reply's). */
+  let edits: string | null = null;
   try {
     const surface = adapter.substrate.surface();
     const leakGlobs = adapter.spec.leakGlobs;
@@ -201,7 +203,6 @@ export async function reflectAdoption(input: ReflectInput): Promise<ReflectionRe
     const label = `experience.${sel.mode}${sel.k}`;
     const turns = 1 + Math.max(0, input.repairTurns ?? 1);
     let parsed: ExperienceParse | null = null;
-    let edits: string | null = null;
     for (let turn = 0; turn < turns; turn++) {
       if (signal?.aborted) throw new InterruptedError(`interrupted before ${label}`);
       const text = turn === 0 ? first : `${first}\n${experienceRepair(failureOf(parsed))}`;
@@ -243,7 +244,14 @@ export async function reflectAdoption(input: ReflectInput): Promise<ReflectionRe
     const interrupted = err instanceof ProposerError ? asInterruption(err, signal) : null;
     if (err instanceof InterruptedError) throw err.plus(usd);
     if (interrupted !== null) throw interrupted.plus(usd);
-    if (err instanceof ProposerError) usd += err.usd;
+    if (err instanceof ProposerError) {
+      usd += err.usd;
+      // A repair call that failed keeps the rows the first reply wrote, on disk as before (a
+      // folder that cannot take them changes nothing of the outcome).
+      try {
+        if (edits !== null) writeFileSafe(folder, "edits.md", `${edits}\n`);
+      } catch {}
+    }
     error = `reflection failed: ${describeError(err)}`;
     if (!(err instanceof ProposerError)) {
       // What failed here may be a leak: nothing of it stays on disk for a later session to find.

@@ -354,6 +354,24 @@ describe("reflectAdoption", () => {
     expect(result.selection.ok).toBe(true);
   });
 
+  test("the reflector reads its own folder, untouched between turns; a failed repair keeps the first rows", async () => {
+    const { adapter, rollouts, sel } = await adopted();
+    const rowsOnly = LESSON_REPLY.slice(0, LESSON_REPLY.indexOf("<experience>"));
+    const { result, prop } = await reflect(sel, adapter, rollouts, [
+      { text: rowsOnly, usd: 0.1 },
+      new ProposerError("channel died", 2, 0.2, "experience.agg2.repair1"),
+    ]);
+    expect(result).toMatchObject({ ok: false, experience: null });
+    const folder = reflectionDir(workDir(), sel);
+    // The repair turn saw the folder as the first did (edits.md is written after the last turn),
+    // and no `.experience` copy was made.
+    expect(prop.calls).toHaveLength(2);
+    expect(Object.keys(prop.calls[0]?.files ?? {})).not.toContain("edits.md");
+    expect(prop.calls[1]?.files).toEqual(prop.calls[0]?.files as Record<string, string>);
+    expect(existsSync(`${folder}.experience`)).toBe(false);
+    expect(readFileSync(join(folder, "edits.md"), "utf8")).toContain("component: guardrails.md");
+  });
+
   test("a lesson carrying a grader verdict is contained: tripwire event, no lesson, selection kept", async () => {
     const { adapter, rollouts, sel } = await adopted();
     const poisoned = LESSON_REPLY.replace("row 1 (guardrails.md, helped)", 'saw "pass_rate": 1');
