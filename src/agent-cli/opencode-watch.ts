@@ -19,6 +19,10 @@ export const EMPTY_STEPS_LIMIT = 5;
 /** Steps a session may take past its own step cap before it is stopped. */
 export const STEP_CAP_MARGIN = 2;
 
+/** How an idle stop's reason starts, and how it names the CLI's last error. */
+const IDLE_STOP = "no progress:";
+const LAST_ERROR = "the CLI's last error: ";
+
 /**
  * Watches an OpenCode `--format json` stream while the session runs and decides when it has run
  * away: more steps than its cap allows (plus a margin), or `EMPTY_STEPS_LIMIT` steps in a row that
@@ -73,7 +77,7 @@ export class StepWatch {
         const logged = this.opts.lastLogged?.() ?? "";
         const why = logged || this.lastError;
         this.#stop(
-          `no progress: the session printed nothing for ${idleS}s${why ? ` (the CLI's last error: ${why})` : ""}`,
+          `${IDLE_STOP} the session printed nothing for ${idleS}s${why ? ` (${LAST_ERROR}${why})` : ""}`,
         );
       },
       timerDelay(idleS * 1000),
@@ -143,7 +147,7 @@ export class StepWatch {
     this.emptyInARow = this.#content ? 0 : this.emptyInARow + 1;
     if (this.#content) this.errorsInARow = 0;
     this.#content = false;
-    const why = this.lastError ? ` (the CLI's last error: ${this.lastError})` : "";
+    const why = this.lastError ? ` (${LAST_ERROR}${this.lastError})` : "";
     if (this.emptyInARow >= this.#limit) {
       this.#stop(`the model returned no content for ${this.emptyInARow} steps in a row${why}`);
     } else if (this.steps > this.stepCap + STEP_CAP_MARGIN) {
@@ -223,10 +227,17 @@ export async function runWatchedSession(
   } finally {
     watch.done();
   }
+  let stopReason = session.signal?.aborted ? "" : watch.stopReason;
+  // An idle stop read the log as it fired; a busy CLI may have logged its error only since (while
+  // it was being stopped): read once more now that it has ended.
+  if (stopReason.startsWith(IDLE_STOP) && !stopReason.includes(LAST_ERROR)) {
+    const logged = lastLoggedError(sessionDir);
+    if (logged !== "") stopReason += ` (${LAST_ERROR}${logged})`;
+  }
   return {
     exit,
     parsed: watch.parsed(),
-    stopReason: session.signal?.aborted ? "" : watch.stopReason,
+    stopReason,
     lastError: watch.lastError || (exit.timedOut ? lastLoggedError(sessionDir) : ""),
   };
 }
