@@ -19,9 +19,10 @@ export const EMPTY_STEPS_LIMIT = 5;
 /** Steps a session may take past its own step cap before it is stopped. */
 export const STEP_CAP_MARGIN = 2;
 
-/** How an idle stop's reason starts, and how it names the CLI's last error. */
-const IDLE_STOP = "no progress:";
-const LAST_ERROR = "the CLI's last error: ";
+/** The reason of an idle stop, naming the CLI's last error when one is known. */
+function idleReason(idleS: number, why: string): string {
+  return `no progress: the session printed nothing for ${idleS}s${why ? ` (the CLI's last error: ${why})` : ""}`;
+}
 
 /**
  * Watches an OpenCode `--format json` stream while the session runs and decides when it has run
@@ -47,6 +48,8 @@ export class StepWatch {
   readonly #limit: number;
 
   #idle: ReturnType<typeof setTimeout> | undefined;
+  /** The idle limit of an idle stop that fired knowing no error yet; null otherwise. */
+  #idleUnexplained: number | null = null;
 
   /**
    * `idleS`: seconds without any event after which the session is stopped as making no progress
@@ -62,6 +65,16 @@ export class StepWatch {
     this.#arm();
   }
 
+  /**
+   * Why the session was stopped, once its process has ended: an idle stop that knew no error
+   * when it fired asks the CLI's log again (a busy CLI may have logged it while being stopped).
+   */
+  reasonAfterExit(): string {
+    if (this.#idleUnexplained === null) return this.stopReason;
+    const logged = this.opts.lastLogged?.() ?? "";
+    return logged === "" ? this.stopReason : idleReason(this.#idleUnexplained, logged);
+  }
+
   /** Stops the idle timer (call when the process ended). */
   done(): void {
     if (this.#idle !== undefined) clearTimeout(this.#idle);
@@ -74,11 +87,10 @@ export class StepWatch {
     if (this.#idle !== undefined) clearTimeout(this.#idle);
     this.#idle = setTimeout(
       () => {
-        const logged = this.opts.lastLogged?.() ?? "";
-        const why = logged || this.lastError;
-        this.#stop(
-          `${IDLE_STOP} the session printed nothing for ${idleS}s${why ? ` (${LAST_ERROR}${why})` : ""}`,
-        );
+        if (this.stopReason !== "") return;
+        const why = this.opts.lastLogged?.() || this.lastError;
+        if (why === "") this.#idleUnexplained = idleS;
+        this.#stop(idleReason(idleS, why));
       },
       timerDelay(idleS * 1000),
     );
@@ -147,7 +159,7 @@ export class StepWatch {
     this.emptyInARow = this.#content ? 0 : this.emptyInARow + 1;
     if (this.#content) this.errorsInARow = 0;
     this.#content = false;
-    const why = this.lastError ? ` (${LAST_ERROR}${this.lastError})` : "";
+    const why = this.lastError ? ` (the CLI's last error: ${this.lastError})` : "";
     if (this.emptyInARow >= this.#limit) {
       this.#stop(`the model returned no content for ${this.emptyInARow} steps in a row${why}`);
     } else if (this.steps > this.stepCap + STEP_CAP_MARGIN) {
@@ -227,17 +239,10 @@ export async function runWatchedSession(
   } finally {
     watch.done();
   }
-  let stopReason = session.signal?.aborted ? "" : watch.stopReason;
-  // An idle stop read the log as it fired; a busy CLI may have logged its error only since (while
-  // it was being stopped): read once more now that it has ended.
-  if (stopReason.startsWith(IDLE_STOP) && !stopReason.includes(LAST_ERROR)) {
-    const logged = lastLoggedError(sessionDir);
-    if (logged !== "") stopReason += ` (${LAST_ERROR}${logged})`;
-  }
   return {
     exit,
     parsed: watch.parsed(),
-    stopReason,
+    stopReason: session.signal?.aborted ? "" : watch.reasonAfterExit(),
     lastError: watch.lastError || (exit.timedOut ? lastLoggedError(sessionDir) : ""),
   };
 }
