@@ -5,7 +5,7 @@
 // (`$XDG_CACHE_HOME/harness2/`, else `~/.cache/harness2/`); one that cannot be read or written is
 // no memory at all, never an error. docs/guide/where-things-live.md.
 
-import { mkdirSync, readFileSync, realpathSync, statSync } from "node:fs";
+import { readFileSync, realpathSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { writeFileAtomic } from "../core/lib/atomic-write.ts";
 
@@ -54,15 +54,15 @@ export async function rememberedVersion(
   const file = versionCacheFile(env);
   const id = identity(bin);
   if (file === null || id === null) return probe();
-  const known = readCache(file)[id];
+  const cache = readCache(file);
+  const known = cache[id];
   if (known !== undefined && known !== "") return known;
   const version = await probe();
   try {
     // Written after the probe, so a binary that failed to start is never remembered.
-    const entries = Object.entries(readCache(file)).filter(([k]) => k !== id);
+    const entries = Object.entries(cache).filter(([k]) => k !== id);
     const kept = Object.fromEntries([...entries.slice(-(KEEP - 1)), [id, version]]);
-    mkdirSync(join(file, ".."), { recursive: true });
-    writeFileAtomic(file, `${JSON.stringify(kept, null, 2)}\n`);
+    writeFileAtomic(file, `${JSON.stringify(kept, null, 2)}\n`, { mkdir: true });
   } catch {
     // No cache folder: the next start asks again.
   }
