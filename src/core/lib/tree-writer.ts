@@ -17,6 +17,7 @@ import {
 import { join } from "node:path";
 import {
   linkOrWriteSafe,
+  lstatOrNull,
   PathEscapeError,
   relSegments,
   safeJoin,
@@ -100,12 +101,7 @@ export class TreeWriter {
     if (!this.#parents(segs)) return linkOrWriteSafe(srcRoot, this.root, rel, data);
     const from = safeJoin(srcRoot, rel);
     const size = typeof data === "string" ? Buffer.byteLength(data) : data.byteLength;
-    let st: ReturnType<typeof lstatSync> | undefined;
-    try {
-      st = lstatSync(from, { throwIfNoEntry: false });
-    } catch {
-      st = undefined;
-    }
+    const st = lstatOrNull(from);
     if (!st?.isFile() || st.size !== size) return this.write(rel, data);
     const path = join(this.root, ...segs);
     try {

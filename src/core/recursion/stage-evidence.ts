@@ -30,16 +30,21 @@ export type SharedEvidence = { dir: string; built: Promise<ContextTree | null> }
  */
 const SHARED = new WeakMap<ModeInputs, Map<string, SharedEvidence>>();
 
-/** What a stage's evidence tree is built from, as one string (equal strings, equal trees). */
-function evidenceInputs(m: ModeInputs, spec: StageSpec): string {
-  const run = (r: { label: string; runDir: string } | null | undefined) =>
-    r ? [r.label, r.runDir] : null;
+/**
+ * What a stage's evidence tree is built from beyond its mode's own inputs (the base rollouts and
+ * the library view, the same for every stage of the mode that keys the map), as one string:
+ * equal strings, equal trees.
+ */
+function evidenceInputs(spec: StageSpec): string {
   return JSON.stringify([
     spec.harnessDir,
-    m.base.map((b) => run(b.view)),
-    (spec.pool ?? []).map((p) => [p.label, p.harnessDir, run(p.rollout), p.baseline ?? null]),
+    (spec.pool ?? []).map((p) => [
+      p.label,
+      p.harnessDir,
+      p.rollout ? [p.rollout.label, p.rollout.runDir] : null,
+      p.baseline ?? null,
+    ]),
     Object.entries(spec.decisions ?? {}),
-    m.library === null ? null : [m.library.dir, m.library.entries, m.library.index],
   ]);
 }
 
@@ -57,7 +62,7 @@ export function claimEvidence(
     folders = new Map();
     SHARED.set(m, folders);
   }
-  const key = evidenceInputs(m, spec);
+  const key = evidenceInputs(spec);
   const earlier = folders.get(key);
   if (earlier !== undefined) return { earlier };
   let settle: (tree: ContextTree | null) => void = () => {};
