@@ -173,6 +173,10 @@ console.log(
 console.log(`one execution of the demo's script: ${fmt(execMs, 1)} ms (minimum of 5)`);
 console.log(`input: fixtures/demo (2 tasks, both modes), sha256/16 ${inputHash}; ${CORES} cores`);
 console.log(`load average at start: ${load()}`);
+if (AGAINST !== undefined) {
+  const theirs = await hashDirectory(join(AGAINST, "fixtures", "demo"), { algorithm: "sha256" });
+  console.log(`against ${AGAINST}: its fixtures/demo sha256/16 ${theirs.slice(0, 16)}`);
+}
 
 const verdicts: string[] = [];
 const peakByK = new Map<number, number>();

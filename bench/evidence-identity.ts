@@ -20,8 +20,9 @@ import {
   statSync,
   symlinkSync,
 } from "node:fs";
-import { tmpdir } from "node:os";
+import { cpus, tmpdir } from "node:os";
 import { join, relative } from "node:path";
+import { hashDirectory } from "../src/core/lib/fingerprint.ts";
 import { census, load } from "./stats.ts";
 
 const ROOT = join(import.meta.dir, "..");
@@ -69,7 +70,9 @@ function beforeProgram(): { dir: string; label: string; cleanup: () => void } {
 }
 
 /**
- * A tree's hash: every folder and file under `dir` by sorted relative path, files with bytes;
+ * A tree's hash: every folder and file under `dir` by sorted relative path, files with bytes
+ * (core/lib/fingerprint.ts's hashDirectory leaves out folders and __pycache__, which a session
+ * sees too);
  * `later` names files at its top that are written after the session ran (left out).
  */
 function treeHash(dir: string, later: readonly string[] = []): string {
@@ -169,7 +172,12 @@ function demo(program: string, k: number): Run {
 const before = beforeProgram();
 let differ = 0;
 try {
-  console.log(`before: ${before.label}; after: this checkout; load ${load()}`);
+  const inputs = async (dir: string) =>
+    (await hashDirectory(join(dir, "fixtures", "demo"), { algorithm: "sha256" })).slice(0, 16);
+  console.log(
+    `before: ${before.label}, fixtures/demo sha256/16 ${await inputs(before.dir)}; ` +
+      `after: this checkout, ${await inputs(ROOT)}; ${cpus().length} cores; load ${load()}`,
+  );
   for (const k of KS) {
     const a = demo(before.dir, k);
     const b = demo(ROOT, k);
@@ -185,7 +193,8 @@ try {
     }
     console.log(
       `k=${k}: ${same} of ${keys.length} stages saw byte-identical evidence; runs folder: ` +
-        `before ${a.files} files, ${a.dirs} folders; after ${b.files} files, ${b.dirs} folders`,
+        `before ${a.files} files, ${a.dirs} folders; after ${b.files} files, ${b.dirs} folders; ` +
+        `load ${load()}`,
     );
   }
 } finally {
