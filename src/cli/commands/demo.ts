@@ -26,7 +26,6 @@ import { checkedLocation } from "../runs/run-handle.ts";
 import { CAP_OPTIONS, capsOf } from "../spend/spend-cap.ts";
 import { SUBSTRATES } from "../sweep/cell-options.ts";
 import { chooseFrontEnd, SWEEP_FRONT_OPTIONS } from "../sweep/front-end.ts";
-import { lockNamespaces, type SweepCell } from "../sweep/sweep-cell.ts";
 import { runSweepSession } from "../sweep/sweep-session.ts";
 
 /** What every demo sweep cell shares: the demo benchmark, no seed, no tag. */
@@ -156,15 +155,13 @@ async function runDemo(args: Args, io: CliIO): Promise<number> {
   if (args.opts.queue) {
     const { queueSweep } = await import("../queue/plan.ts");
     const { taskStream } = await import("../../core/schedule/stream.ts");
-    const cell: SweepCell = { ...DEMO_CELL, substrate: substrateName, k, modes };
     return await queueSweep({
       io,
       where,
       argv: ["demo", ...process.argv.slice(3)],
       stream: await taskStream(adapter, { onlyDomains, seed: null }),
-      cell: { bench: "demo", substrate: substrateName, tag: "", seed: null },
+      cell: { ...DEMO_CELL, substrate: substrateName, k, modes },
       identity,
-      namespace: lockNamespaces(cell)[0] as string,
     });
   }
 

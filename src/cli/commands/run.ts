@@ -44,7 +44,7 @@ import { experimentIdentity } from "../sweep/experiment-identity.ts";
 import { chooseFrontEnd, SWEEP_FRONT_OPTIONS } from "../sweep/front-end.ts";
 import { applyPart, PARTITION_OPTIONS, partChoice, withinPart } from "../sweep/partition-opts.ts";
 import { estimateFromStore, plannedCalls, printPlan } from "../sweep/run-plan.ts";
-import { cellLibraryRoot, lockNamespaces, type SweepCell } from "../sweep/sweep-cell.ts";
+import { cellLibraryRoot, type SweepCell } from "../sweep/sweep-cell.ts";
 import { runSweepSession } from "../sweep/sweep-session.ts";
 import { verdictLines } from "../sweep/sweep-verdict.ts";
 
@@ -260,15 +260,13 @@ async function runSweepCommand(args: Args, given: CliIO): Promise<number> {
   await assertSandbox(io);
   if (args.opts.queue) {
     const { queueSweep } = await import("../queue/plan.ts");
-    const seed = f.seed;
     return await queueSweep({
       io,
       where,
       argv: ["run", ...process.argv.slice(3)],
       stream,
-      cell: { bench: adapter.spec.name, substrate: adapter.substrate.name, tag: f.tag, seed },
+      cell,
       identity,
-      namespace: lockNamespaces(cell)[0] as string,
     });
   }
   const frontEnd = chooseFrontEnd(io, { noTui: args.opts["no-tui"], json: args.opts.json });

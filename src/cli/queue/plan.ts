@@ -10,6 +10,7 @@ import { openRunStore } from "../../../store/open.ts";
 import type { CliIO } from "../command.ts";
 import { EXIT } from "../exit-codes.ts";
 import { selfCommand } from "../help/self.ts";
+import { lockNamespaces, type SweepCell } from "../sweep/sweep-cell.ts";
 import {
   type DomainJob,
   domainKey,
@@ -46,10 +47,9 @@ export type QueueRequest = {
   /** The sweep's command line after `harness2` (`run …` or `demo …`). */
   argv: readonly string[];
   stream: ReadonlyMap<string, readonly string[]>;
-  cell: { bench: string; substrate: string; tag: string; seed: number | null };
+  /** The sweep's cell: its parallel namespace plus a domain is each domain's queue key. */
+  cell: SweepCell;
   identity: Record<string, unknown>;
-  /** The cell's parallel namespace: the queue key of each domain is it plus the domain. */
-  namespace: string;
 };
 
 /** Checks, binds and enqueues; prints what was queued and how to go on. */
@@ -60,9 +60,14 @@ export async function queueSweep(req: QueueRequest): Promise<number> {
   const pg = store.pg as NonNullable<typeof store.pg>;
   let got: Enqueued;
   const plan = `pln_${Date.now().toString(36)}${crypto.randomUUID().slice(0, 6)}`;
+  const namespace = lockNamespaces(req.cell)[0] as string;
   try {
+    const { benchmark: bench, substrate, tag, seed } = req.cell;
     assertContinuesExperiment(store.db, {
-      ...req.cell,
+      bench,
+      substrate,
+      tag,
+      seed,
       identity: req.identity,
       domains: [...req.stream.entries()].map(([domain, tasks]) => ({ domain, tasks: [...tasks] })),
     });
@@ -77,7 +82,7 @@ export async function queueSweep(req: QueueRequest): Promise<number> {
         runsDir: where.runsDir,
         storeId: pg.storeId,
         cwd: io.cwd,
-        key: domainKey(req.namespace, domain),
+        key: domainKey(namespace, domain),
       }));
       got = await enqueueDomains(boss, sql, jobs);
     } finally {
