@@ -102,9 +102,34 @@ export class MissingBaselineError extends Harness2Error {
 /** What writePool wrote: folder names in pool order, and the baselines named other than `current`. */
 export type WrittenPool = { names: string[]; baselines: string[] };
 
+/**
+ * The harness trees writePool has read, by the pool entry or baseline they were read for: each is
+ * read (and checked before its first copy) once, however many builds show it. A candidate's
+ * harness never changes once its pool entry exists — the same trust that lets its files be
+ * hard-linked into every pool (docs/architecture.md "Evidence written once").
+ */
+const TREES = new WeakMap<PoolEntry | PoolBaseline, Map<string, Tree | null>>();
+
+/** readCheckedTree of `dir`, once per `owner` (and surface and leak globs). */
+function treeOf(
+  owner: PoolEntry | PoolBaseline,
+  dir: string | null,
+  opts: PoolOptions,
+): Tree | null {
+  let byRead = TREES.get(owner);
+  if (byRead === undefined) {
+    byRead = new Map();
+    TREES.set(owner, byRead);
+  }
+  const key = JSON.stringify([opts.surface.name, dir, opts.leakGlobs]);
+  if (byRead.has(key)) return byRead.get(key) as Tree | null;
+  const tree = readCheckedTree(opts.surface, dir, opts.leakGlobs, opts.ctx);
+  byRead.set(key, tree);
+  return tree;
+}
+
 /** Reads each named baseline once (checked like any tree copied into context). */
 class Baselines {
-  readonly #trees = new Map<string, Tree>();
   readonly named: string[] = [];
 
   constructor(private readonly opts: PoolOptions) {}
@@ -116,19 +141,8 @@ class Baselines {
     if (b === undefined || (cur !== null && resolve(b.harnessDir) === resolve(cur))) {
       return { tree: this.opts.current, name: "current" };
     }
-    const key = resolve(b.harnessDir);
-    let tree = this.#trees.get(key);
-    if (tree === undefined) {
-      const read = readCheckedTree(
-        this.opts.surface,
-        b.harnessDir,
-        this.opts.leakGlobs,
-        this.opts.ctx,
-      );
-      if (read === null) throw new MissingBaselineError(entry.label, b);
-      tree = read;
-      this.#trees.set(key, tree);
-    }
+    const tree = treeOf(b, b.harnessDir, this.opts);
+    if (tree === null) throw new MissingBaselineError(entry.label, b);
     if (!this.named.includes(b.label)) this.named.push(b.label);
     return { tree, name: b.label };
   }
@@ -147,7 +161,7 @@ export async function writePool(
   for (const entry of pool) {
     const name = names.claim(fileSafeName(entry.label));
     const dir = `pool/${name}`;
-    const tree = readCheckedTree(opts.surface, entry.harnessDir, opts.leakGlobs, opts.ctx);
+    const tree = treeOf(entry, entry.harnessDir, opts);
     if (tree !== null) {
       // Candidate harnesses never change once written: shared by hard link, not copied.
       writeTree(opts.surface, tree, `${out.root}/${dir}/harness`, {
@@ -166,12 +180,12 @@ export async function writePool(
       const run = entry.rollout;
       // Fix docs/differences.md E13: each file carries its own failure; a deliverable failure never
       // overwrites a good rollout.md.
-      const traj = await trajectoryText(adapter, run.runDir, opts.obsTrunc);
+      const traj = await trajectoryText(adapter, run, opts.obsTrunc);
       out.write(`${dir}/rollout.md`, traj.text);
       const produced =
         opts.mode === "names"
-          ? await listingDocument(entry.label, run.runDir, adapter)
-          : await deliverableAsText(adapter, run.runDir, "(nothing produced)");
+          ? await listingDocument(entry.label, run, adapter)
+          : await deliverableAsText(adapter, run, "(nothing produced)");
       out.write(`${dir}/produced.md`, produced);
     }
     if (tree === null && entry.rollout === null) {

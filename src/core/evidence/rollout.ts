@@ -72,15 +72,53 @@ const WITHHELD_NOTE =
   "file is a finding. Do not ask for the contents, and do not infer that an unlisted file is empty.";
 
 /**
+ * What the evidence reads of each finished rollout, per adapter: every adapter hook is called
+ * once per RunView and reading (docs/architecture.md "Evidence written once"). A rollout's folder
+ * never changes once its RunView exists (a rollout rolled again gets a new RunView), and the same
+ * run is shown by many builds: the base rollouts in every stage, a sequential candidate in every
+ * later round's pool, each parallel candidate in all k compositions, all of them in reflection.
+ */
+const READS = new WeakMap<EvidenceAdapter, WeakMap<RunView, Map<string, Promise<unknown>>>>();
+
+/** `read()` the first time `adapter` reads `what` of `run`, the same promise every later time. */
+function readOnce<T>(
+  adapter: EvidenceAdapter,
+  run: RunView,
+  what: string,
+  read: () => Promise<T>,
+): Promise<T> {
+  let byRun = READS.get(adapter);
+  if (byRun === undefined) {
+    byRun = new WeakMap();
+    READS.set(adapter, byRun);
+  }
+  let reads = byRun.get(run);
+  if (reads === undefined) {
+    reads = new Map();
+    byRun.set(run, reads);
+  }
+  let got = reads.get(what) as Promise<T> | undefined;
+  if (got === undefined) {
+    got = read();
+    reads.set(what, got);
+  }
+  return got;
+}
+
+/**
  * The names-only document for one run (deliverables/<label>/INDEX.md, pool/<label>/produced.md).
  * Fix docs/differences.md E10, E20: the note names no measurement, and a missing or failing listing
  * is reported as unavailable instead of being counted as one file.
  */
-export async function listingDocument(
+export function listingDocument(
   label: string,
-  runDir: string,
+  run: RunView,
   adapter: EvidenceAdapter,
 ): Promise<string> {
+  return readOnce(adapter, run, `listing\0${label}`, () => listingOf(label, run.runDir, adapter));
+}
+
+async function listingOf(label: string, runDir: string, adapter: EvidenceAdapter): Promise<string> {
   let names: string[];
   try {
     if (!adapter.deliverableListing) {
@@ -95,7 +133,17 @@ export async function listingDocument(
 }
 
 /** The trajectory text, or the failure as text. */
-export async function trajectoryText(
+export function trajectoryText(
+  adapter: EvidenceAdapter,
+  run: RunView,
+  obsTrunc: number,
+): Promise<{ text: string; error: string }> {
+  return readOnce(adapter, run, `trajectory\0${obsTrunc}`, () =>
+    trajectoryOf(adapter, run.runDir, obsTrunc),
+  );
+}
+
+async function trajectoryOf(
   adapter: EvidenceAdapter,
   runDir: string,
   obsTrunc: number,
@@ -114,17 +162,33 @@ export async function trajectoryText(
 }
 
 /** The deliverable as one text (contents mode), or the failure as text. */
-export async function deliverableAsText(
+export function deliverableAsText(
   adapter: EvidenceAdapter,
-  runDir: string,
+  run: RunView,
   empty: string,
 ): Promise<string> {
-  try {
-    const text = String(await adapter.deliverableText(runDir));
-    return text === "" ? `${empty}\n` : text;
-  } catch (err) {
-    return `(deliverable unavailable: ${describeError(err)})\n`;
-  }
+  return readOnce(adapter, run, `text\0${empty}`, async () => {
+    try {
+      const text = String(await adapter.deliverableText(run.runDir));
+      return text === "" ? `${empty}\n` : text;
+    } catch (err) {
+      return `(deliverable unavailable: ${describeError(err)})\n`;
+    }
+  });
+}
+
+/** The deliverable's files as texts (contents mode), or why the hook failed. */
+function deliverableFilesOf(
+  adapter: EvidenceAdapter,
+  run: RunView,
+): Promise<{ files: Record<string, string> } | { error: string }> {
+  return readOnce(adapter, run, "files", async () => {
+    try {
+      return { files: adapter.deliverableFiles ? await adapter.deliverableFiles(run.runDir) : {} };
+    } catch (err) {
+      return { error: describeError(err) };
+    }
+  });
 }
 
 export type RolloutEvidence = {
@@ -149,7 +213,7 @@ export async function writeRollout(
   adapter: EvidenceAdapter,
   opts: { obsTrunc: number; mode: DeliverablesMode },
 ): Promise<RolloutEvidence> {
-  const traj = await trajectoryText(adapter, run.runDir, opts.obsTrunc);
+  const traj = await trajectoryText(adapter, run, opts.obsTrunc);
   out.write(`rollouts/${name}.md`, traj.text);
   const result: RolloutEvidence = {
     name,
@@ -158,20 +222,19 @@ export async function writeRollout(
     deliverable: "dir",
   };
   if (opts.mode === "names") {
-    const doc = await listingDocument(run.label, run.runDir, adapter);
+    const doc = await listingDocument(run.label, run, adapter);
     out.write(`deliverables/${name}/INDEX.md`, doc);
     return result;
   }
-  let files: Record<string, string> = {};
-  try {
-    if (adapter.deliverableFiles) files = await adapter.deliverableFiles(run.runDir);
-  } catch (err) {
+  const read = await deliverableFilesOf(adapter, run);
+  if ("error" in read) {
     // Fix docs/differences.md E14: this hook's failure is evidence too, not a stage error.
-    out.write(`deliverables/${name}.md`, `(deliverable unavailable: ${describeError(err)})\n`);
+    out.write(`deliverables/${name}.md`, `(deliverable unavailable: ${read.error})\n`);
     return { ...result, deliverable: "file" };
   }
+  const files = read.files;
   if (Object.keys(files).length === 0) {
-    const text = await deliverableAsText(adapter, run.runDir, "(no deliverable produced)");
+    const text = await deliverableAsText(adapter, run, "(no deliverable produced)");
     out.write(`deliverables/${name}.md`, text);
     return { ...result, deliverable: "file" };
   }

@@ -178,3 +178,29 @@ describe("pool diffs against each candidate's own baseline", () => {
     expect(t.layout).toContain("`c1` is not in this context");
   });
 });
+
+describe("each candidate's harness read once per pool entry", () => {
+  test("a later build with the same entries serves what the first read, even from a changed folder; new entries read it again", async () => {
+    const { opts, dir } = roundThree();
+    await buildEvidenceTree(dest, new FakeAdapter(null), "ledger-1", [], opts);
+    const first = readFileSync(join(dest, "pool/inv2/harness.diff"), "utf8");
+    expect(first).toContain("+inv2 line");
+
+    // Nothing changes a candidate's folder once its entry exists; were it changed, the entry's
+    // tree is what the evidence keeps showing, and nothing of the change is copied.
+    makeHarness(tmp, "inv2", withGuardrail("changed later"));
+    symlinkSync(tmp, join(dir("inv2"), "skills", "escape"));
+    await buildEvidenceTree(dest, new FakeAdapter(null), "ledger-1", [], opts);
+    expect(readFileSync(join(dest, "pool/inv2/harness.diff"), "utf8")).toBe(first);
+    expect(readFileSync(join(dest, "pool/inv2/harness/guardrails.md"), "utf8")).toBe("inv2 line\n");
+    expect(sink.ofType("tripwire.fired")).toEqual([]);
+
+    // A new entry for the folder reads it afresh: the planted link trips before anything lands.
+    const fresh = (opts.pool ?? []).map((e) => ({ ...e }));
+    const err = await caughtAsync(
+      buildEvidenceTree(dest, new FakeAdapter(null), "ledger-1", [], { ...opts, pool: fresh }),
+    );
+    expect(err).toMatchObject({ kind: "symlink", path: "skills/escape" });
+    expect(existsSync(dest)).toBe(false);
+  });
+});

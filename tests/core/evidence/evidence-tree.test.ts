@@ -340,10 +340,51 @@ describe("deliverables", () => {
     // a deliverable failure never overwrites a good rollout.md
     expect(readFileSync(join(dest, "pool/c1/rollout.md"), "utf8")).toContain("(c1)");
 
+    // A run is read once per RunView (a rollout rolled again has a new one): the hooks' new
+    // behaviour is seen through a fresh view of the same run.
     adapter.fail = { images: true };
-    await buildEvidenceTree(dest, adapter, "ledger-1", [base], { ...ctx, surface: SURFACE });
+    await buildEvidenceTree(dest, adapter, "ledger-1", [{ ...base }], { ...ctx, surface: SURFACE });
     const index = readFileSync(join(dest, "deliverables/base1/INDEX.md"), "utf8");
     expect(index).toContain("images/ could not be listed: Error: no image reader");
+  });
+
+  test("each hook reads a run once however many builds show it; a new RunView is read again", async () => {
+    const adapter = new FakeAdapter(null);
+    const calls: string[] = [];
+    const trajectory = adapter.trajectory.bind(adapter);
+    adapter.trajectory = async (runDir, opts) => {
+      calls.push(`trajectory ${runDir.slice(runDir.lastIndexOf("/") + 1)} ${opts.obsTrunc}`);
+      return trajectory(runDir, opts);
+    };
+    const base = makeRun(tmp, "base1");
+    const c1 = makeRun(tmp, "c1");
+    const pool = [{ label: "c1", harnessDir: null, rollout: c1 }];
+    const built = async (runs: RunView[], obsTrunc?: number) => {
+      await buildEvidenceTree(dest, adapter, "ledger-1", runs, {
+        ...ctx,
+        surface: SURFACE,
+        pool,
+        obsTrunc,
+      });
+      return {
+        base: readFileSync(join(dest, "rollouts/base1.md"), "utf8"),
+        c1: readFileSync(join(dest, "pool/c1/rollout.md"), "utf8"),
+      };
+    };
+    const first = await built([base]);
+    expect(await built([base])).toEqual(first);
+    expect(calls).toEqual([
+      `trajectory base1 ${adapter.spec.obsTrunc}`,
+      `trajectory c1 ${adapter.spec.obsTrunc}`,
+    ]);
+    // another clip is another reading; another RunView of base1 is read afresh
+    await built([base], 7);
+    await built([{ ...base }]);
+    expect(calls.slice(2)).toEqual([
+      "trajectory base1 7",
+      "trajectory c1 7",
+      `trajectory base1 ${adapter.spec.obsTrunc}`,
+    ]);
   });
 });
 
