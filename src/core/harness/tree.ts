@@ -136,7 +136,9 @@ export function writeTree(
   opts: WriteTreeOptions = {},
 ): string {
   const entries = checkedEntries(surface, tree);
-  mkdirSync(dest, { recursive: true });
+  // A folder made just now is empty: nothing in it to remove, so no walk (most trees written are
+  // new: a pool's candidates, a rollout's harness).
+  const made = mkdirSync(dest, { recursive: true }) !== undefined;
 
   const withStubs = opts.stubs ?? true;
   // Everything written below: the tree, empty always-on files it lacks, and the stubs.
@@ -149,7 +151,7 @@ export function writeTree(
   // overwritten in place: same end state, no directory churn); symlinks there are always removed.
   const owned = (rel: string) => isSurfaceKey(surface, rel) || isStubPath(surface, rel);
   const doomed: string[] = [];
-  const files = walkFiles(dest, { onSymlink: (rel) => owned(rel) && doomed.push(rel) });
+  const files = made ? [] : walkFiles(dest, { onSymlink: (rel) => owned(rel) && doomed.push(rel) });
   for (const rel of files) if (owned(rel) && !written.has(rel)) doomed.push(rel);
   const parents = new Set<string>();
   for (const rel of doomed) {
