@@ -233,14 +233,15 @@ try {
     );
   const trajectoryChars = 8_000_000;
   for (const n of [1, 6] as const) {
-    const rollouts = views(n);
     // Each build gets a fresh destination: wiping the previous build's 8 MB files would add the
-    // disk's delete cost to every run but the first.
+    // disk's delete cost to every run but the first. And fresh RunViews: a build reads each run
+    // once per RunView (docs/architecture.md "Evidence written once"), so views kept from the
+    // previous build would be served from memory, not read.
     let run = 0;
     const dest = () => join(work, `context-${n}-${run}`);
     const xs = await timed(async () => {
       run++;
-      await buildEvidenceTree(dest(), adapter, "ledger-1", rollouts, {
+      await buildEvidenceTree(dest(), adapter, "ledger-1", views(n), {
         ...ctx,
         surface: OPENCODE_SURFACE,
         harnessDir: join(DEMO_FIXTURES, "base-harness"),
