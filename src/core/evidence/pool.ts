@@ -108,23 +108,13 @@ export type WrittenPool = { names: string[]; baselines: string[] };
  * harness never changes once its pool entry exists — the same trust that lets its files be
  * hard-linked into every pool (docs/architecture.md "Evidence written once").
  */
-const TREES = new WeakMap<PoolEntry | PoolBaseline, Map<string, Tree | null>>();
+const TREES = new WeakMap<PoolEntry | PoolBaseline, Tree | null>();
 
-/** readCheckedTree of `dir`, once per `owner` (and surface and leak globs). */
-function treeOf(
-  owner: PoolEntry | PoolBaseline,
-  dir: string | null,
-  opts: PoolOptions,
-): Tree | null {
-  let byRead = TREES.get(owner);
-  if (byRead === undefined) {
-    byRead = new Map();
-    TREES.set(owner, byRead);
-  }
-  const key = JSON.stringify([opts.surface.name, dir, opts.leakGlobs]);
-  if (byRead.has(key)) return byRead.get(key) as Tree | null;
-  const tree = readCheckedTree(opts.surface, dir, opts.leakGlobs, opts.ctx);
-  byRead.set(key, tree);
+/** readCheckedTree of `owner`'s harness folder, once per owner. */
+function treeOf(owner: PoolEntry | PoolBaseline, opts: PoolOptions): Tree | null {
+  if (TREES.has(owner)) return TREES.get(owner) as Tree | null;
+  const tree = readCheckedTree(opts.surface, owner.harnessDir, opts.leakGlobs, opts.ctx);
+  TREES.set(owner, tree);
   return tree;
 }
 
@@ -141,7 +131,7 @@ class Baselines {
     if (b === undefined || (cur !== null && resolve(b.harnessDir) === resolve(cur))) {
       return { tree: this.opts.current, name: "current" };
     }
-    const tree = treeOf(b, b.harnessDir, this.opts);
+    const tree = treeOf(b, this.opts);
     if (tree === null) throw new MissingBaselineError(entry.label, b);
     if (!this.named.includes(b.label)) this.named.push(b.label);
     return { tree, name: b.label };
@@ -161,7 +151,7 @@ export async function writePool(
   for (const entry of pool) {
     const name = names.claim(fileSafeName(entry.label));
     const dir = `pool/${name}`;
-    const tree = treeOf(entry, entry.harnessDir, opts);
+    const tree = treeOf(entry, opts);
     if (tree !== null) {
       // Candidate harnesses never change once written: shared by hard link, not copied.
       writeTree(opts.surface, tree, `${out.root}/${dir}/harness`, {

@@ -72,30 +72,20 @@ const WITHHELD_NOTE =
   "file is a finding. Do not ask for the contents, and do not infer that an unlisted file is empty.";
 
 /**
- * What the evidence reads of each finished rollout, per adapter: every adapter hook is called
- * once per RunView and reading (docs/architecture.md "Evidence written once"). A rollout's folder
+ * What the evidence reads of each finished rollout: every adapter hook is called once per
+ * RunView (which belongs to the one adapter that ran it) and reading (docs/architecture.md "Evidence written once"). A rollout's folder
  * never changes once its RunView exists (a rollout rolled again gets a new RunView), and the same
  * run is shown by many builds: the base rollouts in every stage, a sequential candidate in every
  * later round's pool, each parallel candidate in all k compositions, all of them in reflection.
  */
-const READS = new WeakMap<EvidenceAdapter, WeakMap<RunView, Map<string, Promise<unknown>>>>();
+const READS = new WeakMap<RunView, Map<string, Promise<unknown>>>();
 
-/** `read()` the first time `adapter` reads `what` of `run`, the same promise every later time. */
-function readOnce<T>(
-  adapter: EvidenceAdapter,
-  run: RunView,
-  what: string,
-  read: () => Promise<T>,
-): Promise<T> {
-  let byRun = READS.get(adapter);
-  if (byRun === undefined) {
-    byRun = new WeakMap();
-    READS.set(adapter, byRun);
-  }
-  let reads = byRun.get(run);
+/** `read()` the first time `what` is read of `run`, the same promise every later time. */
+function readOnce<T>(run: RunView, what: string, read: () => Promise<T>): Promise<T> {
+  let reads = READS.get(run);
   if (reads === undefined) {
     reads = new Map();
-    byRun.set(run, reads);
+    READS.set(run, reads);
   }
   let got = reads.get(what) as Promise<T> | undefined;
   if (got === undefined) {
@@ -115,7 +105,7 @@ export function listingDocument(
   run: RunView,
   adapter: EvidenceAdapter,
 ): Promise<string> {
-  return readOnce(adapter, run, `listing\0${label}`, () => listingOf(label, run.runDir, adapter));
+  return readOnce(run, `listing\0${label}`, () => listingOf(label, run.runDir, adapter));
 }
 
 async function listingOf(label: string, runDir: string, adapter: EvidenceAdapter): Promise<string> {
@@ -138,7 +128,7 @@ export function trajectoryText(
   run: RunView,
   obsTrunc: number,
 ): Promise<{ text: string; error: string }> {
-  return readOnce(adapter, run, `trajectory\0${obsTrunc}`, () =>
+  return readOnce(run, `trajectory\0${obsTrunc}`, () =>
     trajectoryOf(adapter, run.runDir, obsTrunc),
   );
 }
@@ -167,7 +157,7 @@ export function deliverableAsText(
   run: RunView,
   empty: string,
 ): Promise<string> {
-  return readOnce(adapter, run, `text\0${empty}`, async () => {
+  return readOnce(run, `text\0${empty}`, async () => {
     try {
       const text = String(await adapter.deliverableText(run.runDir));
       return text === "" ? `${empty}\n` : text;
@@ -182,7 +172,7 @@ function deliverableFilesOf(
   adapter: EvidenceAdapter,
   run: RunView,
 ): Promise<{ files: Record<string, string> } | { error: string }> {
-  return readOnce(adapter, run, "files", async () => {
+  return readOnce(run, "files", async () => {
     try {
       return { files: adapter.deliverableFiles ? await adapter.deliverableFiles(run.runDir) : {} };
     } catch (err) {

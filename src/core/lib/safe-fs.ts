@@ -201,13 +201,18 @@ export function writeFileSafe(
       unlinkSync(path);
       fd = openNoFollow(path);
     } else if (st.size > 0) ftruncateSync(fd, 0);
-    for (let done = 0; done < bytes.byteLength; ) {
-      done += writeSync(fd, bytes, done, bytes.byteLength - done, done);
-    }
+    writeAll(fd, bytes);
   } finally {
     if (fd >= 0) closeSync(fd);
   }
   return path;
+}
+
+/** Writes all of `bytes` to `fd` from its start (a write may take only part of them). */
+export function writeAll(fd: number, bytes: Uint8Array): void {
+  for (let done = 0; done < bytes.byteLength; ) {
+    done += writeSync(fd, bytes, done, bytes.byteLength - done, done);
+  }
 }
 
 /** Opens `path` for writing, creating it; a symlink at the path is unlinked first, never followed. */

@@ -12,7 +12,6 @@ import {
   lstatSync,
   mkdirSync,
   openSync,
-  writeSync,
 } from "node:fs";
 import { join } from "node:path";
 import {
@@ -21,6 +20,7 @@ import {
   PathEscapeError,
   relSegments,
   safeJoin,
+  writeAll,
   writeFileSafe,
 } from "./safe-fs.ts";
 
@@ -82,10 +82,7 @@ export class TreeWriter {
       throw err;
     }
     try {
-      const bytes = typeof data === "string" ? Buffer.from(data) : data;
-      for (let done = 0; done < bytes.byteLength; ) {
-        done += writeSync(fd, bytes, done, bytes.byteLength - done, done);
-      }
+      writeAll(fd, typeof data === "string" ? Buffer.from(data) : data);
     } finally {
       closeSync(fd);
     }

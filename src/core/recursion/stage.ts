@@ -205,6 +205,21 @@ export async function runStage(m: ModeInputs, spec: StageSpec): Promise<Stage> {
   return stage;
 }
 
+/**
+ * The evidence the attempt after `a` reads: a folder of its own whose harness is `proposed` (the
+ * attempt it edits), or `ctxDir` as it is when no attempt follows.
+ */
+function nextEvidence(
+  m: ModeInputs,
+  spec: StageSpec,
+  a: number,
+  ctxDir: string,
+  proposed: Tree,
+): string {
+  if (a >= m.limits.stageAttempts) return ctxDir;
+  return retryEvidence(m, ctxDir, `${spec.label}.a${a + 1}`, proposed);
+}
+
 async function proposeAndAccept(
   m: ModeInputs,
   spec: StageSpec,
@@ -312,9 +327,7 @@ async function proposeAndAccept(
       error = offSurfaceError(m, rejected);
       // Fix docs/differences.md R8: the retry edits its own attempt (minus the off-surface files)
       // instead of starting again from the original harness.
-      if (a < m.limits.stageAttempts) {
-        ctxDir = retryEvidence(m, ctxDir, `${spec.label}.a${a + 1}`, proposed);
-      }
+      ctxDir = nextEvidence(m, spec, a, ctxDir, proposed);
       continue;
     }
     let verdict: Acceptance;
@@ -327,9 +340,7 @@ async function proposeAndAccept(
     if (verdict.error !== "") {
       error = verdict.error;
       // The retry starts from its own (autotrigger-repaired) invalid tree.
-      if (a < m.limits.stageAttempts) {
-        ctxDir = retryEvidence(m, ctxDir, `${spec.label}.a${a + 1}`, proposed);
-      }
+      ctxDir = nextEvidence(m, spec, a, ctxDir, proposed);
       continue;
     }
     return Stage.parse({

@@ -2,24 +2,14 @@
 // every rule of safe-fs — nothing written through a symlink or a shared file, no escape through a
 // symlinked folder or `..` — and links only what it may.
 
-import { afterAll, describe, expect, test } from "bun:test";
-import {
-  linkSync,
-  lstatSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  rmSync,
-  symlinkSync,
-  writeFileSync,
-} from "node:fs";
-import { tmpdir } from "node:os";
+import { describe, expect, test } from "bun:test";
+import { linkSync, lstatSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { PathEscapeError } from "../../../src/core/lib/safe-fs.ts";
 import { TreeWriter } from "../../../src/core/lib/tree-writer.ts";
+import { testTempDir } from "../../helpers/temp.ts";
 
-const base = mkdtempSync(join(tmpdir(), "h2-tree-writer-"));
-afterAll(() => rmSync(base, { recursive: true, force: true }));
+const base = testTempDir("h2-tree-writer-");
 let n = 0;
 function fresh(): { root: string; outside: string } {
   n++;
