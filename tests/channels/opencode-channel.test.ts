@@ -484,29 +484,37 @@ describe("OpenCode channel with the real opencode binary", () => {
   );
 
   test(
-    "a second session has its own database and joins its text parts when no answer.md",
+    "a hanging model is killed at the timeout with its spend kept, leaving no process behind; the session had a database of its own",
     async () => {
-      const root = testTempDir("h2-oc2-");
-      const req = request(root);
+      const root = testTempDir("h2-oc3-");
+      // Long enough to reach the model (~3 s idle): three times what the first session here took
+      // to get there (a loaded machine scales it, and unevenly: twice was seen to miss once under
+      // a parallel suite), at least 10 s.
+      const timeoutS = Math.max(10, Math.ceil(3 * firstRequestS));
+      const req = request(root, { timeoutS });
       await server.stop();
-      server = startChatServer({
-        turns: [
-          {
-            text: "Part one.",
-            toolCalls: [{ name: "read", arguments: { filePath: "MISSION.md" } }],
-          },
-          { text: "Part two." },
-        ],
-      });
+      // Turn 0 is a priced step; turn 1 never answers.
+      server = startChatServer([
+        { toolCalls: [{ name: "read", arguments: { filePath: "MISSION.md" } }] },
+        { hang: true },
+      ]);
       const env = channelEnv(server.url);
-      const result = await new OpencodeChannel({ env }).run(req);
-      expect(result.error).toBe("");
-      expect(result.text).toBe("Part one.\n\nPart two.");
-      expect(result.usd).toBeCloseTo(2 * stepCost(100, 20), 9);
+      const ch = new OpencodeChannel({ env, graceS: 2 });
+      const result = await ch.run(req);
+      expect(result.timedOut).toBe(true);
+      expect(result.text).toBe("");
+      expect(result.error).toBe(`timeout after ${timeoutS}s`);
+      expect(server.requests.some((r) => r.role === "turn" && r.turn === 1)).toBe(true);
+      // What the killed session spent before it hung is paid, not dropped.
+      expect(result.usd).toBeCloseTo(stepCost(100, 20), 9);
+      expect(processesMentioning(req.sessionDir)).toEqual([]);
+      expect(zombieChildren()).toEqual([]);
 
+      // Its database, in its own XDG dirs, holds this session and none of the first test's.
       const sessionId = /"sessionID":"([^"]+)"/.exec(
         readFileSync(join(req.sessionDir, "opencode.stdout.jsonl"), "utf8"),
       )?.[1];
+      expect(sessionId).toBeDefined();
       const list = await runProcess({
         argv: [OPENCODE_BIN, "session", "list", "--format", "json"],
         env: {
@@ -523,29 +531,6 @@ describe("OpenCode channel with the real opencode binary", () => {
       });
       const sessions = JSON.parse(list.stdout) as { id: string }[];
       expect(sessions.map((s) => s.id)).toEqual([sessionId as string]);
-    },
-    SESSION_TEST_MS,
-  );
-
-  test(
-    "a hanging model is killed at the timeout, leaving no process behind",
-    async () => {
-      const root = testTempDir("h2-oc3-");
-      // Long enough to reach the first model request (~3 s idle): three times what the first
-      // session here took to get there (a loaded machine scales it, and unevenly: twice was seen
-      // to miss once under a parallel suite), at least 10 s.
-      const timeoutS = Math.max(10, Math.ceil(3 * firstRequestS));
-      const req = request(root, { timeoutS });
-      await server.stop();
-      server = startChatServer([{ hang: true }]);
-      const ch = new OpencodeChannel({ env: channelEnv(server.url), graceS: 2 });
-      const result = await ch.run(req);
-      expect(result.timedOut).toBe(true);
-      expect(result.text).toBe("");
-      expect(result.error).toBe(`timeout after ${timeoutS}s`);
-      expect(server.requests.some((r) => r.role === "turn" && r.turn === 0)).toBe(true);
-      expect(processesMentioning(req.sessionDir)).toEqual([]);
-      expect(zombieChildren()).toEqual([]);
     },
     SESSION_TEST_MS,
   );

@@ -1,6 +1,6 @@
-// The OpenCode executor with the REAL opencode binary against the scripted chat server, through
-// the tasks adapter: one normal rollout and one whose model hangs. Sequential and few: each
-// session costs ~6 s of CPU and ~630 MB.
+// The OpenCode executor through the tasks adapter: one normal rollout with the REAL opencode
+// binary against the scripted chat server (a session costs ~6 s of CPU and ~630 MB), then the
+// endings that are not normal — a runaway and a timeout — through its runSession seam.
 import { afterAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -9,10 +9,15 @@ import { startChatServer } from "../../fixtures/servers/chat-server.ts";
 import { opencodeProviderConfig } from "../../fixtures/servers/opencode-config.ts";
 import type { ScriptedServer } from "../../fixtures/servers/script.ts";
 import { createTasksAdapter } from "../../src/benchmarks/tasks/tasks-adapter.ts";
+import type { ExitRecord } from "../../src/core/lib/process.ts";
 import { readRunMark } from "../../src/core/rollout/runmark.ts";
-import { RolloutError } from "../../src/substrate/opencode/execute.ts";
+import {
+  OpencodeSolver,
+  RolloutError,
+  type SessionOutcome,
+  type SessionRequest,
+} from "../../src/substrate/opencode/execute.ts";
 import { OpencodeSubstrate } from "../../src/substrate/opencode/substrate.ts";
-import { processesMentioning, zombieChildren } from "../helpers/procs.ts";
 
 /** Every temporary directory of this file lives here and is removed at the end. */
 const SCRATCH = mkdtempSync(join(tmpdir(), "h2-exec-test-"));
@@ -68,11 +73,6 @@ function setup(server: ScriptedServer) {
 
 describe("OpenCode executor with the real opencode binary", () => {
   let server: ScriptedServer | undefined;
-  /**
-   * Seconds the first rollout took from its start to its first model request; the hang test's
-   * timeout is twice that (a loaded machine scales it), at least 8 s, instead of a fixed 30 s.
-   */
-  let firstRequestS = 15;
   afterAll(async () => {
     await server?.stop();
   });
@@ -81,44 +81,34 @@ describe("OpenCode executor with the real opencode binary", () => {
     "a rollout writes output/answer.md: delivered, cost summed, run mark, stream, trajectory",
     async () => {
       const usages = [1000, 2000, 3000, 4000].map((input) => ({ input, output: 100 }));
-      let firstTurnAt = 0;
-      server = startChatServer(
-        {
-          turns: [
-            {
-              text: "Reading the notes.",
-              toolCalls: [{ name: "read", arguments: { filePath: "notes.txt" } }],
-              usage: usages[0],
-            },
-            {
-              toolCalls: [
-                { name: "bash", arguments: { command: "env > env.txt", description: "env" } },
-              ],
-              usage: usages[1],
-            },
-            {
-              toolCalls: [
-                {
-                  name: "write",
-                  arguments: { filePath: "output/answer.md", content: "alpha, beta\n" },
-                },
-              ],
-              usage: usages[2],
-            },
-            { text: "Saved output/answer.md.", usage: usages[3] },
-          ],
-        },
-        {
-          onRequest: (r) => {
-            if (r.role === "turn" && firstTurnAt === 0) firstTurnAt = Date.now();
+      server = startChatServer({
+        turns: [
+          {
+            text: "Reading the notes.",
+            toolCalls: [{ name: "read", arguments: { filePath: "notes.txt" } }],
+            usage: usages[0],
           },
-        },
-      );
+          {
+            toolCalls: [
+              { name: "bash", arguments: { command: "env > env.txt", description: "env" } },
+            ],
+            usage: usages[1],
+          },
+          {
+            toolCalls: [
+              {
+                name: "write",
+                arguments: { filePath: "output/answer.md", content: "alpha, beta\n" },
+              },
+            ],
+            usage: usages[2],
+          },
+          { text: "Saved output/answer.md.", usage: usages[3] },
+        ],
+      });
       const { adapter } = setup(server);
       const runId = "tasks-oc-agg1/notes/summary/base1";
-      const started = Date.now();
       const runDir = await adapter.execute("notes/summary", null, runId);
-      if (firstTurnAt > 0) firstRequestS = (firstTurnAt - started) / 1000;
 
       expect(runDir).toBe(adapter.rolloutDir(runId));
       expect(await adapter.delivered(runDir)).toBe(true);
@@ -181,60 +171,136 @@ describe("OpenCode executor with the real opencode binary", () => {
     },
     SESSION_TEST_MS,
   );
+});
 
-  test(
-    "a provider answering garbage is stopped as a runaway: a dead rollout that says why, no run mark",
-    async () => {
-      await server?.stop();
-      server = startChatServer([{ malformed: "garbage" }]);
-      const { adapter } = setup(server);
-      const runId = "tasks-oc-agg1/notes/summary/dom1";
-      const err = await adapter
-        .execute("notes/summary", null, runId, { timeoutS: 300 })
-        .catch((e: unknown) => e);
-      expect(err).toBeInstanceOf(RolloutError);
-      expect((err as RolloutError).failure).toBe("runaway");
-      expect((err as RolloutError).message).toContain("the model returned no content for");
-      const runDir = adapter.rolloutDir(runId);
-      expect(await readRunMark(runDir)).toBeNull();
-      expect(JSON.parse(readFileSync(join(runDir, "rollout.json"), "utf8")).failure).toBe(
-        "runaway",
-      );
-      // Stopped after five empty steps: a few more requests arrive while the kill lands (more on a
-      // loaded machine), never the hundreds an unwatched session makes before its 300 s limit.
-      expect(server.requests.filter((r) => r.role === "turn").length).toBeLessThanOrEqual(40);
-      expect(processesMentioning(runDir)).toEqual([]);
-    },
-    SESSION_TEST_MS,
-  );
+/**
+ * The executor's endings that are not a normal session, through its one seam (`runSession`): a
+ * session the step watch stopped, and one killed at its timeout. That the real opencode binary
+ * really ends these ways — stopped after a few empty steps, killed at the timeout with no process
+ * left — is proved once, on the shared runWatchedSession, by the OpenCode channel's real-binary
+ * tests (tests/channels/opencode-channel.test.ts); what is left to check here is what the
+ * executor makes of each ending, without paying a session for it.
+ */
+class ScriptedSolver extends OpencodeSolver {
+  readonly asked: SessionRequest[] = [];
+  constructor(
+    env: Record<string, string | undefined>,
+    private readonly outcome: (req: SessionRequest) => SessionOutcome,
+  ) {
+    super({ env });
+  }
+  override async runSession(req: SessionRequest): Promise<SessionOutcome> {
+    this.asked.push(req);
+    // What a killed session leaves: the part of its stream it printed.
+    writeFileSync(req.streamFile, '{"type":"step_start","sessionID":"ses_x"}\n');
+    writeFileSync(req.stderrFile, "");
+    return this.outcome(req);
+  }
+}
 
-  test(
-    "a hanging model is killed at the timeout: a dead rollout, no run mark, no process left",
-    async () => {
-      await server?.stop();
-      server = startChatServer([{ hang: true }]);
-      const { adapter } = setup(server);
-      const runId = "tasks-oc-agg1/notes/summary/inv1";
-      // Three times what the first session took to reach its model (twice missed once under a
-      // parallel suite on a busy machine), at least 10 s.
-      const timeoutS = Math.max(10, Math.ceil(3 * firstRequestS));
-      const err = await adapter
-        .execute("notes/summary", null, runId, { timeoutS })
-        .catch((e: unknown) => e);
-      expect(err).toBeInstanceOf(RolloutError);
-      expect((err as RolloutError).failure).toBe("timeout");
-      expect((err as RolloutError).message).toContain(`timed out after ${timeoutS}s`);
-      // it was hanging in a model request when it was killed
-      expect(server.requests.some((r) => r.role === "turn")).toBe(true);
+function exitOf(over: Partial<ExitRecord>): ExitRecord {
+  return {
+    code: 0,
+    signal: null,
+    timedOut: false,
+    aborted: false,
+    durationMs: 1500,
+    stdout: "",
+    stderr: "",
+    stdoutTail: "",
+    stderrTail: "",
+    stdoutBytes: 0,
+    stderrBytes: 0,
+    truncated: false,
+    pid: 4242,
+    ...over,
+  };
+}
 
-      const runDir = adapter.rolloutDir(runId);
-      expect(await readRunMark(runDir)).toBeNull();
-      const record = JSON.parse(readFileSync(join(runDir, "rollout.json"), "utf8"));
-      expect(record.failure).toBe("timeout");
-      expect(record.exit.timedOut).toBe(true);
-      expect(processesMentioning(runDir)).toEqual([]);
-      expect(zombieChildren()).toEqual([]);
-    },
-    SESSION_TEST_MS,
-  );
+function scriptedSetup(outcome: (req: SessionRequest) => SessionOutcome) {
+  const outer = mkdtempSync(join(SCRATCH, "h2-exec-seam-"));
+  const tasksDir = join(outer, "tasks");
+  write(tasksDir, {
+    "harness/systemprompt.md": "You work on {{ domain_focus }} tasks.\n",
+    "notes/summary/task.md": "Summarise notes.txt into answer.md.\n",
+    "notes/summary/inputs/notes.txt": "alpha\n",
+  });
+  const env = { PATH: process.env.PATH, HOME: join(outer, "home") };
+  const solver = new ScriptedSolver(env, outcome);
+  class Seam extends OpencodeSubstrate {
+    override get solver(): OpencodeSolver {
+      return solver;
+    }
+  }
+  const { adapter } = createTasksAdapter({
+    tasksDir,
+    runsDir: join(outer, "runs"),
+    env: { ...env, HARNESS2_SOLVER_MODEL: "local/mock-model" },
+    executor: new Seam({ env }),
+  });
+  return { adapter, solver };
+}
+
+const outcomeOf = (exit: ExitRecord, over: Partial<SessionOutcome> = {}): SessionOutcome => ({
+  exit,
+  usd: 0.0042,
+  events: 3,
+  errors: [],
+  texts: [],
+  stoppedBecause: "",
+  lastError: "",
+  ...over,
+});
+
+describe("OpenCode executor: a session that did not end normally (the runSession seam)", () => {
+  test("stopped by the step watch: a runaway rollout that says why, its spend kept, no run mark", async () => {
+    const why = "the model returned no content for 5 steps in a row";
+    const { adapter, solver } = scriptedSetup(() =>
+      outcomeOf(exitOf({ code: null, signal: "SIGTERM" }), { stoppedBecause: why }),
+    );
+    const runId = "tasks-oc-agg1/notes/summary/dom1";
+    const err = await adapter
+      .execute("notes/summary", null, runId, { timeoutS: 300 })
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(RolloutError);
+    expect((err as RolloutError).failure).toBe("runaway");
+    expect((err as RolloutError).message).toContain(`was stopped: ${why}`);
+    expect((err as RolloutError).usd).toBeCloseTo(0.0042, 9);
+    const runDir = adapter.rolloutDir(runId);
+    expect(await readRunMark(runDir)).toBeNull();
+    const record = JSON.parse(readFileSync(join(runDir, "rollout.json"), "utf8"));
+    expect(record).toMatchObject({ failure: "runaway", usd: 0.0042, nudges: 0 });
+    expect(record.exit).toMatchObject({ code: null, signal: "SIGTERM", timedOut: false });
+    // The session had the rollout's whole time; its private folder is gone.
+    expect(solver.asked.map((r) => r.timeoutS)).toEqual([300]);
+    expect(existsSync(join(runDir, "session"))).toBe(false);
+  });
+
+  test("killed at the timeout: a dead rollout naming the limit and the CLI's last error, no run mark, run again next time", async () => {
+    const { adapter, solver } = scriptedSetup(() =>
+      outcomeOf(exitOf({ code: null, signal: "SIGKILL", timedOut: true, durationMs: 12_000 }), {
+        lastError: "upstream is slow",
+      }),
+    );
+    const runId = "tasks-oc-agg1/notes/summary/inv1";
+    const err = await adapter
+      .execute("notes/summary", null, runId, { timeoutS: 12 })
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(RolloutError);
+    expect((err as RolloutError).failure).toBe("timeout");
+    expect((err as RolloutError).message).toContain(
+      "timed out after 12s (killed); the CLI's last error: upstream is slow",
+    );
+    const runDir = adapter.rolloutDir(runId);
+    expect(await readRunMark(runDir)).toBeNull();
+    const record = JSON.parse(readFileSync(join(runDir, "rollout.json"), "utf8"));
+    expect(record.failure).toBe("timeout");
+    expect(record.exit).toMatchObject({ timedOut: true, wallS: 12 });
+    // The next attempt at the same run id runs again: a dead rollout is never reused.
+    const again = await adapter
+      .execute("notes/summary", null, runId, { timeoutS: 12 })
+      .catch((e: unknown) => e);
+    expect(again).toBeInstanceOf(RolloutError);
+    expect(solver.asked).toHaveLength(2);
+  });
 });
