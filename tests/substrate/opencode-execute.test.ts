@@ -9,7 +9,7 @@ import { startChatServer } from "../../fixtures/servers/chat-server.ts";
 import { opencodeProviderConfig } from "../../fixtures/servers/opencode-config.ts";
 import type { ScriptedServer } from "../../fixtures/servers/script.ts";
 import { createTasksAdapter } from "../../src/benchmarks/tasks/tasks-adapter.ts";
-import type { ExitRecord } from "../../src/core/lib/process.ts";
+import { type ExitRecord, emptyRecord } from "../../src/core/lib/process.ts";
 import { readRunMark } from "../../src/core/rollout/runmark.ts";
 import {
   OpencodeSolver,
@@ -198,24 +198,14 @@ class ScriptedSolver extends OpencodeSolver {
   }
 }
 
-function exitOf(over: Partial<ExitRecord>): ExitRecord {
-  return {
-    code: 0,
-    signal: null,
-    timedOut: false,
-    aborted: false,
-    durationMs: 1500,
-    stdout: "",
-    stderr: "",
-    stdoutTail: "",
-    stderrTail: "",
-    stdoutBytes: 0,
-    stderrBytes: 0,
-    truncated: false,
-    pid: 4242,
-    ...over,
-  };
-}
+/** A session's exit record: what runProcess gives for a process that ran, with `over` on top. */
+const exitOf = (over: Partial<ExitRecord>): ExitRecord => ({
+  ...emptyRecord(false),
+  code: 0,
+  durationMs: 1500,
+  pid: 4242,
+  ...over,
+});
 
 function scriptedSetup(outcome: (req: SessionRequest) => SessionOutcome) {
   const outer = mkdtempSync(join(SCRATCH, "h2-exec-seam-"));

@@ -188,7 +188,8 @@ function checkCwd(argv0: string, cwd: string | undefined): void {
   if (!isDir) throw new SpawnError(argv0, `working directory ${cwd} is not a directory`);
 }
 
-function emptyRecord(aborted: boolean): ExitRecord {
+/** The exit record of a process that never started (or was aborted before it could). */
+export function emptyRecord(aborted: boolean): ExitRecord {
   return {
     code: null,
     signal: null,
