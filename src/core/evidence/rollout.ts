@@ -71,26 +71,38 @@ const WITHHELD_NOTE =
   "which is evidence in itself: the task names the files it expects, so a missing or misnamed " +
   "file is a finding. Do not ask for the contents, and do not infer that an unlisted file is empty.";
 
-/**
- * What the evidence reads of each finished rollout: every adapter hook is called once per
- * RunView (which belongs to the one adapter that ran it) and reading (docs/architecture.md "Evidence written once"). A rollout's folder
- * never changes once its RunView exists (a rollout rolled again gets a new RunView), and the same
- * run is shown by many builds: the base rollouts in every stage, a sequential candidate in every
- * later round's pool, each parallel candidate in all k compositions, all of them in reflection.
- */
-const READS = new WeakMap<RunView, Map<string, Promise<unknown>>>();
+/** What an adapter hook gave, or why it failed. */
+type HookRead<T> = { value: T } | { error: string };
 
-/** `read()` the first time `what` is read of `run`, the same promise every later time. */
-function readOnce<T>(run: RunView, what: string, read: () => Promise<T>): Promise<T> {
+/**
+ * What the evidence reads of each finished rollout: every adapter hook is called once per RunView
+ * (which belongs to the one adapter that ran it) and arguments (docs/architecture.md "Evidence
+ * written once"); the documents made of a reading are cheap and made where they are written. A
+ * rollout's folder never changes once its RunView exists (a rollout rolled again gets a new
+ * RunView), and the same run is shown by many builds: the base rollouts in every stage, a
+ * sequential candidate in every later round's pool, each parallel candidate in all k
+ * compositions, all of them in reflection.
+ */
+const READS = new WeakMap<RunView, Map<string, Promise<HookRead<unknown>>>>();
+
+/** `call()`'s result (or its failure) the first time `hook` is read of `run`; the same after. */
+function readOnce<T>(run: RunView, hook: string, call: () => Promise<T>): Promise<HookRead<T>> {
   let reads = READS.get(run);
   if (reads === undefined) {
     reads = new Map();
     READS.set(run, reads);
   }
-  let got = reads.get(what) as Promise<T> | undefined;
+  let got = reads.get(hook) as Promise<HookRead<T>> | undefined;
   if (got === undefined) {
-    got = read();
-    reads.set(what, got);
+    // A hook that throws before it returns a promise fails the same way as one that rejects.
+    got = (async (): Promise<HookRead<T>> => {
+      try {
+        return { value: await call() };
+      } catch (err) {
+        return { error: describeError(err) };
+      }
+    })();
+    reads.set(hook, got);
   }
   return got;
 }
@@ -100,85 +112,50 @@ function readOnce<T>(run: RunView, what: string, read: () => Promise<T>): Promis
  * Fix docs/differences.md E10, E20: the note names no measurement, and a missing or failing listing
  * is reported as unavailable instead of being counted as one file.
  */
-export function listingDocument(
+export async function listingDocument(
   label: string,
   run: RunView,
   adapter: EvidenceAdapter,
 ): Promise<string> {
-  return readOnce(run, `listing\0${label}`, () => listingOf(label, run.runDir, adapter));
-}
-
-async function listingOf(label: string, runDir: string, adapter: EvidenceAdapter): Promise<string> {
-  let names: string[];
-  try {
-    if (!adapter.deliverableListing) {
-      return `# ${label}: file names unavailable\n\n(no listing: this adapter cannot name the files a rollout produced)\n\n${WITHHELD_NOTE}\n`;
-    }
-    names = (await adapter.deliverableListing(runDir)).map(String);
-  } catch (err) {
-    return `# ${label}: file names unavailable\n\n(listing unavailable: ${describeError(err)})\n\n${WITHHELD_NOTE}\n`;
+  const list = adapter.deliverableListing?.bind(adapter);
+  if (!list) {
+    return `# ${label}: file names unavailable\n\n(no listing: this adapter cannot name the files a rollout produced)\n\n${WITHHELD_NOTE}\n`;
   }
+  const read = await readOnce(run, "listing", async () => (await list(run.runDir)).map(String));
+  if ("error" in read) {
+    return `# ${label}: file names unavailable\n\n(listing unavailable: ${read.error})\n\n${WITHHELD_NOTE}\n`;
+  }
+  const names = read.value;
   const bullets = names.map((n) => `- \`${n}\`\n`).join("");
   return `# ${label} produced ${names.length} file(s)\n\n${bullets}${bullets ? "\n" : ""}${WITHHELD_NOTE}\n`;
 }
 
 /** The trajectory text, or the failure as text. */
-export function trajectoryText(
+export async function trajectoryText(
   adapter: EvidenceAdapter,
   run: RunView,
   obsTrunc: number,
 ): Promise<{ text: string; error: string }> {
-  return readOnce(run, `trajectory\0${obsTrunc}`, () =>
-    trajectoryOf(adapter, run.runDir, obsTrunc),
+  const read = await readOnce<unknown>(run, `trajectory\0${obsTrunc}`, () =>
+    adapter.trajectory(run.runDir, { obsTrunc }),
   );
-}
-
-async function trajectoryOf(
-  adapter: EvidenceAdapter,
-  runDir: string,
-  obsTrunc: number,
-): Promise<{ text: string; error: string }> {
-  try {
-    const text: unknown = await adapter.trajectory(runDir, { obsTrunc });
-    if (typeof text !== "string") {
-      const error = `AdapterContractError: trajectory returned ${typeof text}, not text`;
-      return { text: `(trajectory unavailable: ${error})\n`, error };
-    }
-    return { text, error: "" };
-  } catch (err) {
-    const error = describeError(err);
-    return { text: `(trajectory unavailable: ${error})\n`, error };
-  }
+  let error: string;
+  if ("error" in read) error = read.error;
+  else if (typeof read.value === "string") return { text: read.value, error: "" };
+  else error = `AdapterContractError: trajectory returned ${typeof read.value}, not text`;
+  return { text: `(trajectory unavailable: ${error})\n`, error };
 }
 
 /** The deliverable as one text (contents mode), or the failure as text. */
-export function deliverableAsText(
+export async function deliverableAsText(
   adapter: EvidenceAdapter,
   run: RunView,
   empty: string,
 ): Promise<string> {
-  return readOnce(run, `text\0${empty}`, async () => {
-    try {
-      const text = String(await adapter.deliverableText(run.runDir));
-      return text === "" ? `${empty}\n` : text;
-    } catch (err) {
-      return `(deliverable unavailable: ${describeError(err)})\n`;
-    }
-  });
-}
-
-/** The deliverable's files as texts (contents mode), or why the hook failed. */
-function deliverableFilesOf(
-  adapter: EvidenceAdapter,
-  run: RunView,
-): Promise<{ files: Record<string, string> } | { error: string }> {
-  return readOnce(run, "files", async () => {
-    try {
-      return { files: adapter.deliverableFiles ? await adapter.deliverableFiles(run.runDir) : {} };
-    } catch (err) {
-      return { error: describeError(err) };
-    }
-  });
+  const read = await readOnce(run, "text", () => adapter.deliverableText(run.runDir));
+  if ("error" in read) return `(deliverable unavailable: ${read.error})\n`;
+  const text = String(read.value);
+  return text === "" ? `${empty}\n` : text;
 }
 
 export type RolloutEvidence = {
@@ -216,13 +193,14 @@ export async function writeRollout(
     out.write(`deliverables/${name}/INDEX.md`, doc);
     return result;
   }
-  const read = await deliverableFilesOf(adapter, run);
+  const hook = adapter.deliverableFiles?.bind(adapter);
+  const read = hook ? await readOnce(run, "files", () => hook(run.runDir)) : { value: {} };
   if ("error" in read) {
     // Fix docs/differences.md E14: this hook's failure is evidence too, not a stage error.
     out.write(`deliverables/${name}.md`, `(deliverable unavailable: ${read.error})\n`);
     return { ...result, deliverable: "file" };
   }
-  const files = read.files;
+  const files: Record<string, string> = read.value;
   if (Object.keys(files).length === 0) {
     const text = await deliverableAsText(adapter, run, "(no deliverable produced)");
     out.write(`deliverables/${name}.md`, text);
