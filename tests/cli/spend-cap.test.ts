@@ -35,11 +35,25 @@ function paid(runs: string): { calls: number; usd: number } {
 const chosen = (runs: string) =>
   JSON.parse(readFileSync(join(runs, "demo", "demo.json"), "utf8")).chosen as unknown[];
 
+/**
+ * One uncapped demo, run once for the whole file: what every capped run below must come back to
+ * (the calls it paid and the candidates it chose). The tests only read it.
+ */
+let uncapped: Promise<{ plan: { calls: number; usd: number }; chosen: unknown[] }> | undefined;
+function wholeRun() {
+  uncapped ??= (async () => {
+    const whole = join(root, "whole");
+    const r = await demo(whole);
+    if (r.code !== 0) throw new Error(`the uncapped demo failed (${r.code}): ${r.stderr}`);
+    return { plan: paid(whole), chosen: chosen(whole) };
+  })();
+  return uncapped;
+}
+
 describe("the spending cap", () => {
   test("stops at the cap, refuses the same cap, and a higher one resumes to the uncapped result", async () => {
-    const whole = join(root, "whole");
-    expect((await demo(whole)).code).toBe(0);
-    const plan = paid(whole);
+    const whole = await wholeRun();
+    const plan = whole.plan;
     expect(plan.calls).toBeGreaterThan(10);
 
     const runs = join(root, "capped");
@@ -78,7 +92,7 @@ describe("the spending cap", () => {
     expect(resumed.stdout).toMatch(/k=2: ok .* · \$[\d.]+ of the \$10\.00 cap \(\d+%\)$/m);
     // Nothing recorded is paid for twice: the two runs together paid what one uncapped run did.
     expect(paid(runs)).toEqual(plan);
-    expect(chosen(runs)).toEqual(chosen(whole));
+    expect(chosen(runs)).toEqual(whole.chosen);
 
     // The stopped sweep and the ones after it are linked both ways (issue 35).
     const all = JSON.parse((await runCli(["runs", "--runs", runs, "--json"])).stdout).sweeps as {
@@ -122,9 +136,8 @@ describe("the spending cap", () => {
   });
 
   test("a per-task cap stops the sweep at the task that reaches it; a higher one resumes", async () => {
-    const whole = join(root, "whole-per-task");
-    expect((await demo(whole)).code).toBe(0);
-    const plan = paid(whole);
+    const whole = await wholeRun();
+    const plan = whole.plan;
 
     const runs = join(root, "per-task");
     const capped = await demo(runs, "--max-usd-per-task", "0.1");
@@ -138,7 +151,7 @@ describe("the spending cap", () => {
     const resumed = await demo(runs, "--max-usd-per-task", "1");
     expect(resumed.code).toBe(0);
     expect(paid(runs)).toEqual(plan);
-    expect(chosen(runs)).toEqual(chosen(whole));
+    expect(chosen(runs)).toEqual(whole.chosen);
   }, 120_000);
 });
 
@@ -161,9 +174,8 @@ async function killCappedDemoAfter(n: number, runs: string): Promise<void> {
 
 describe("kill -9 under a cap", () => {
   test("at random points, the experiment is never charged twice for a call", async () => {
-    const whole = join(root, "whole-kill");
-    expect((await demo(whole)).code).toBe(0);
-    const plan = paid(whole);
+    const whole = await wholeRun();
+    const plan = whole.plan;
     // Three kill points drawn at random among the plan's accepted proposals (logged when it fails).
     const points = [0, 1, 2].map(() => 1 + Math.floor(Math.random() * 20));
     for (const [i, n] of points.entries()) {
@@ -180,7 +192,7 @@ describe("kill -9 under a cap", () => {
         calls: true,
         usd: true,
       });
-      expect(chosen(runs)).toEqual(chosen(whole));
+      expect(chosen(runs)).toEqual(whole.chosen);
     }
   }, 240_000);
 });

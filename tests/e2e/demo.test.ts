@@ -30,6 +30,16 @@ async function demo(runs: string, ...extra: string[]) {
   return { ...r, report };
 }
 
+/**
+ * The first k=2 demo of this file, run once: its own test checks it, and the kill -9 test takes
+ * its report as the whole plan a resume must complete. Both only read it.
+ */
+let firstK2: ReturnType<typeof demo> | undefined;
+const k2Demo = () => {
+  firstK2 ??= demo(join(root, "k2"), "--k", "2");
+  return firstK2;
+};
+
 function summary(runs: string, k: number, task: string) {
   const path = join(runs, "demo", "runs", `demo-oc-agg${k}`, task, "summary.json");
   return JSON.parse(readFileSync(path, "utf8"));
@@ -94,7 +104,7 @@ describe("harness2 demo, k=2", () => {
   let runs: string;
   test("R=8/P=6 per mode, a blind pick of the right total, and a library prefix", async () => {
     runs = join(root, "k2");
-    const r = await demo(runs, "--k", "2");
+    const r = await k2Demo();
     expect(r.code).toBe(0);
     const report = r.report as DemoJson;
     expect(report.tasks).toEqual({ ok: 2, skipped: 0, failed: 0 });
@@ -177,7 +187,7 @@ describe("a demo killed -9 mid-task, twice", () => {
   // the kill (a rollout's run mark, an improver call's audit meta with ok) is reused or served
   // from cache on resume: the resume executes exactly the rest of the plan, whenever the kill.
   test("the resume executes exactly what was not recorded before the kill", async () => {
-    const whole = await demo(join(root, "whole-k2"), "--k", "2");
+    const whole = await k2Demo();
     expect(whole.code).toBe(0);
     const plan = whole.report as DemoJson;
     for (const [i, waitFor] of [/ledger-1 parallel inv1/, /ledger-2 sequential c1/].entries()) {
