@@ -17,7 +17,7 @@ import {
   resolveCodex,
 } from "../src/agent-cli/codex.ts";
 import { hashFile } from "../src/core/lib/fingerprint.ts";
-import { load, median, min } from "./stats.ts";
+import { load, machine, median, min } from "./stats.ts";
 
 const arg = (name: string) => {
   const i = process.argv.indexOf(name);
@@ -96,6 +96,7 @@ const inputs = createHash("sha256")
   .update(codexConfigToml(settings, "workspace"))
   .digest("hex")
   .slice(0, 16);
+console.log(machine());
 console.log(`codex ${cmd.source}; inputs sha256/16 ${inputs}; ${RUNS} runs; load ${load()}`);
 await once(); // warm the page cache: the binary is 100+ MB
 const samples: Sample[] = [];

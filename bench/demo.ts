@@ -18,7 +18,7 @@ import { join, resolve } from "node:path";
 import { DEMO_FIXTURES } from "../src/benchmarks/demo/demo-adapter.ts";
 import { hashDirectory } from "../src/core/lib/fingerprint.ts";
 import { resolvePython } from "../src/core/lib/python.ts";
-import { census, load, median, min } from "./stats.ts";
+import { census, load, machine, median, min } from "./stats.ts";
 
 /** Targets (issue 36): wall time within this multiple of the computed floor at k=8; peak RSS. */
 const FLOOR_MULTIPLE_TARGET = 2.5;
@@ -172,7 +172,7 @@ console.log(
 );
 console.log(`one execution of the demo's script: ${fmt(execMs, 1)} ms (minimum of 5)`);
 console.log(`input: fixtures/demo (2 tasks, both modes), sha256/16 ${inputHash}; ${CORES} cores`);
-console.log(`load average at start: ${load()}`);
+console.log(machine());
 if (AGAINST !== undefined) {
   const theirs = await hashDirectory(join(AGAINST, "fixtures", "demo"), { algorithm: "sha256" });
   console.log(`against ${AGAINST}: its fixtures/demo sha256/16 ${theirs.slice(0, 16)}`);

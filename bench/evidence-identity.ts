@@ -20,10 +20,10 @@ import {
   statSync,
   symlinkSync,
 } from "node:fs";
-import { cpus, tmpdir } from "node:os";
+import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { hashDirectory } from "../src/core/lib/fingerprint.ts";
-import { census, load } from "./stats.ts";
+import { census, load, machine } from "./stats.ts";
 
 const ROOT = join(import.meta.dir, "..");
 const arg = (name: string) => {
@@ -174,9 +174,10 @@ let differ = 0;
 try {
   const inputs = async (dir: string) =>
     (await hashDirectory(join(dir, "fixtures", "demo"), { algorithm: "sha256" })).slice(0, 16);
+  console.log(machine());
   console.log(
     `before: ${before.label}, fixtures/demo sha256/16 ${await inputs(before.dir)}; ` +
-      `after: this checkout, ${await inputs(ROOT)}; ${cpus().length} cores; load ${load()}`,
+      `after: this checkout, ${await inputs(ROOT)}`,
   );
   for (const k of KS) {
     const a = demo(before.dir, k);

@@ -26,7 +26,7 @@ import { BenchSpec, RunView } from "../src/core/seams/benchmark.ts";
 import type { Channel } from "../src/core/seams/channel.ts";
 import { ChannelSpec } from "../src/core/seams/channel-spec.ts";
 import { OPENCODE_SURFACE } from "../src/substrate/opencode/surface.ts";
-import { load, median, min } from "./stats.ts";
+import { load, machine, median, min } from "./stats.ts";
 
 const arg = (name: string) => {
   const i = process.argv.indexOf(name);
@@ -122,7 +122,7 @@ try {
     sha256OfFiles([trajectoryPath]),
     PINNED.trajectory,
   );
-  console.log(`load average at start: ${load()}`);
+  console.log(machine());
 
   const ctx: TripwireContext = {
     sink: NULL_SINK,

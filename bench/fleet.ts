@@ -16,7 +16,7 @@ import { PgStore } from "../store/pg/store.ts";
 import { StoreWriter } from "../store/writer.ts";
 import { startPgCluster } from "../tests/helpers/postgres.ts";
 import { sweepEvents } from "../tests/store/synthetic.ts";
-import { load, median, min } from "./stats.ts";
+import { load, machine, median, min } from "./stats.ts";
 
 const arg = (name: string, fallback: number) => {
   const i = process.argv.indexOf(name);
@@ -35,7 +35,7 @@ const freshAddress = async (): Promise<PgAddress> =>
   pgAddress(await cluster.freshDatabase(`bench_${++dbCounter}`)) as PgAddress;
 
 console.log(`fleet bench — bun ${Bun.version}, ${REPEATS} runs each, minimum and median`);
-console.log(`load average at start: ${load()}`);
+console.log(machine());
 
 try {
   if (!process.argv.includes("--skip-ingest")) await ingest();

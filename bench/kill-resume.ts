@@ -12,7 +12,7 @@ import { join, resolve } from "node:path";
 import { DEMO_FIXTURES } from "../src/benchmarks/demo/demo-adapter.ts";
 import { hashDirectory } from "../src/core/lib/fingerprint.ts";
 import { resolvePython } from "../src/core/lib/python.ts";
-import { load, median } from "./stats.ts";
+import { load, machine, median } from "./stats.ts";
 
 const arg = (name: string) => {
   const i = process.argv.indexOf(name);
@@ -93,7 +93,7 @@ console.log(
   `kill-resume bench — bun ${Bun.version}, demo k=${K}, ${RUNS} kills, ${cpus().length} cores`,
 );
 console.log(`input: fixtures/demo, sha256/16 ${inputHash}; python ${PYTHON}`);
-console.log(`load average at start: ${load()}`);
+console.log(machine());
 
 try {
   const planLog = join(scratch, "plan.log");

@@ -5,11 +5,11 @@
 //   node_modules/.bin/bun bench/modes.ts [--runs N] [--k K]
 
 import { mkdtempSync, rmSync } from "node:fs";
-import { cpus, tmpdir } from "node:os";
+import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { DEMO_FIXTURES } from "../src/benchmarks/demo/demo-adapter.ts";
 import { hashDirectory } from "../src/core/lib/fingerprint.ts";
-import { load, median, min } from "./stats.ts";
+import { load, machine, median, min } from "./stats.ts";
 
 /** Issue 36: both modes at once take at most this share of the two run one after the other, where a core is idle. */
 const TARGET_RATIO = 0.7;
@@ -50,9 +50,8 @@ const inputHash = (await hashDirectory(DEMO_FIXTURES, { algorithm: "sha256" })).
 console.log(
   `modes bench — bun ${Bun.version}, k=${K}, ${RUNS} runs each (interleaved), minimum and median`,
 );
-console.log(
-  `input: fixtures/demo (2 tasks), sha256/16 ${inputHash}; ${cpus().length} cores; load average at start: ${load()}`,
-);
+console.log(machine());
+console.log(`input: fixtures/demo (2 tasks), sha256/16 ${inputHash}`);
 const cases = [
   { name: "parallel only", mode: "parallel", at: "2" },
   { name: "sequential only", mode: "sequential", at: "2" },

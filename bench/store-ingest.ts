@@ -13,7 +13,7 @@ import { sweepDetail } from "../store/queries.ts";
 import { listSweeps } from "../store/sweep-list.ts";
 import { StoreWriter } from "../store/writer.ts";
 import { sweepEvents, taskName } from "../tests/store/synthetic.ts";
-import { median, min } from "./stats.ts";
+import { load, machine, median, min } from "./stats.ts";
 
 const INGEST_EVENTS = 100_000;
 const TARGET_S = 2;
@@ -36,6 +36,7 @@ const timed = events.slice(0, INGEST_EVENTS);
 const rest = events.slice(INGEST_EVENTS);
 
 console.log(`store bench — bun ${Bun.version}, ${REPEATS} runs each, minimum and median`);
+console.log(machine());
 console.log(
   `input: synthetic sweep, 1,000 tasks (k=2, agg+seq), ${events.length} events, sha256/16 ${inputHash}`,
 );
@@ -136,3 +137,4 @@ for (const args of commands) {
 }
 
 rmSync(keepDir, { recursive: true, force: true });
+console.log(`load average at end: ${load()}`);

@@ -13,7 +13,7 @@ import { dirname, join } from "node:path";
 import { DEMO_FIXTURES } from "../src/benchmarks/demo/demo-adapter.ts";
 import { hashDirectory } from "../src/core/lib/fingerprint.ts";
 import { readFileBytes, walkFiles } from "../src/core/lib/safe-fs.ts";
-import { load, median, min } from "./stats.ts";
+import { load, machine, median, min } from "./stats.ts";
 
 const arg = (name: string) => {
   const i = process.argv.indexOf(name);
@@ -73,6 +73,7 @@ async function measure(kind: "sync" | "batched"): Promise<{ perTree: number; fre
 
 const input = await hashDirectory(base);
 console.log(`tree-writes bench — bun ${Bun.version}, ${RUNS} runs of ${TREES} trees each`);
+console.log(machine());
 console.log(
   `tree: ${files.size} files in ${dirs.length} directories (demo base harness sha1/16 ${input.slice(0, 16)}); load ${load()}`,
 );

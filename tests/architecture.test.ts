@@ -425,3 +425,16 @@ describe("one error family", () => {
     expect(own).toEqual([]);
   });
 });
+
+describe("benches report the machine they measured on", () => {
+  // Issue 36: a bench prints its inputs' hashes, the load average and the machine's cores; the
+  // machine line (bench/stats.ts `machine()`) carries cores, CPU, memory, Bun and the load.
+  test("every bench script prints the machine line", () => {
+    const benches = sources("bench").filter((f) => f !== join("bench", "stats.ts"));
+    expect(benches.length).toBeGreaterThan(5);
+    const silent = benches.filter(
+      (f) => !/console\.log\(machine\(\)\)/.test(readFileSync(join(ROOT, f), "utf8")),
+    );
+    expect(silent).toEqual([]);
+  });
+});
