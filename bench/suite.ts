@@ -18,6 +18,8 @@ import { load, machine, median, min } from "./stats.ts";
 /** Issue 36: the suite idle in at most this many seconds, and no failure in the loaded runs. */
 const TARGET_IDLE_S = 300;
 const SAMPLE_MS = 250;
+/** Kinds of process below this many CPU seconds are printed as one line. */
+const SMALL_S = 1;
 const ROOT = resolve(import.meta.dir, "..");
 
 function numberArg(name: string, fallback: number, least: number): number {
@@ -44,7 +46,12 @@ const git = (...args: string[]) =>
 /** What was tested: the commit, plus a hash of any change to it the work tree holds. */
 function inputs(): string {
   const head = git("rev-parse", "HEAD").trim().slice(0, 12) || "(no commit)";
-  const changes = git("status", "--porcelain") + git("diff", "HEAD");
+  // (A node_modules that is a link to another checkout's is not a change to what is tested.)
+  const status = git("status", "--porcelain")
+    .split("\n")
+    .filter((l) => l !== "" && l !== "?? node_modules")
+    .join("\n");
+  const changes = status + git("diff", "HEAD");
   const dirty =
     changes === ""
       ? "no uncommitted change"
@@ -74,7 +81,8 @@ function kindOf(comm: string, argv: string[]): string {
     if (argv.some((a) => a.endsWith("src/cli/main.ts"))) return "bun: harness2 CLI runs";
     if (argv.includes("test") || argv.some((a) => a.endsWith(".ci/test-all.ts")))
       return "bun: test runner and its workers";
-    return "bun: other";
+    const script = argv.slice(1).find((a) => /\.(ts|tsx|js|mjs)$/.test(a));
+    return `bun: ${script ? basename(script) : argv.slice(1, 3).join(" ") || "other"}`;
   }
   return `other (${comm})`;
 }
@@ -285,9 +293,18 @@ try {
     for (const f of r.failures) console.log(`  ${f}`);
     const sampled = r.kinds.reduce((s, k) => s + k.cpuS, 0);
     console.log(`  CPU by kind of process, sampled every ${SAMPLE_MS} ms (a lower bound):`);
-    for (const k of r.kinds) {
+    const row = (cpuS: number, processes: number, what: string) =>
       console.log(
-        `    ${fmt(k.cpuS).padStart(7)} s  ${String(k.processes).padStart(5)} processes  ${k.kind}`,
+        `    ${fmt(cpuS).padStart(7)} s  ${String(processes).padStart(5)} processes  ${what}`,
+      );
+    const small = r.kinds.filter((k) => k.cpuS < SMALL_S);
+    for (const k of r.kinds) if (k.cpuS >= SMALL_S) row(k.cpuS, k.processes, k.kind);
+    if (small.length > 0) {
+      const sum = (f: (k: (typeof small)[number]) => number) => small.reduce((s, k) => s + f(k), 0);
+      row(
+        sum((k) => k.cpuS),
+        sum((k) => k.processes),
+        `${small.length} other kinds, each under ${SMALL_S} s`,
       );
     }
     console.log(
