@@ -203,7 +203,7 @@ type Run = {
 };
 
 async function runSuite(index: number): Promise<Run> {
-  const marker = `HARNESS2_BENCH_SUITE=${process.pid}-${index}-${Date.now()}`;
+  const marker = `BENCH_SUITE_RUN=${process.pid}-${index}-${Date.now()}`;
   const [name, value] = marker.split("=") as [string, string];
   const env: Record<string, string | undefined> = { ...process.env, [name]: value };
   if (WORKERS > 0) env.HARNESS2_TEST_WORKERS = String(WORKERS);
