@@ -12,6 +12,7 @@
 // --loaded M starts M `while :; do :; done` shells beside every run (the "loaded" runs).
 
 import { readdirSync, readFileSync } from "node:fs";
+import { cpus } from "node:os";
 import { basename, resolve } from "node:path";
 import { load, machine, median, min } from "./stats.ts";
 
@@ -255,7 +256,7 @@ async function runSuite(index: number): Promise<Run> {
 // ── main ───────────────────────────────────────────────────────────────────────────────────────
 
 const fmt = (n: number, d = 1) => n.toFixed(d);
-const cores = navigator.hardwareConcurrency;
+const cores = cpus().length;
 
 console.log(
   `suite bench: ${RUNS} run(s) of \`bun .ci/test-all.ts\`${LOADED > 0 ? `, each beside ${LOADED} CPU-bound shell(s)` : ", idle"}` +

@@ -37,9 +37,11 @@ function write(root: string, files: Record<string, string>): void {
 
 /**
  * A task folder INSIDE a directory whose AGENTS.md must never reach the solver, with its own
- * harness (system prompt marker, a skill) and one task with an input file.
+ * harness (system prompt marker, a skill) and one task with an input file, and the tasks adapter
+ * over it. Its executor runs the real opencode binary against `server`, or, given `solver`, runs
+ * that solver's sessions instead (the runSession seam below).
  */
-function setup(server: ScriptedServer) {
+function setup(server: ScriptedServer | null, solver?: OpencodeSolver) {
   const outer = mkdtempSync(join(SCRATCH, "h2-exec-"));
   writeFileSync(join(outer, "AGENTS.md"), "OUTER-AGENTS-MUST-NOT-LEAK\n");
   const tasksDir = join(outer, "tasks");
@@ -57,7 +59,13 @@ function setup(server: ScriptedServer) {
   const env = {
     PATH: process.env.PATH,
     HOME: join(outer, "real-home"),
-    OPENCODE_CONFIG_CONTENT: JSON.stringify(opencodeProviderConfig(server.url, { cost: COST })),
+    ...(server === null
+      ? {}
+      : {
+          OPENCODE_CONFIG_CONTENT: JSON.stringify(
+            opencodeProviderConfig(server.url, { cost: COST }),
+          ),
+        }),
     HARNESS2_SOLVER_MODEL: "local/mock-model",
     ANTHROPIC_API_KEY: "must-not-leak",
   };
@@ -66,7 +74,14 @@ function setup(server: ScriptedServer) {
     tasksDir,
     runsDir,
     env,
-    executor: new OpencodeSubstrate({ env, graceS: 2 }),
+    executor:
+      solver === undefined
+        ? new OpencodeSubstrate({ env, graceS: 2 })
+        : new (class extends OpencodeSubstrate {
+            override get solver(): OpencodeSolver {
+              return solver;
+            }
+          })({ env, graceS: 2 }),
   });
   return { adapter, outer };
 }
@@ -183,11 +198,8 @@ describe("OpenCode executor with the real opencode binary", () => {
  */
 class ScriptedSolver extends OpencodeSolver {
   readonly asked: SessionRequest[] = [];
-  constructor(
-    env: Record<string, string | undefined>,
-    private readonly outcome: (req: SessionRequest) => SessionOutcome,
-  ) {
-    super({ env });
+  constructor(private readonly outcome: (req: SessionRequest) => SessionOutcome) {
+    super({ env: { PATH: process.env.PATH } });
   }
   override async runSession(req: SessionRequest): Promise<SessionOutcome> {
     this.asked.push(req);
@@ -208,27 +220,8 @@ const exitOf = (over: Partial<ExitRecord>): ExitRecord => ({
 });
 
 function scriptedSetup(outcome: (req: SessionRequest) => SessionOutcome) {
-  const outer = mkdtempSync(join(SCRATCH, "h2-exec-seam-"));
-  const tasksDir = join(outer, "tasks");
-  write(tasksDir, {
-    "harness/systemprompt.md": "You work on {{ domain_focus }} tasks.\n",
-    "notes/summary/task.md": "Summarise notes.txt into answer.md.\n",
-    "notes/summary/inputs/notes.txt": "alpha\n",
-  });
-  const env = { PATH: process.env.PATH, HOME: join(outer, "home") };
-  const solver = new ScriptedSolver(env, outcome);
-  class Seam extends OpencodeSubstrate {
-    override get solver(): OpencodeSolver {
-      return solver;
-    }
-  }
-  const { adapter } = createTasksAdapter({
-    tasksDir,
-    runsDir: join(outer, "runs"),
-    env: { ...env, HARNESS2_SOLVER_MODEL: "local/mock-model" },
-    executor: new Seam({ env }),
-  });
-  return { adapter, solver };
+  const solver = new ScriptedSolver(outcome);
+  return { adapter: setup(null, solver).adapter, solver };
 }
 
 const outcomeOf = (exit: ExitRecord, over: Partial<SessionOutcome> = {}): SessionOutcome => ({
